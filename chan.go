@@ -1,0 +1,283 @@
+package simrt
+
+import (
+	"sync"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Chan is a FIFO channel between tasks, bounded or unbounded. Send parks
+// while a bounded channel is full; Recv parks while it is empty. It works
+// the same in both runtimes. The zero value is not usable; use NewChan or
+// NewUnboundedChan.
+type Chan[T any] struct {
+	mu     sync.Mutex
+	buf    []T // ring buffer
+	head   int
+	n      int
+	limit  int // 0: unbounded
+	closed bool
+	recvq  core.WaitQueue
+	sendq  core.WaitQueue
+}
+
+// NewChan returns a channel that holds at most capacity values. It panics if
+// capacity < 1; use NewUnboundedChan for a channel that never blocks Send.
+func NewChan[T any](capacity int) *Chan[T] {
+	if capacity < 1 {
+		panic("simrt.NewChan: capacity must be at least 1 (use NewUnboundedChan)")
+	}
+	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity}
+}
+
+// NewUnboundedChan returns a channel whose Send never parks.
+func NewUnboundedChan[T any]() *Chan[T] {
+	return &Chan[T]{buf: make([]T, 8)}
+}
+
+func (c *Chan[T]) full() bool { return c.limit > 0 && c.n >= c.limit }
+
+func (c *Chan[T]) push(v T) {
+	if c.n == len(c.buf) {
+		nb := make([]T, 2*len(c.buf))
+		k := copy(nb, c.buf[c.head:])
+		copy(nb[k:], c.buf[:c.head])
+		c.buf, c.head = nb, 0
+	}
+	c.buf[(c.head+c.n)%len(c.buf)] = v
+	c.n++
+}
+
+func (c *Chan[T]) pop() T {
+	var zero T
+	v := c.buf[c.head]
+	c.buf[c.head] = zero
+	c.head = (c.head + 1) % len(c.buf)
+	c.n--
+	return v
+}
+
+// Send queues v, parking while the channel is full. It returns ErrClosed if
+// the channel is (or becomes) closed; v is then not delivered.
+func (c *Chan[T]) Send(ctx Runtime, v T) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	if !c.full() {
+		c.push(v)
+		c.recvq.NotifyOne()
+		c.mu.Unlock()
+		return nil
+	}
+	w := ctx.CurrentTask().Waiter()
+	for {
+		c.sendq.Push(w)
+		c.mu.Unlock()
+		park(w, &c.mu, &c.sendq, c.forwardSend)
+		c.mu.Lock()
+		c.sendq.Remove(w)
+		w.Notified = false
+		if c.closed {
+			c.mu.Unlock()
+			return ErrClosed
+		}
+		if !c.full() {
+			c.push(v)
+			c.recvq.NotifyOne()
+			c.mu.Unlock()
+			return nil
+		}
+	}
+}
+
+// TrySend queues v if there is room and reports whether it did. It returns
+// false on a full or closed channel.
+func (c *Chan[T]) TrySend(v T) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.full() {
+		return false
+	}
+	c.push(v)
+	c.recvq.NotifyOne()
+	return true
+}
+
+// Recv returns the next value, parking while the channel is empty. After
+// Close, it returns the values still queued and then ok=false.
+func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
+	c.mu.Lock()
+	if c.n > 0 {
+		v = c.pop()
+		c.sendq.NotifyOne()
+		c.mu.Unlock()
+		return v, true
+	}
+	if c.closed {
+		c.mu.Unlock()
+		return v, false
+	}
+	w := ctx.CurrentTask().Waiter()
+	for {
+		c.recvq.Push(w)
+		c.mu.Unlock()
+		park(w, &c.mu, &c.recvq, c.forwardRecv)
+		c.mu.Lock()
+		c.recvq.Remove(w)
+		w.Notified = false
+		if c.n > 0 {
+			v = c.pop()
+			c.sendq.NotifyOne()
+			c.mu.Unlock()
+			return v, true
+		}
+		if c.closed {
+			c.mu.Unlock()
+			return v, false
+		}
+	}
+}
+
+// TryRecv returns the next value without parking; ok is false when the
+// channel is empty.
+func (c *Chan[T]) TryRecv() (v T, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		return v, false
+	}
+	v = c.pop()
+	c.sendq.NotifyOne()
+	return v, true
+}
+
+// Close closes the channel: later Sends fail with ErrClosed, and Recv drains
+// what is queued and then reports ok=false. Closing twice does nothing.
+func (c *Chan[T]) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.recvq.NotifyAll()
+	c.sendq.NotifyAll()
+}
+
+// Len returns the number of queued values.
+func (c *Chan[T]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// forwardRecv passes an unused receive notification on. Called with mu held.
+func (c *Chan[T]) forwardRecv() {
+	if c.n > 0 || c.closed {
+		c.recvq.NotifyOne()
+	}
+}
+
+// forwardSend passes an unused send notification on. Called with mu held.
+func (c *Chan[T]) forwardSend() {
+	if !c.full() || c.closed {
+		c.sendq.NotifyOne()
+	}
+}
+
+// OnRecv is a Select case that receives a value (ok=false once the channel
+// is closed and drained) and passes it to f, which may be nil.
+func (c *Chan[T]) OnRecv(f func(v T, ok bool)) Case {
+	return &recvCase[T]{c: c, f: f}
+}
+
+// OnSend is a Select case that sends v (err is ErrClosed on a closed
+// channel) and then calls f, which may be nil.
+func (c *Chan[T]) OnSend(v T, f func(err error)) Case {
+	return &sendCase[T]{c: c, v: v, f: f}
+}
+
+type recvCase[T any] struct {
+	c  *Chan[T]
+	f  func(T, bool)
+	v  T
+	ok bool
+}
+
+func (rc *recvCase[T]) arm(w *core.Waiter) bool {
+	c := rc.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n > 0 {
+		rc.v, rc.ok = c.pop(), true
+		c.sendq.NotifyOne()
+		return true
+	}
+	if c.closed {
+		return true
+	}
+	c.recvq.Push(w)
+	return false
+}
+
+func (rc *recvCase[T]) disarm(w *core.Waiter) {
+	c := rc.c
+	c.mu.Lock()
+	c.recvq.Remove(w)
+	if w.Notified {
+		c.forwardRecv()
+	}
+	c.mu.Unlock()
+}
+
+func (rc *recvCase[T]) fire() {
+	if rc.f != nil {
+		rc.f(rc.v, rc.ok)
+	}
+}
+
+func (rc *recvCase[T]) release() {}
+
+type sendCase[T any] struct {
+	c   *Chan[T]
+	v   T
+	f   func(error)
+	err error
+}
+
+func (sc *sendCase[T]) arm(w *core.Waiter) bool {
+	c := sc.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		sc.err = ErrClosed
+		return true
+	}
+	if !c.full() {
+		c.push(sc.v)
+		c.recvq.NotifyOne()
+		return true
+	}
+	c.sendq.Push(w)
+	return false
+}
+
+func (sc *sendCase[T]) disarm(w *core.Waiter) {
+	c := sc.c
+	c.mu.Lock()
+	c.sendq.Remove(w)
+	if w.Notified {
+		c.forwardSend()
+	}
+	c.mu.Unlock()
+}
+
+func (sc *sendCase[T]) fire() {
+	if sc.f != nil {
+		sc.f(sc.err)
+	}
+}
+
+func (sc *sendCase[T]) release() {}

@@ -1,0 +1,70 @@
+package simrt
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors returned by runtimes. Compare with errors.Is; the storage and
+// network errors that carry fields are typed (see BlobError and friends).
+var (
+	// ErrClosed: the task was aborted or never started, the channel or
+	// connection is closed, or a poisoned half was used again.
+	ErrClosed = errors.New("closed")
+	// ErrExited: the task panicked and the runtime caught the panic.
+	ErrExited = errors.New("exited")
+	// ErrAborted: a completion handle was aborted by its owner.
+	ErrAborted = errors.New("aborted")
+	// ErrTimeout: a Timeout, a Stop or a connection attempt ran out of time.
+	ErrTimeout = errors.New("timeout")
+	// ErrBindFailed: the address could not be bound.
+	ErrBindFailed = errors.New("bind failed")
+	// ErrConnectionFailed: the dial did not reach a listener.
+	ErrConnectionFailed = errors.New("connection failed")
+	// ErrWriteFailed: a storage write failed.
+	ErrWriteFailed = errors.New("write failed")
+	// ErrReadFailed: a storage read failed.
+	ErrReadFailed = errors.New("read failed")
+	// ErrSendFailed: a network send failed; the sink is now poisoned.
+	ErrSendFailed = errors.New("send failed")
+	// ErrRecvFailed: a network receive failed; the stream is now poisoned.
+	ErrRecvFailed = errors.New("recv failed")
+	// ErrResolveFailed: the host name has no address. Returned wrapped in a
+	// *ResolveError that names the host.
+	ErrResolveFailed = errors.New("dns resolution failed")
+)
+
+// PanicError is what Handle.Await returns when the task panicked and the
+// runtime was configured to catch panics. It matches ErrExited.
+type PanicError struct {
+	// Value is the value the task panicked with.
+	Value any
+	// Stack is the task's stack at the panic.
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("exited: task panicked: %v", e.Value) }
+
+// Unwrap makes errors.Is(err, ErrExited) true.
+func (e *PanicError) Unwrap() error { return ErrExited }
+
+// ResolveError records a failed DNS lookup. It matches ErrResolveFailed.
+type ResolveError struct {
+	Host string
+	Err  error // the resolver's own error, if any
+}
+
+func (e *ResolveError) Error() string {
+	if e.Err != nil {
+		return "dns resolution failed: " + e.Host + ": " + e.Err.Error()
+	}
+	return "dns resolution failed: " + e.Host
+}
+
+// Unwrap makes errors.Is(err, ErrResolveFailed) true.
+func (e *ResolveError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrResolveFailed, e.Err}
+	}
+	return []error{ErrResolveFailed}
+}

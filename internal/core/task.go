@@ -1,0 +1,148 @@
+// Package core holds the runtime-independent half of a task: the park/unpark
+// contract the blocking primitives are written against, abort by unwinding,
+// and the deadlines behind simrt.Timeout. Both runtimes embed a *Task in each
+// of their tasks and supply a Backend that knows how to suspend one.
+package core
+
+import (
+	"sync/atomic"
+)
+
+// Backend suspends and resumes one task. The simulator parks by yielding its
+// coroutine to the executor; the production runtime blocks the goroutine.
+//
+// Park and Unpark follow permit semantics: an Unpark that arrives while the
+// task is running makes its next Park return at once. Park may also return
+// spuriously, so callers always re-check their condition in a loop.
+type Backend interface {
+	// Park suspends the calling task until Unpark is called.
+	Park()
+	// Unpark makes the task's pending or next Park return. It is safe to call
+	// from any task of the runtime (and, in production, any goroutine).
+	Unpark()
+	// Yield lets every other ready task run once before the caller continues.
+	Yield()
+}
+
+// abortSignal is the private panic value that unwinds an aborted task.
+type abortSignal struct{}
+
+func (abortSignal) String() string { return "simrt: task aborted" }
+
+// Aborted is the value an aborted task panics with while it unwinds. The
+// runtime's task wrapper recovers it; user code should let it pass.
+var Aborted any = abortSignal{}
+
+// IsAbort reports whether a recovered panic value is the abort sentinel.
+func IsAbort(v any) bool { _, ok := v.(abortSignal); return ok }
+
+// Deadline is one active simrt.Timeout on a task. When it expires, the task's
+// next Park panics with the *Deadline, which unwinds the timed function to the
+// Timeout that installed it.
+type Deadline struct {
+	expired atomic.Bool
+	task    *Task
+}
+
+// Expire marks the deadline as passed and wakes its task. It is safe to call
+// from a timer callback.
+func (d *Deadline) Expire() {
+	d.expired.Store(true)
+	d.task.Unpark()
+}
+
+// Task is the state every runtime keeps for one task, whatever the runtime.
+type Task struct {
+	backend   Backend
+	aborted   atomic.Bool
+	deadlines []*Deadline // owned by the task itself
+	exitHooks []func()    // owned by the task itself
+	single    Waiter      // reused by single-primitive waits
+	// Name is the task's supervision label, used in diagnostics.
+	Name string
+}
+
+// NewTask returns a task that parks through b.
+func NewTask(name string, b Backend) *Task {
+	return &Task{backend: b, Name: name}
+}
+
+// SetBackend replaces the backend. Runtimes call it once, while building the
+// task, when the backend needs the *Task to exist first.
+func (t *Task) SetBackend(b Backend) { t.backend = b }
+
+// Park suspends the task until it is unparked. If the task has been aborted,
+// Park panics with Aborted instead of blocking; if one of its deadlines has
+// expired, Park panics with that *Deadline. Both checks happen before and
+// after suspending, so an aborted task can never block again.
+func (t *Task) Park() {
+	t.check()
+	t.backend.Park()
+	t.check()
+}
+
+// Unpark wakes the task (see Backend.Unpark).
+func (t *Task) Unpark() { t.backend.Unpark() }
+
+// Yield lets every other ready task run once. An aborted task panics instead.
+func (t *Task) Yield() {
+	t.check()
+	t.backend.Yield()
+	t.check()
+}
+
+func (t *Task) check() {
+	if t.aborted.Load() {
+		panic(Aborted)
+	}
+	for _, d := range t.deadlines {
+		if d.expired.Load() {
+			panic(d)
+		}
+	}
+}
+
+// Abort marks the task as aborted and wakes it so that its pending Park
+// unwinds. It reports whether this call was the one that aborted it.
+func (t *Task) Abort() bool {
+	if !t.aborted.CompareAndSwap(false, true) {
+		return false
+	}
+	t.backend.Unpark()
+	return true
+}
+
+// IsAborted reports whether Abort has been called.
+func (t *Task) IsAborted() bool { return t.aborted.Load() }
+
+// PushDeadline installs a new innermost deadline and returns it. The caller
+// arranges for Expire to be called and must PopDeadline when done.
+func (t *Task) PushDeadline() *Deadline {
+	d := &Deadline{task: t}
+	t.deadlines = append(t.deadlines, d)
+	return d
+}
+
+// PopDeadline removes d, which must be the innermost deadline.
+func (t *Task) PopDeadline(d *Deadline) {
+	n := len(t.deadlines)
+	if n == 0 || t.deadlines[n-1] != d {
+		panic("simrt: deadlines popped out of order")
+	}
+	t.deadlines[n-1] = nil
+	t.deadlines = t.deadlines[:n-1]
+}
+
+// OnExit registers f to run when the task ends, however it ends. Hooks run
+// in registration order, outside any park.
+func (t *Task) OnExit(f func()) { t.exitHooks = append(t.exitHooks, f) }
+
+// RunExitHooks runs and clears the exit hooks. Runtimes call it once, after
+// the task's function has returned or unwound.
+func (t *Task) RunExitHooks() {
+	hooks := t.exitHooks
+	t.exitHooks = nil
+	for _, f := range hooks {
+		f()
+	}
+}

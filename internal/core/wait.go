@@ -1,0 +1,80 @@
+package core
+
+// Waiter is one task waiting on one primitive. A task blocked in a Select
+// has one Waiter per case. Waiters live on a WaitQueue guarded by the
+// primitive's lock.
+type Waiter struct {
+	Task *Task
+	// Notified is set when a notifier popped this waiter and woke its task.
+	Notified bool
+	q        *WaitQueue
+	prev     *Waiter
+	next     *Waiter
+}
+
+// Waiter returns the task's reusable waiter for single-primitive waits,
+// reset and ready to be queued.
+func (t *Task) Waiter() *Waiter {
+	w := &t.single
+	*w = Waiter{Task: t}
+	return w
+}
+
+// WaitQueue is a FIFO of waiters. The zero value is empty. It is not safe
+// for concurrent use: the primitive that owns it holds its own lock.
+type WaitQueue struct {
+	head, tail *Waiter
+}
+
+// Empty reports whether no waiter is queued.
+func (q *WaitQueue) Empty() bool { return q.head == nil }
+
+// Push queues w at the back.
+func (q *WaitQueue) Push(w *Waiter) {
+	w.q = q
+	w.prev = q.tail
+	w.next = nil
+	if q.tail != nil {
+		q.tail.next = w
+	} else {
+		q.head = w
+	}
+	q.tail = w
+}
+
+// Remove takes w off the queue if it is still queued there.
+func (q *WaitQueue) Remove(w *Waiter) {
+	if w.q != q {
+		return
+	}
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		q.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		q.tail = w.prev
+	}
+	w.q, w.prev, w.next = nil, nil, nil
+}
+
+// NotifyOne pops the first waiter, marks it notified and wakes its task. It
+// reports whether there was one.
+func (q *WaitQueue) NotifyOne() bool {
+	w := q.head
+	if w == nil {
+		return false
+	}
+	q.Remove(w)
+	w.Notified = true
+	w.Task.Unpark()
+	return true
+}
+
+// NotifyAll wakes every queued waiter.
+func (q *WaitQueue) NotifyAll() {
+	for q.NotifyOne() {
+	}
+}

@@ -1,0 +1,107 @@
+package simrt
+
+import (
+	"sync"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Mutex is a lock whose Lock parks the task instead of blocking the thread,
+// so it is safe inside the simulator. The zero value is unlocked.
+type Mutex struct {
+	mu     sync.Mutex
+	locked bool
+	q      core.WaitQueue
+}
+
+// Lock parks until the mutex is free and takes it.
+func (m *Mutex) Lock(ctx Runtime) {
+	m.mu.Lock()
+	if !m.locked {
+		m.locked = true
+		m.mu.Unlock()
+		return
+	}
+	w := ctx.CurrentTask().Waiter()
+	for {
+		m.q.Push(w)
+		m.mu.Unlock()
+		park(w, &m.mu, &m.q, m.forward)
+		m.mu.Lock()
+		m.q.Remove(w)
+		w.Notified = false
+		if !m.locked {
+			m.locked = true
+			m.mu.Unlock()
+			return
+		}
+	}
+}
+
+// TryLock takes the mutex if it is free and reports whether it did.
+func (m *Mutex) TryLock() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.locked {
+		return false
+	}
+	m.locked = true
+	return true
+}
+
+// Unlock releases the mutex and wakes the longest waiter. It panics if the
+// mutex is not locked.
+func (m *Mutex) Unlock() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.locked {
+		panic("simrt.Mutex.Unlock: mutex is not locked")
+	}
+	m.locked = false
+	m.q.NotifyOne()
+}
+
+func (m *Mutex) forward() {
+	if !m.locked {
+		m.q.NotifyOne()
+	}
+}
+
+// OnLock is a Select case that takes the mutex and then calls f, which may
+// be nil. The caller must Unlock it afterwards.
+func (m *Mutex) OnLock(f func()) Case { return &lockCase{m: m, f: f} }
+
+type lockCase struct {
+	m *Mutex
+	f func()
+}
+
+func (c *lockCase) arm(w *core.Waiter) bool {
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.locked {
+		m.locked = true
+		return true
+	}
+	m.q.Push(w)
+	return false
+}
+
+func (c *lockCase) disarm(w *core.Waiter) {
+	m := c.m
+	m.mu.Lock()
+	m.q.Remove(w)
+	if w.Notified {
+		m.forward()
+	}
+	m.mu.Unlock()
+}
+
+func (c *lockCase) fire() {
+	if c.f != nil {
+		c.f()
+	}
+}
+
+func (c *lockCase) release() {}

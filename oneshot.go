@@ -1,0 +1,123 @@
+package simrt
+
+import (
+	"sync"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Oneshot carries at most one value from a sender to a receiver. The zero
+// value is ready to use.
+type Oneshot[T any] struct {
+	mu     sync.Mutex
+	sent   bool
+	closed bool
+	taken  bool
+	v      T
+	q      core.WaitQueue
+}
+
+// NewOneshot returns an empty oneshot.
+func NewOneshot[T any]() *Oneshot[T] { return &Oneshot[T]{} }
+
+// Send delivers v and reports true, or reports false if a value was already
+// sent or the oneshot was closed.
+func (o *Oneshot[T]) Send(v T) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sent || o.closed {
+		return false
+	}
+	o.sent, o.v = true, v
+	o.q.NotifyAll()
+	return true
+}
+
+// Close marks the sender as gone: a receiver still waiting gets ErrClosed.
+// Closing after Send does nothing.
+func (o *Oneshot[T]) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sent || o.closed {
+		return
+	}
+	o.closed = true
+	o.q.NotifyAll()
+}
+
+func (o *Oneshot[T]) doneLocked() bool { return o.sent || o.closed }
+
+func (o *Oneshot[T]) resultLocked() (T, error) {
+	if o.sent {
+		return o.v, nil
+	}
+	var zero T
+	return zero, ErrClosed
+}
+
+// Recv parks until a value is sent (and returns it) or the oneshot is
+// closed (ErrClosed). Any number of receivers see the same value.
+func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
+	o.mu.Lock()
+	if o.doneLocked() {
+		defer o.mu.Unlock()
+		return o.resultLocked()
+	}
+	w := ctx.CurrentTask().Waiter()
+	for {
+		o.q.Push(w)
+		o.mu.Unlock()
+		park(w, &o.mu, &o.q, nil)
+		o.mu.Lock()
+		o.q.Remove(w)
+		if o.doneLocked() {
+			defer o.mu.Unlock()
+			return o.resultLocked()
+		}
+	}
+}
+
+// TryRecv returns the value without parking; ok is false while nothing has
+// been sent.
+func (o *Oneshot[T]) TryRecv() (v T, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.v, o.sent
+}
+
+// OnRecv is a Select case that completes when a value is sent or the
+// oneshot closed, and passes the outcome to f, which may be nil.
+func (o *Oneshot[T]) OnRecv(f func(v T, err error)) Case { return &oneshotCase[T]{o: o, f: f} }
+
+type oneshotCase[T any] struct {
+	o   *Oneshot[T]
+	f   func(T, error)
+	v   T
+	err error
+}
+
+func (c *oneshotCase[T]) arm(w *core.Waiter) bool {
+	o := c.o
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.doneLocked() {
+		c.v, c.err = o.resultLocked()
+		return true
+	}
+	o.q.Push(w)
+	return false
+}
+
+func (c *oneshotCase[T]) disarm(w *core.Waiter) {
+	c.o.mu.Lock()
+	c.o.q.Remove(w)
+	c.o.mu.Unlock()
+}
+
+func (c *oneshotCase[T]) fire() {
+	if c.f != nil {
+		c.f(c.v, c.err)
+	}
+}
+
+func (c *oneshotCase[T]) release() {}

@@ -1,0 +1,95 @@
+package simrt
+
+import (
+	"sync"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Case is one branch of a Select. Cases are made by the primitives:
+// Chan.OnRecv, Chan.OnSend, Oneshot.OnRecv, Signal.OnFire, StopSignal.OnStop,
+// Handle.OnDone, Mutex.OnLock and After.
+type Case interface {
+	// arm completes the case if it can and reports true; otherwise it queues
+	// w to be notified when it might.
+	arm(w *core.Waiter) bool
+	// disarm takes w off the queue; a notification w received but will not
+	// use is passed on to the next waiter.
+	disarm(w *core.Waiter)
+	// fire runs the case's callback after it completed, outside any lock.
+	fire()
+	// release frees what the case holds (a timer) once Select returns.
+	release()
+}
+
+// Select parks until one of cases can complete, completes it, runs its
+// callback and returns its index. When several cases are ready at once the
+// earliest in the list wins, so a Select is deterministic. A case that was
+// not chosen consumes nothing: a value offered by a channel stays there.
+// Select with no cases parks forever (until aborted).
+func Select(ctx Runtime, cases ...Case) int {
+	t := ctx.CurrentTask()
+	defer func() {
+		for _, c := range cases {
+			c.release()
+		}
+	}()
+	waiters := make([]core.Waiter, len(cases))
+	for {
+		chosen := -1
+		for i, c := range cases {
+			waiters[i] = core.Waiter{Task: t}
+			if c.arm(&waiters[i]) {
+				chosen = i
+				break
+			}
+		}
+		if chosen >= 0 {
+			for i := 0; i < chosen; i++ {
+				cases[i].disarm(&waiters[i])
+			}
+			cases[chosen].fire()
+			return chosen
+		}
+		parkCases(t, cases, waiters)
+		for i, c := range cases {
+			c.disarm(&waiters[i])
+		}
+	}
+}
+
+func parkCases(t *core.Task, cases []Case, waiters []core.Waiter) {
+	ok := false
+	defer func() {
+		if !ok {
+			for i, c := range cases {
+				c.disarm(&waiters[i])
+			}
+		}
+	}()
+	t.Park()
+	ok = true
+}
+
+// park parks w's task; if the park unwinds (abort or Timeout), w is taken
+// off q under mu and an unused notification is forwarded.
+func park(w *core.Waiter, mu *sync.Mutex, q *core.WaitQueue, forward func()) {
+	ok := false
+	defer func() {
+		if !ok {
+			mu.Lock()
+			q.Remove(w)
+			if w.Notified && forward != nil {
+				forward()
+			}
+			mu.Unlock()
+		}
+	}()
+	w.Task.Park()
+	ok = true
+}
+
+// Reschedule lets every other ready task run once before the caller goes on.
+func Reschedule(ctx Runtime) {
+	ctx.CurrentTask().Yield()
+}

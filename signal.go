@@ -1,0 +1,96 @@
+package simrt
+
+import (
+	"sync"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Signal is an event that fires once with an int value and wakes every
+// task waiting for it. The zero value is ready to use.
+type Signal struct {
+	mu    sync.Mutex
+	fired bool
+	value int
+	q     core.WaitQueue
+}
+
+// NewSignal returns an unfired signal.
+func NewSignal() *Signal { return &Signal{} }
+
+// Fire fires the signal with value and reports true, or reports false if it
+// had already fired (the first value stays).
+func (s *Signal) Fire(value int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fired {
+		return false
+	}
+	s.fired, s.value = true, value
+	s.q.NotifyAll()
+	return true
+}
+
+// Fired returns the value and true once the signal has fired.
+func (s *Signal) Fired() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.value, s.fired
+}
+
+// Wait parks until the signal fires and returns its value.
+func (s *Signal) Wait(ctx Runtime) int {
+	s.mu.Lock()
+	if s.fired {
+		s.mu.Unlock()
+		return s.value
+	}
+	w := ctx.CurrentTask().Waiter()
+	for {
+		s.q.Push(w)
+		s.mu.Unlock()
+		park(w, &s.mu, &s.q, nil)
+		s.mu.Lock()
+		s.q.Remove(w)
+		if s.fired {
+			s.mu.Unlock()
+			return s.value
+		}
+	}
+}
+
+// OnFire is a Select case that completes when the signal fires and passes
+// the value to f, which may be nil.
+func (s *Signal) OnFire(f func(value int)) Case { return &signalCase{s: s, f: f} }
+
+type signalCase struct {
+	s *Signal
+	f func(int)
+	v int
+}
+
+func (c *signalCase) arm(w *core.Waiter) bool {
+	s := c.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fired {
+		c.v = s.value
+		return true
+	}
+	s.q.Push(w)
+	return false
+}
+
+func (c *signalCase) disarm(w *core.Waiter) {
+	c.s.mu.Lock()
+	c.s.q.Remove(w)
+	c.s.mu.Unlock()
+}
+
+func (c *signalCase) fire() {
+	if c.f != nil {
+		c.f(c.v)
+	}
+}
+
+func (c *signalCase) release() {}

@@ -1,0 +1,48 @@
+package simrt
+
+// Map applies f to every element of in using s and returns the results in
+// input order.
+func Map[T, U any](s Strategy, in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	s.ForEach(len(in), func(i int) { out[i] = f(in[i]) })
+	return out
+}
+
+// Fold reduces in with s: the input is cut into one chunk per unit of
+// parallelism, each chunk is folded from init() with step, and the chunk
+// results are merged in order with merge. The result is the same for every
+// parallelism when merge is associative.
+func Fold[T, A any](s Strategy, in []T, init func() A, step func(A, T) A, merge func(A, A) A) A {
+	p := max(1, min(s.Parallelism(), len(in)))
+	parts := make([]A, p)
+	s.ForEach(p, func(k int) {
+		lo, hi := k*len(in)/p, (k+1)*len(in)/p
+		acc := init()
+		for _, v := range in[lo:hi] {
+			acc = step(acc, v)
+		}
+		parts[k] = acc
+	})
+	acc := parts[0]
+	for _, part := range parts[1:] {
+		acc = merge(acc, part)
+	}
+	return acc
+}
+
+// Inline is a Strategy that runs all work on the calling task, in order. The
+// simulator's strategies are Inline, whatever parallelism they plan for.
+type Inline struct {
+	// P is the parallelism reported to planners; values below 1 mean 1.
+	P int
+}
+
+// Parallelism implements Strategy.Parallelism.
+func (s Inline) Parallelism() int { return max(1, s.P) }
+
+// ForEach implements Strategy.ForEach by calling f(0), ..., f(n-1) in order.
+func (s Inline) ForEach(n int, f func(int)) {
+	for i := range n {
+		f(i)
+	}
+}

@@ -1,0 +1,93 @@
+package simrt
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// After is a Select case that completes once d of runtime time has passed,
+// counted from the moment Select first looks at it, and then calls f, which
+// may be nil. d <= 0 completes at once.
+func After(ctx Runtime, d time.Duration, f func()) Case {
+	return &afterCase{rt: ctx, d: d, f: f}
+}
+
+type afterCase struct {
+	rt      Runtime
+	d       time.Duration
+	f       func()
+	fired   atomic.Bool
+	mu      sync.Mutex
+	w       *core.Waiter
+	started bool
+	stop    func() bool
+}
+
+func (c *afterCase) arm(w *core.Waiter) bool {
+	if c.d <= 0 || c.fired.Load() {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w = w
+	if !c.started {
+		c.started = true
+		c.stop = c.rt.AfterFunc(c.d, c.onTimer)
+	}
+	return false
+}
+
+func (c *afterCase) onTimer() {
+	c.fired.Store(true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.w != nil {
+		c.w.Notified = true
+		c.w.Task.Unpark()
+	}
+}
+
+func (c *afterCase) disarm(*core.Waiter) {
+	c.mu.Lock()
+	c.w = nil
+	c.mu.Unlock()
+}
+
+func (c *afterCase) fire() {
+	if c.f != nil {
+		c.f()
+	}
+}
+
+func (c *afterCase) release() {
+	if c.stop != nil {
+		c.stop()
+	}
+}
+
+// Timeout runs f on the calling task and returns its error, unless f is
+// still parked when d of runtime time has passed: then f is unwound (its
+// deferred calls run, and a network half it was using is poisoned) and
+// Timeout returns ErrTimeout. If f finishes at the very moment the time
+// runs out, f wins. Timeouts nest; the one whose time ran out is the one
+// that returns ErrTimeout.
+func Timeout(ctx Runtime, d time.Duration, f func() error) (err error) {
+	t := ctx.CurrentTask()
+	dl := t.PushDeadline()
+	stop := ctx.AfterFunc(d, dl.Expire)
+	defer func() {
+		stop()
+		t.PopDeadline(dl)
+		if r := recover(); r != nil {
+			if got, ok := r.(*core.Deadline); ok && got == dl {
+				err = ErrTimeout
+				return
+			}
+			panic(r)
+		}
+	}()
+	return f()
+}
