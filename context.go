@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/telemetry/metrics"
 )
 
 // Context is everything a task may use. System code takes a Context and
@@ -51,7 +52,7 @@ type Name struct {
 }
 
 // Attribute is one constant metric label set with WithAttribute.
-type Attribute struct{ Key, Value string }
+type Attribute = metrics.Attr
 
 // Spawner starts tasks and coordinates shutdown. Use Spawn to start a task;
 // SpawnTask is the runtime half that Spawn is built on.

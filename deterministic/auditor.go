@@ -1,0 +1,215 @@
+package deterministic
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"time"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Auditor fingerprints everything a simulation does that the outside could
+// observe: task resumes, spawns, random draws, timers, metric registration,
+// DNS, network and storage operations with their payloads. Each event
+// extends a CRC-32C chain over length-prefixed fields, so two runs with the
+// same seed and program have the same State, and a different schedule
+// almost surely does not.
+//
+// An Auditor belongs to one runtime and is used only from its tasks.
+type Auditor struct {
+	digest uint32
+	buf    []byte
+	log    *EventLog
+	where  func() (time.Time, string) // simulated time and running task, for the log
+}
+
+// NewAuditor returns an auditor in its initial state ("00000000").
+func NewAuditor() *Auditor { return &Auditor{} }
+
+func appendField(b []byte, f []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+	return append(b, f...)
+}
+
+func appendString(b []byte, f string) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+	return append(b, f...)
+}
+
+// Event records one event: its label and fields. The new state is the
+// CRC-32C of the previous state, the label and each field, every one
+// prefixed with its length, so field boundaries and event boundaries are
+// both part of the fingerprint. Fields are not retained.
+func (a *Auditor) Event(label string, fields ...[]byte) {
+	b := a.begin(label)
+	for _, f := range fields {
+		b = appendField(b, f)
+	}
+	a.finish(b, label, fields)
+}
+
+// EventChunks records an event whose single payload field is given in
+// chunks; the chunk boundaries are not part of the fingerprint, so the
+// same bytes sent in one piece or several audit the same.
+func (a *Auditor) EventChunks(label string, prefix [][]byte, chunks [][]byte) {
+	b := a.begin(label)
+	for _, f := range prefix {
+		b = appendField(b, f)
+	}
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(n))
+	for _, c := range chunks {
+		b = append(b, c...)
+	}
+	if a.log != nil {
+		joined := make([]byte, 0, n)
+		for _, c := range chunks {
+			joined = append(joined, c...)
+		}
+		a.finish(b, label, append(append([][]byte(nil), prefix...), joined))
+		return
+	}
+	a.finish(b, label, nil)
+}
+
+func (a *Auditor) begin(label string) []byte {
+	b := a.buf[:0]
+	b = binary.BigEndian.AppendUint64(b, 4)
+	b = binary.BigEndian.AppendUint32(b, a.digest)
+	return appendString(b, label)
+}
+
+func (a *Auditor) finish(b []byte, label string, fields [][]byte) {
+	a.digest = crc32.Update(0, castagnoli, b)
+	if cap(b) <= 4096 {
+		a.buf = b[:0]
+	}
+	if a.log != nil {
+		a.log.add(a, label, fields)
+	}
+}
+
+// processTask is Event("process_task", id, name) without the variadic slice.
+func (a *Auditor) processTask(id uint64, name string) {
+	b := a.begin("process_task")
+	b = binary.BigEndian.AppendUint64(b, 8)
+	b = binary.BigEndian.AppendUint64(b, id)
+	b = appendString(b, name)
+	if a.log != nil {
+		var idb [8]byte
+		binary.BigEndian.PutUint64(idb[:], id)
+		a.finish(b, "process_task", [][]byte{idb[:], []byte(name)})
+		return
+	}
+	a.digest = crc32.Update(0, castagnoli, b)
+	a.buf = b[:0]
+}
+
+// State returns the fingerprint as 8 lowercase hex characters. Reading it
+// changes nothing.
+func (a *Auditor) State() string {
+	var d [4]byte
+	binary.BigEndian.PutUint32(d[:], a.digest)
+	return hex.EncodeToString(d[:])
+}
+
+// Log returns the event log, or nil when Config.EventLog is zero.
+func (a *Auditor) Log() *EventLog { return a.log }
+
+// Event is one entry of the event log.
+type Event struct {
+	// Index counts every audited event since the first runtime of the run
+	// began (a recovered runtime continues the count).
+	Index uint64
+	// Time is the simulated time of the event.
+	Time time.Time
+	// Task is the name of the running task ("" for the root, "<runtime>"
+	// outside any task).
+	Task string
+	// Label is the event's kind ("process_task", "rand", "send", ...).
+	Label string
+	// Fields are the event's fields, as audited.
+	Fields [][]byte
+	// State is the auditor state after the event.
+	State string
+}
+
+// String renders the event on one line.
+func (e Event) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d t=%s task=%q %s", e.Index, e.Time.UTC().Format(time.RFC3339Nano), e.Task, e.Label)
+	for _, f := range e.Fields {
+		if isPrintable(f) {
+			fmt.Fprintf(&b, " %q", f)
+		} else {
+			fmt.Fprintf(&b, " %x", f)
+		}
+	}
+	fmt.Fprintf(&b, " -> %s", e.State)
+	return b.String()
+}
+
+func isPrintable(f []byte) bool {
+	if len(f) == 0 || len(f) > 64 {
+		return false
+	}
+	for _, c := range f {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// EventLog keeps audited events so that two runs of one seed can be compared
+// event by event. It keeps the last Limit events, or all when Limit < 0.
+type EventLog struct {
+	Limit  int
+	next   uint64
+	events []Event // ring when Limit > 0
+	start  int
+}
+
+func (l *EventLog) add(a *Auditor, label string, fields [][]byte) {
+	var t time.Time
+	task := "<runtime>"
+	if a.where != nil {
+		t, task = a.where()
+	}
+	cp := make([][]byte, len(fields))
+	for i, f := range fields {
+		cp[i] = append([]byte(nil), f...)
+	}
+	e := Event{Index: l.next, Time: t, Task: task, Label: label, Fields: cp, State: a.State()}
+	l.next++
+	if l.Limit > 0 && len(l.events) == l.Limit {
+		l.events[l.start] = e
+		l.start = (l.start + 1) % l.Limit
+		return
+	}
+	l.events = append(l.events, e)
+}
+
+// Events returns the kept events, oldest first.
+func (l *EventLog) Events() []Event {
+	if l == nil {
+		return nil
+	}
+	out := make([]Event, 0, len(l.events))
+	out = append(out, l.events[l.start:]...)
+	return append(out, l.events[:l.start]...)
+}
+
+// Total returns how many events were recorded, kept or not.
+func (l *EventLog) Total() uint64 {
+	if l == nil {
+		return 0
+	}
+	return l.next
+}

@@ -1,0 +1,81 @@
+package deterministic
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Config sets up a simulation. The zero value is a valid configuration:
+// seed 0, 1 ms cycles, starting at the Unix epoch, no timeout, panics
+// propagated, no storage faults.
+type Config struct {
+	// Seed drives every random choice: the schedule, faults, and the numbers
+	// tasks draw. Same Seed, same program: same run.
+	Seed uint64
+	// Source, when set, replaces the ChaCha8 generator seeded from Seed
+	// (useful for fuzzing, where the fuzzer controls the bytes).
+	Source rand.Source
+	// Cycle is the simulated time one executor iteration takes, which keeps
+	// a task that never parks from freezing time. Zero means 1 ms.
+	Cycle time.Duration
+	// StartTime is the simulated time at start. The zero value means the
+	// Unix epoch; a time before the epoch is invalid.
+	StartTime time.Time
+	// Timeout stops the run with the panic "runtime timeout" once this much
+	// simulated time has passed since StartTime. Zero means no limit.
+	Timeout time.Duration
+	// CatchPanics makes a task's panic an error from its Handle (a
+	// *simrt.PanicError) instead of stopping the run. The root's own panic
+	// always propagates.
+	CatchPanics bool
+	// StorageFaults sets the storage faults to inject. The zero value
+	// injects none.
+	StorageFaults StorageFaults
+	// External switches on pacing mode, for simulations that wait on real
+	// processes: every iteration sleeps one real Cycle, idle time is never
+	// skipped, a run with nothing ready waits instead of stalling, and Pace
+	// delivers real results at deterministic simulated times.
+	External bool
+	// Watchdog is how long one resume of a task may take in real time before
+	// the run is stopped with a panic that names the task and its stack (a
+	// task blocked in a native Go call freezes the simulation). Zero means
+	// 10 s; negative disables the watchdog.
+	Watchdog time.Duration
+	// EventLog keeps audited events for comparison (see Auditor.Log): the
+	// last EventLog events when positive, all of them when negative, none
+	// when zero.
+	EventLog int
+	// OnTaskPanic, when set, is called with the task's name, the panic value
+	// and its stack whenever a task (or the root) panics, before the runtime
+	// reacts. Test harnesses use it to report the failing task.
+	OnTaskPanic func(task string, value any, stack []byte)
+}
+
+const (
+	defaultCycle    = time.Millisecond
+	defaultWatchdog = 10 * time.Second
+)
+
+// validate panics, with the reference's messages, on an invalid config, and
+// fills in defaults.
+func (c Config) validate() Config {
+	if c.Cycle < 0 {
+		panic("cycle duration must be greater than or equal to system time precision")
+	}
+	if c.Cycle == 0 {
+		c.Cycle = defaultCycle
+	}
+	if c.Timeout < 0 {
+		panic("timeout must not be negative")
+	}
+	if c.StartTime.IsZero() {
+		c.StartTime = time.Unix(0, 0).UTC()
+	}
+	if c.StartTime.Before(time.Unix(0, 0)) {
+		panic("start time must be greater than or equal to unix epoch")
+	}
+	if c.Watchdog == 0 {
+		c.Watchdog = defaultWatchdog
+	}
+	return c
+}

@@ -1,0 +1,44 @@
+package deterministic
+
+import (
+	"net/netip"
+
+	"github.com/simrt/simrt"
+)
+
+// encodeAddrs is the audited form of an optional address list.
+func encodeAddrs(addrs []netip.Addr, present bool) []byte {
+	if !present {
+		return []byte{0}
+	}
+	b := []byte{1}
+	for _, a := range addrs {
+		ab, _ := a.MarshalBinary()
+		b = append(b, byte(len(ab)))
+		b = append(b, ab...)
+	}
+	return b
+}
+
+// RegisterHost sets the addresses Resolve returns for host; nil addrs
+// removes the entry. The table survives FromCheckpoint.
+func (c *Context) RegisterHost(host string, addrs []netip.Addr) {
+	c.rt.check()
+	c.rt.auditor.Event("resolver_register", []byte(host), encodeAddrs(addrs, addrs != nil))
+	if addrs == nil {
+		delete(c.rt.dns, host)
+		return
+	}
+	c.rt.dns[host] = append([]netip.Addr(nil), addrs...)
+}
+
+// Resolve implements simrt.Resolver from the table set with RegisterHost.
+func (c *Context) Resolve(host string) ([]netip.Addr, error) {
+	c.rt.check()
+	addrs, ok := c.rt.dns[host]
+	c.rt.auditor.Event("resolve", []byte(host), encodeAddrs(addrs, ok))
+	if !ok {
+		return nil, &simrt.ResolveError{Host: host}
+	}
+	return append([]netip.Addr(nil), addrs...), nil
+}

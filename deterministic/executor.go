@@ -1,0 +1,378 @@
+package deterministic
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/telemetry/metrics"
+)
+
+// runtime is one simulation: the executor, its clock, RNG, auditor and
+// every piece of simulator state. Nothing here is shared between runtimes,
+// so simulations can run in parallel on different goroutines.
+type runtime struct {
+	cfg     Config
+	now     int64 // simulated nanoseconds since the Unix epoch
+	end     int64 // deadline, when hasEnd
+	hasEnd  bool
+	src     rand.Source
+	rng     *rand.Rand // raw draws for the executor and fault models
+	user    *rand.Rand // audited draws for tasks
+	auditor *Auditor
+	dns     map[string][]netip.Addr
+
+	ready   []*task
+	spare   []*task
+	timers  timers
+	current *task
+	root    *task
+	nextID  uint64
+	live    struct{ head, tail *task }
+	stop    bool // the root finished or a task panic must stop the run
+	failure *failure
+	closing bool
+	done    bool
+
+	tree     *supervise.Tree
+	shutdown simrt.Shutdown
+
+	registry   *metrics.Registry
+	taskMetric *metrics.Tasks
+	iterations prometheus.Counter
+
+	storage storageState
+	network networkState
+
+	// progress counts resume boundaries (odd while a task runs); the
+	// watchdog reads it from its own goroutine.
+	progress     atomic.Uint64
+	externalWait atomic.Bool
+}
+
+type failure struct {
+	task  string
+	value any
+	stack []byte
+}
+
+func newRuntime(cfg Config, cp *Checkpoint) *runtime {
+	rt := &runtime{cfg: cfg, tree: supervise.New(), registry: metrics.New()}
+	if cp != nil {
+		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor, cp.dns
+	} else {
+		rt.now = cfg.StartTime.UnixNano()
+		rt.src = cfg.Source
+		if rt.src == nil {
+			var seed [32]byte
+			binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
+			rt.src = rand.NewChaCha8(seed)
+		}
+		rt.auditor = NewAuditor()
+		if cfg.EventLog != 0 {
+			rt.auditor.log = &EventLog{Limit: cfg.EventLog}
+		}
+		rt.dns = make(map[string][]netip.Addr)
+		if cfg.Timeout > 0 {
+			rt.end, rt.hasEnd = rt.now+int64(cfg.Timeout), true
+		}
+	}
+	if cp != nil {
+		rt.end, rt.hasEnd = cp.end, cp.hasEnd
+	}
+	rt.auditor.where = rt.where
+	rt.rng = rand.New(rt.src)
+	rt.user = rand.New(auditedSource{rt})
+	rt.taskMetric = metrics.NewTasks(rt.registry)
+	rt.iterations = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "runtime_iterations_total", Help: "Total number of iterations.",
+	})
+	rt.registry.Registerer().MustRegister(rt.iterations)
+	return rt
+}
+
+// where tells the event log the simulated time and the running task.
+func (rt *runtime) where() (time.Time, string) {
+	name := "<runtime>"
+	if rt.current != nil {
+		name = rt.current.name
+	}
+	return time.Unix(0, rt.now).UTC(), name
+}
+
+func (rt *runtime) check() {
+	if rt.done {
+		panic("deterministic: context used after its runtime finished (a Context must not escape Start)")
+	}
+}
+
+func (rt *runtime) currentTask() *task {
+	rt.check()
+	if rt.current == nil {
+		panic("deterministic: blocking call made outside a task of this runtime")
+	}
+	return rt.current
+}
+
+// admit gives t its id and coroutine and queues it; ids increase, so the
+// live list stays sorted by id.
+func (rt *runtime) admit(t *task) {
+	t.rt = rt
+	t.id = rt.nextID
+	rt.nextID++
+	t.start()
+	if rt.live.tail == nil {
+		rt.live.head = t
+	} else {
+		rt.live.tail.nextLive = t
+		t.prevLive = rt.live.tail
+	}
+	rt.live.tail = t
+	t.queued = true
+	rt.ready = append(rt.ready, t)
+}
+
+func (rt *runtime) unlinkLive(t *task) {
+	if t.prevLive != nil {
+		t.prevLive.nextLive = t.nextLive
+	} else {
+		rt.live.head = t.nextLive
+	}
+	if t.nextLive != nil {
+		t.nextLive.prevLive = t.prevLive
+	} else {
+		rt.live.tail = t.prevLive
+	}
+	t.prevLive, t.nextLive = nil, nil
+}
+
+// spawn implements Spawner.SpawnTask for ctx.
+func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) func() {
+	rt.check()
+	if rt.closing {
+		done(simrt.ErrClosed)
+		return func() {}
+	}
+	label := rt.taskMetric.Label(ctx.name, "Task")
+	label.Spawned.Add(1)
+	t := &task{name: ctx.name, label: label, done: done}
+	node := ctx.node.Spawn(t)
+	if node == nil {
+		done(simrt.ErrClosed)
+		return func() {}
+	}
+	label.Running.Add(1)
+	child := &Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: node.Child(), host: ctx.host}
+	t.node = node
+	t.fn = func() { f(child) }
+	rt.admit(t)
+	var idb [8]byte
+	binary.BigEndian.PutUint64(idb[:], t.id)
+	rt.auditor.Event("spawn", idb[:], []byte(t.name))
+	return node.Abort
+}
+
+// resume runs t until it parks or ends.
+func (rt *runtime) resume(t *task) {
+	rt.auditor.processTask(t.id, t.name)
+	t.label.Polls.Add(1)
+	rt.current = t
+	rt.progress.Add(1)
+	_, alive := t.next()
+	rt.progress.Add(1)
+	rt.current = nil
+	if !alive {
+		rt.finish(t)
+	}
+}
+
+// finish does the bookkeeping of a task that ended.
+func (rt *runtime) finish(t *task) {
+	t.finished = true
+	rt.unlinkLive(t)
+	if !t.ct.IsAborted() {
+		t.label.Running.Add(-1)
+	}
+	t.ct.RunExitHooks()
+	switch t.outcome {
+	case outcomeOK:
+		if t.done != nil {
+			t.done(nil)
+		}
+	case outcomeAborted, outcomeNone:
+		if t.done != nil {
+			t.done(simrt.ErrClosed)
+		}
+	case outcomePanicked:
+		if rt.cfg.OnTaskPanic != nil && !rt.closing {
+			rt.cfg.OnTaskPanic(t.name, t.panicValue, t.panicStack)
+		}
+		switch {
+		case rt.closing:
+			if t.done != nil {
+				t.done(simrt.ErrClosed)
+			}
+		case t.root || !rt.cfg.CatchPanics:
+			if rt.failure == nil {
+				rt.failure = &failure{task: t.name, value: t.panicValue, stack: t.panicStack}
+			}
+			rt.stop = true
+			if t.done != nil {
+				t.done(simrt.ErrClosed)
+			}
+		default:
+			if t.done != nil {
+				t.done(&simrt.PanicError{Value: t.panicValue, Stack: t.panicStack})
+			}
+		}
+	}
+	if t.node != nil {
+		t.node.Finish()
+	}
+	if t.root {
+		rt.stop = true
+	}
+	t.fn, t.done = nil, nil
+}
+
+// loop is the executor: the reference's loop, iteration by iteration.
+func (rt *runtime) loop() {
+	for {
+		rt.checkDeadline()
+		queue := rt.ready
+		rt.ready = rt.spare[:0]
+		if len(queue) > 1 {
+			rt.shuffle(queue)
+		}
+		for _, t := range queue {
+			if t.finished {
+				continue
+			}
+			t.queued = false
+			rt.resume(t)
+			if rt.stop {
+				rt.spare = queue[:0]
+				return
+			}
+		}
+		clear(queue)
+		rt.spare = queue[:0]
+		rt.advance()
+		rt.wakeUntilProgress()
+		rt.iterations.Inc()
+	}
+}
+
+// shuffle is Fisher–Yates over the runtime's generator, written out so the
+// order is the same on every platform and Go version.
+func (rt *runtime) shuffle(q []*task) {
+	for i := len(q) - 1; i > 0; i-- {
+		j := boundedUint64(rt.src, uint64(i+1))
+		q[i], q[j] = q[j], q[i]
+	}
+}
+
+// boundedUint64 returns a uniform value in [0, n) (Lemire's method).
+func boundedUint64(src rand.Source, n uint64) uint64 {
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+func (rt *runtime) checkDeadline() {
+	if rt.hasEnd && rt.now >= rt.end {
+		panic("runtime timeout")
+	}
+}
+
+// advance moves the clock one cycle (and, in pacing mode, sleeps one real
+// cycle so that external processes make progress).
+func (rt *runtime) advance() {
+	if rt.cfg.External {
+		time.Sleep(rt.cfg.Cycle) // external pacing: the real wait is the point
+	}
+	rt.now += int64(rt.cfg.Cycle)
+}
+
+// wakeUntilProgress fires due timers, jumping over idle time, until a task
+// is ready. With nothing ready and no timer left, the run has stalled.
+func (rt *runtime) wakeUntilProgress() {
+	for {
+		if !rt.cfg.External && len(rt.ready) == 0 {
+			if at, ok := rt.timers.peek(); ok && at > rt.now {
+				rt.now = at
+			}
+		}
+		rt.checkDeadline()
+		rt.fireTimers()
+		if rt.cfg.External || len(rt.ready) > 0 {
+			return
+		}
+		if rt.timers.len() == 0 {
+			panic("runtime stalled")
+		}
+	}
+}
+
+func (rt *runtime) fireTimers() {
+	for {
+		at, ok := rt.timers.peek()
+		if !ok || at > rt.now {
+			return
+		}
+		tm := rt.timers.pop()
+		if tm.cancelled {
+			continue
+		}
+		tm.cancelled = true // fired: a later stop reports false
+		if tm.task != nil {
+			tm.task.ct.Unpark()
+		} else {
+			tm.f()
+		}
+	}
+}
+
+// afterFunc schedules f after d of simulated time.
+func (rt *runtime) afterFunc(d time.Duration, tk *task, f func()) *timer {
+	at := rt.now + int64(max(d, 0))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(at))
+	rt.auditor.Event("timer", b[:])
+	return rt.timers.add(at, tk, f)
+}
+
+// sleepUntil parks the current task until the simulated time at.
+func (rt *runtime) sleepUntil(at int64) {
+	t := rt.currentTask()
+	if rt.now >= at {
+		return
+	}
+	rt.afterFunc(time.Duration(at-rt.now), t, nil)
+	for rt.now < at {
+		t.ct.Park()
+	}
+}
+
+// auditedSource is the generator tasks draw from: every draw is an event.
+type auditedSource struct{ rt *runtime }
+
+var fieldNextU64 = []byte("next_u64")
+
+func (s auditedSource) Uint64() uint64 {
+	s.rt.check()
+	s.rt.auditor.Event("rand", fieldNextU64)
+	return s.rt.src.Uint64()
+}

@@ -1,0 +1,153 @@
+package deterministic
+
+import (
+	"net/netip"
+	"time"
+
+	"math/rand/v2"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Runner runs one simulation. Make it with New, Seeded, Timed or
+// FromCheckpoint, then call Start or StartAndRecover once.
+type Runner struct {
+	cfg     Config
+	cp      *Checkpoint
+	started bool
+}
+
+// New returns a runner for cfg. It panics, with the reference's messages,
+// if cfg is invalid (a negative Cycle, a StartTime before the Unix epoch).
+func New(cfg Config) *Runner { return &Runner{cfg: cfg.validate()} }
+
+// Seeded returns a runner with the default configuration and the given seed.
+func Seeded(seed uint64) *Runner { return New(Config{Seed: seed}) }
+
+// Timed returns a runner with the default configuration that stops with the
+// panic "runtime timeout" after timeout of simulated time.
+func Timed(timeout time.Duration) *Runner { return New(Config{Timeout: timeout}) }
+
+// Checkpoint is what a finished simulation leaves for the next one: the
+// simulated time, the generator's state, the auditor, the durable storage
+// (after the crash at the end of the run), the storage fault
+// configuration, the DNS table and the panic policy. Tasks, connections and
+// the shutdown signal do not carry over. A Checkpoint can be resumed once.
+type Checkpoint struct {
+	cfg     Config
+	now     int64
+	end     int64
+	hasEnd  bool
+	src     rand.Source
+	auditor *Auditor
+	dns     map[string][]netip.Addr
+	storage storageCheckpoint
+	used    bool
+}
+
+// Auditor returns the auditor as it was when the run ended.
+func (cp *Checkpoint) Auditor() *Auditor { return cp.auditor }
+
+// Time returns the simulated time at which the run ended.
+func (cp *Checkpoint) Time() time.Time { return time.Unix(0, cp.now).UTC() }
+
+// FromCheckpoint returns a runner that continues from cp: same time,
+// generator, auditor, durable storage, fault configuration and DNS table.
+// It panics if cp was already resumed.
+func FromCheckpoint(cp *Checkpoint) *Runner {
+	if cp.used {
+		panic("deterministic.FromCheckpoint: checkpoint already resumed")
+	}
+	cp.used = true
+	return &Runner{cfg: cp.cfg, cp: cp}
+}
+
+// Start runs root as the root task until it returns, and then unwinds every
+// task still alive (their deferred calls run), crashes the simulated storage
+// (unsynced writes resolved by the fault configuration) and returns.
+//
+// Start panics with "runtime stalled" when no task can make progress and no
+// timer is pending, with "runtime timeout" past Config.Timeout, and with a
+// task's own panic value when a task panics and CatchPanics is off; all of
+// these after the cleanup above. Results leave through the closure.
+func (r *Runner) Start(root func(ctx *Context)) {
+	r.StartAndRecover(root)
+}
+
+// StartAndRecover is Start that also returns the Checkpoint to resume from
+// with FromCheckpoint, as after an unclean shutdown.
+func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
+	if r.started {
+		panic("deterministic.Runner: Start called twice (make a new Runner, or resume a Checkpoint)")
+	}
+	r.started = true
+	rt := newRuntime(r.cfg, r.cp)
+	rt.initStorage(r.cp)
+	rt.initNetwork()
+	ctx := &Context{rt: rt, node: rt.tree.Root()}
+	rt.root = &task{name: "", root: true, label: rt.taskMetric.Label("", "Root"), fn: func() { root(ctx) }}
+	rt.root.label.Spawned.Add(1)
+	rt.root.label.Running.Add(1)
+	rt.admit(rt.root)
+
+	stopWatchdog := rt.startWatchdog()
+	defer stopWatchdog()
+
+	var cp *Checkpoint
+	defer func() {
+		// Reached with cp == nil only when a task called runtime.Goexit
+		// (t.FailNow): still clean up, so nothing leaks.
+		if cp == nil {
+			rt.cleanup(r.cfg)
+		}
+	}()
+	var loopPanic any
+	func() {
+		defer func() { loopPanic = recover() }()
+		rt.loop()
+	}()
+	cp = rt.cleanup(r.cfg)
+	if rt.failure != nil {
+		panic(rt.failure.value)
+	}
+	if loopPanic != nil {
+		panic(loopPanic)
+	}
+	return cp
+}
+
+// cleanup unwinds every remaining task in id order, crashes storage and
+// builds the checkpoint. After it, any use of a context panics.
+func (rt *runtime) cleanup(cfg Config) *Checkpoint {
+	rt.closing = true
+	rt.current = nil
+	rt.tree.Root().Abort()
+	if rt.root != nil && !rt.root.finished {
+		rt.root.ct.Abort()
+	}
+	rt.timers.clear()
+	for t := rt.live.head; t != nil; t = rt.live.head {
+		t.ct.Abort()
+		rt.ready = rt.ready[:0]
+		rt.current = t
+		_, alive := t.next()
+		rt.current = nil
+		if alive {
+			// The task caught the abort and parked anyway: Park panics
+			// for aborted tasks, so this cannot happen; stop it regardless.
+			t.stop()
+		}
+		rt.finish(t)
+	}
+	rt.ready, rt.spare = nil, nil
+	storage := rt.crashStorage()
+	rt.done = true
+	return &Checkpoint{
+		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, src: rt.src,
+		auditor: rt.auditor, dns: rt.dns, storage: storage,
+	}
+}
+
+var _ core.Backend = (*task)(nil)
+var _ simrt.Runtime = (*Context)(nil)

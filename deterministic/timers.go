@@ -1,0 +1,83 @@
+package deterministic
+
+// timer is one alarm. A cancelled timer stays in the heap until its time
+// comes (as in the reference): it still marks a point the clock can jump to,
+// but it wakes nothing.
+type timer struct {
+	at        int64 // simulated nanoseconds since the Unix epoch
+	seq       uint64
+	task      *task  // woken when due, if set
+	f         func() // called when due, if set
+	cancelled bool
+}
+
+// timers is a binary min-heap ordered by (at, seq): timers due at the same
+// instant fire in the order they were set. It never reads a clock.
+type timers struct {
+	h   []*timer
+	seq uint64
+}
+
+func (t *timers) len() int { return len(t.h) }
+
+func (t *timers) less(i, j int) bool {
+	a, b := t.h[i], t.h[j]
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
+
+// add schedules a timer and returns it (so it can be cancelled).
+func (t *timers) add(at int64, tk *task, f func()) *timer {
+	tm := &timer{at: at, seq: t.seq, task: tk, f: f}
+	t.seq++
+	t.h = append(t.h, tm)
+	i := len(t.h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !t.less(i, p) {
+			break
+		}
+		t.h[i], t.h[p] = t.h[p], t.h[i]
+		i = p
+	}
+	return tm
+}
+
+// peek returns the earliest timer's time; ok is false when there is none.
+func (t *timers) peek() (at int64, ok bool) {
+	if len(t.h) == 0 {
+		return 0, false
+	}
+	return t.h[0].at, true
+}
+
+// pop removes and returns the earliest timer.
+func (t *timers) pop() *timer {
+	n := len(t.h) - 1
+	top := t.h[0]
+	t.h[0] = t.h[n]
+	t.h[n] = nil
+	t.h = t.h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && t.less(r, l) {
+			m = r
+		}
+		if !t.less(m, i) {
+			break
+		}
+		t.h[i], t.h[m] = t.h[m], t.h[i]
+		i = m
+	}
+	return top
+}
+
+// clear drops every timer.
+func (t *timers) clear() {
+	clear(t.h)
+	t.h = t.h[:0]
+}

@@ -1,0 +1,175 @@
+// Package metrics is the metric registry both runtimes share: Prometheus
+// collectors from client_golang, named after the registering context,
+// labelled with its attributes, deduplicated, and encoded as sorted,
+// deterministic OpenMetrics text.
+//
+// A context named "api" with attribute region=us that registers the counter
+// "requests" gets the series api_requests_total{region="us"}. Registering
+// the same name, attributes and type again returns the collector already
+// registered.
+package metrics
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+)
+
+// Prefix is the reserved name prefix of runtime metrics. No context label
+// may start with it.
+const Prefix = "runtime"
+
+// Attr is one constant label.
+type Attr struct{ Key, Value string }
+
+// Registry holds every metric of one runtime. It is safe for concurrent use.
+type Registry struct {
+	mu      sync.Mutex
+	reg     *prometheus.Registry
+	entries map[string]entry
+	help    map[string]string // family name -> help
+}
+
+type entry struct {
+	kind string
+	c    prometheus.Collector
+}
+
+// New returns an empty registry.
+func New() *Registry {
+	return &Registry{
+		reg:     prometheus.NewRegistry(),
+		entries: make(map[string]entry),
+		help:    make(map[string]string),
+	}
+}
+
+// Registerer returns the underlying client_golang registerer, for layers
+// that register their own collectors (the runtime's storage and network
+// metrics). Collectors registered there appear in Encode.
+func (r *Registry) Registerer() prometheus.Registerer { return r.reg }
+
+// JoinName returns the metric name for name registered from a context
+// labelled label ("" at the root).
+func JoinName(label, name string) string {
+	if label == "" {
+		return name
+	}
+	return label + "_" + name
+}
+
+func key(name string, attrs []Attr) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for _, a := range attrs {
+		b.WriteByte(0)
+		b.WriteString(a.Key)
+		b.WriteByte(0)
+		b.WriteString(a.Value)
+	}
+	return b.String()
+}
+
+func constLabels(attrs []Attr) prometheus.Labels {
+	if len(attrs) == 0 {
+		return nil
+	}
+	l := make(prometheus.Labels, len(attrs))
+	for _, a := range attrs {
+		l[a.Key] = a.Value
+	}
+	return l
+}
+
+// get returns the collector registered under (name, attrs), creating it with
+// mk when absent. It panics when the name was registered with another type
+// or another help text.
+func (r *Registry) get(kind, name, help string, attrs []Attr, mk func(prometheus.Labels) prometheus.Collector) prometheus.Collector {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := key(name, attrs)
+	if e, ok := r.entries[k]; ok {
+		if e.kind != kind {
+			panic(fmt.Sprintf("duplicate metric `%s` with attributes %v registered with different type", name, attrs))
+		}
+		return e.c
+	}
+	if h, ok := r.help[name]; ok && h != help {
+		panic(fmt.Sprintf("metric family `%s` registered with inconsistent help text", name))
+	}
+	c := mk(constLabels(attrs))
+	if err := r.reg.Register(c); err != nil {
+		panic(fmt.Sprintf("metric family `%s` registered with inconsistent metric type: %v", name, err))
+	}
+	r.entries[k] = entry{kind: kind, c: c}
+	r.help[name] = help
+	return c
+}
+
+// Counter registers (or finds) a counter. Its samples are named name_total.
+func (r *Registry) Counter(name, help string, attrs []Attr) prometheus.Counter {
+	return r.get("counter", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: name + "_total", Help: help, ConstLabels: l})
+	}).(prometheus.Counter)
+}
+
+// CounterVec registers (or finds) a counter family.
+func (r *Registry) CounterVec(name, help string, attrs []Attr, labels ...string) *prometheus.CounterVec {
+	return r.get("countervec", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name + "_total", Help: help, ConstLabels: l}, labels)
+	}).(*prometheus.CounterVec)
+}
+
+// Gauge registers (or finds) a gauge.
+func (r *Registry) Gauge(name, help string, attrs []Attr) prometheus.Gauge {
+	return r.get("gauge", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
+		return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: l})
+	}).(prometheus.Gauge)
+}
+
+// GaugeVec registers (or finds) a gauge family.
+func (r *Registry) GaugeVec(name, help string, attrs []Attr, labels ...string) *prometheus.GaugeVec {
+	return r.get("gaugevec", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: l}, labels)
+	}).(*prometheus.GaugeVec)
+}
+
+// Histogram registers (or finds) a histogram.
+func (r *Registry) Histogram(name, help string, buckets []float64, attrs []Attr) prometheus.Histogram {
+	return r.get("histogram", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
+		return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets, ConstLabels: l})
+	}).(prometheus.Histogram)
+}
+
+// HistogramVec registers (or finds) a histogram family.
+func (r *Registry) HistogramVec(name, help string, buckets []float64, attrs []Attr, labels ...string) *prometheus.HistogramVec {
+	return r.get("histogramvec", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets, ConstLabels: l}, labels)
+	}).(*prometheus.HistogramVec)
+}
+
+// Encode returns every metric in the OpenMetrics text format: families
+// sorted by name, series sorted by labels, ending in "# EOF\n".
+func (r *Registry) Encode() string {
+	mfs, err := r.reg.Gather()
+	if err != nil {
+		panic("metrics: gather: " + err.Error())
+	}
+	slices.SortFunc(mfs, func(a, b *dtoFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeOpenMetrics))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			panic("metrics: encode: " + err.Error())
+		}
+	}
+	if c, ok := enc.(expfmt.Closer); ok {
+		_ = c.Close()
+	}
+	return buf.String()
+}

@@ -1,0 +1,64 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+type dtoFamily = dto.MetricFamily
+
+// ValidateLabel panics unless label matches [a-zA-Z][a-zA-Z0-9_]*, with the
+// reference's messages.
+func ValidateLabel(label string) {
+	if label == "" || !isLetter(label[0]) {
+		panic("label must start with [a-zA-Z]: " + label)
+	}
+	for i := 1; i < len(label); i++ {
+		c := label[i]
+		if !isLetter(c) && !(c >= '0' && c <= '9') && c != '_' {
+			panic("label must only contain [a-zA-Z0-9_]: " + label)
+		}
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// ChildLabel validates label and joins it below parent. It panics if the
+// joined name starts with the reserved runtime prefix.
+func ChildLabel(parent, label string) string {
+	ValidateLabel(label)
+	full := JoinName(parent, label)
+	if strings.HasPrefix(full, Prefix) {
+		panic("using runtime label is not allowed")
+	}
+	return full
+}
+
+// WithAttr returns attrs with key set to value, sorted by key; an existing
+// key has its value replaced. attrs is not modified.
+func WithAttr(attrs []Attr, key, value string) []Attr {
+	ValidateLabel(key)
+	out := make([]Attr, 0, len(attrs)+1)
+	done := false
+	for _, a := range attrs {
+		switch {
+		case a.Key == key:
+			out = append(out, Attr{key, value})
+			done = true
+		case !done && a.Key > key:
+			out = append(out, Attr{key, value}, a)
+			done = true
+		default:
+			out = append(out, a)
+		}
+	}
+	if !done {
+		out = append(out, Attr{key, value})
+	}
+	return out
+}
+
+// String renders attrs like the reference's debug form.
+func String(attrs []Attr) string { return fmt.Sprint(attrs) }
