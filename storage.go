@@ -1,49 +1,100 @@
 package simrt
 
+import "strconv"
+
+// DefaultBlobVersion is the blob version Open asks for and stamps on new
+// blobs.
+const DefaultBlobVersion uint16 = 0
+
 // Storage holds blobs grouped in partitions. Partition names match
-// [A-Za-z0-9_-]+; blob names are arbitrary bytes.
+// [A-Za-z0-9_-]+ (anything else fails with ErrPartitionNameInvalid before any
+// other work); blob names are arbitrary non-empty bytes, shown as lowercase
+// hex in errors and on disk (an empty name fails to open with
+// ErrBlobOpenFailed).
+//
+// Every method is safe to call from any task of the runtime that owns the
+// storage. In the simulator no storage operation ever parks.
 type Storage interface {
-	// Open opens or creates a blob with the default version (0) and returns
-	// it with its logical size. An open is exclusive until the handle is
-	// closed or the blob removed: a second open fails with ErrBlobAlreadyOpen.
+	// Open opens or creates a blob of version DefaultBlobVersion and returns
+	// it with its logical size. It is OpenVersioned with the range
+	// {DefaultBlobVersion, DefaultBlobVersion}.
 	Open(partition string, name []byte) (Blob, uint64, error)
-	// OpenVersioned is Open for blobs whose version must lie in versions; a
-	// new blob is stamped with versions.Max.
+	// OpenVersioned opens or creates a blob whose version lies in versions
+	// and returns it with its logical size and version. A new blob is
+	// durably created, stamped with versions.Max, before OpenVersioned
+	// returns. An existing blob outside the range fails with a
+	// *VersionMismatchError; a corrupt header fails with a *BlobError
+	// matching ErrBlobCorrupt.
+	//
+	// An open is exclusive: until the handle is closed or the blob removed,
+	// a second open of the same blob fails with a *BlobError matching
+	// ErrBlobAlreadyOpen.
 	OpenVersioned(partition string, name []byte, versions VersionRange) (Blob, uint64, uint16, error)
-	// Remove removes one blob, or the whole partition when name is nil.
+	// Remove durably removes one blob and frees its name: a later open
+	// creates a new, empty blob, while a handle still open on the removed
+	// blob keeps reading its old contents and never touches the new one.
+	// It fails with ErrPartitionMissing or ErrBlobMissing.
 	Remove(partition string, name []byte) error
-	// Scan lists the blob names of a partition.
+	// RemovePartition durably removes a partition and every blob in it,
+	// with the same effect on open handles as Remove. It fails with
+	// ErrPartitionMissing.
+	RemovePartition(partition string) error
+	// Scan returns the names of the blobs of a partition, sorted. A
+	// partition that exists but is empty gives an empty list; a missing one
+	// fails with ErrPartitionMissing.
 	Scan(partition string) ([][]byte, error)
 }
 
 // VersionRange is an inclusive range of blob versions.
 type VersionRange struct{ Min, Max uint16 }
 
-// WriteOptions changes how WriteAt persists data.
+// Contains reports whether v lies in the range.
+func (r VersionRange) Contains(v uint16) bool { return r.Min <= v && v <= r.Max }
+
+// String formats the range as the reference does: "2..=3".
+func (r VersionRange) String() string {
+	return strconv.Itoa(int(r.Min)) + "..=" + strconv.Itoa(int(r.Max))
+}
+
+// WriteOptions changes how WriteAt persists data. Combine options with |.
 type WriteOptions uint8
 
 const (
-	// WriteSync makes the written bytes durable before WriteAt returns.
+	// WriteSync makes the written bytes durable before WriteAt returns. It
+	// is not a barrier: earlier unsynced writes and resizes stay unsynced.
 	WriteSync WriteOptions = 1 << iota
 	// WriteDontCache hints that the data need not stay in the page cache.
+	// It never changes what WriteAt does.
 	WriteDontCache
 )
 
-// Blob is an open blob. A Blob is used by one task at a time.
+// Blob is one open blob. Offsets are logical: the header every blob starts
+// with is invisible through a Blob. A Blob is used by one task at a time;
+// share the pointer, not copies of it.
+//
+// Once Close has been called every method fails with a *BlobError matching
+// ErrClosed (StartSync through its handle).
 type Blob interface {
-	// ReadAt fills p from offset, or fails if the blob is shorter.
+	// ReadAt fills p with the bytes at offset. It reads exactly len(p)
+	// bytes or fails (ErrBlobInsufficientLength past the end). An empty p
+	// always succeeds.
 	ReadAt(p []byte, offset uint64) error
-	// WriteAt writes bufs, in order, at offset, extending the blob with
-	// zeros if needed.
+	// WriteAt writes the concatenation of bufs at offset, extending the
+	// blob with zeros over any gap. With WriteSync the written bytes are
+	// durable on return; a WriteSync write of zero bytes does nothing.
+	// An offset whose end overflows uint64 fails with ErrOffsetOverflow.
+	// WriteAt does not retain bufs.
 	WriteAt(offset uint64, opts WriteOptions, bufs ...[]byte) error
-	// Resize truncates or extends (with zeros) the blob to size bytes.
+	// Resize truncates the blob, or extends it with zeros, to size bytes.
 	Resize(size uint64) error
 	// Sync makes every earlier write and resize durable.
 	Sync() error
-	// StartSync starts a sync and returns a handle that completes when it is
-	// durable.
+	// StartSync starts a sync and returns a handle that completes when the
+	// sync has finished, with the same durability and the same error as
+	// Sync. Abandoning the handle does not harm the blob.
 	StartSync() *Handle[struct{}]
-	// Close releases the handle and its exclusive open. Unsynced data may be
-	// lost at the next crash.
+	// Close releases the handle and its exclusive open. Unsynced writes and
+	// resizes may be lost at the next crash. Closing a handle whose blob
+	// was removed never affects a newer blob of the same name.
 	Close() error
 }
