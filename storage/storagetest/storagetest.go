@@ -1,0 +1,64 @@
+// Package storagetest is the conformance suite every simrt.Storage passes:
+// the 33 behaviours of the reference's storage tests, adapted to exclusive
+// opens and Close, plus the rules of exclusive opens themselves.
+//
+// Run it from a test of the implementation, with a constructor that returns
+// a fresh, empty storage:
+//
+//	func TestConformance(t *testing.T) {
+//		storagetest.Run(t, func(*testing.T) simrt.Storage { return memory.New() })
+//	}
+//
+// Each case runs as a subtest on its own storage, and says on failure which
+// rule it checks. The suite needs no runtime: it awaits StartSync handles on
+// a plain goroutine.
+package storagetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Run runs every case as a subtest, each on a fresh storage from newStorage.
+func Run(t *testing.T, newStorage func(t *testing.T) simrt.Storage) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, newStorage(t)) })
+	}
+}
+
+type testCase struct {
+	name  string
+	check func(t *testing.T, s simrt.Storage)
+}
+
+// Await waits, on the calling goroutine, for a handle to complete. It is
+// for tests that have no runtime, like this suite; inside a runtime use
+// Handle.Await with the task's context.
+func Await[T any](h *simrt.Handle[T]) (T, error) { return h.Await(goroutine{}) }
+
+// goroutine is a minimal simrt.Runtime whose tasks are plain goroutines.
+type goroutine struct{}
+
+func (goroutine) CurrentTask() *core.Task {
+	return core.NewTask("storagetest", make(permit, 1))
+}
+
+func (goroutine) AfterFunc(time.Duration, func()) (stop func() bool) {
+	panic("storagetest: no timers")
+}
+
+// permit is a one-slot semaphore with the park/unpark contract.
+type permit chan struct{}
+
+func (p permit) Park() { <-p }
+func (p permit) Unpark() {
+	select {
+	case p <- struct{}{}:
+	default:
+	}
+}
+func (p permit) Yield() {}
