@@ -14,13 +14,13 @@ import (
 const HeaderSize = 4096
 
 const (
-	preludeSize  = 8                   // magic, runtime version, blob version
-	checksumEnd  = preludeSize + 4     // prelude and its CRC-32C
-	legacyOffset = preludeSize         // data offset of the legacy layout
-	currentLayer = 1                   // runtime version of the current layout
-	legacyLayer  = 0                   // runtime version of the legacy layout
-	magicLen     = 4                   // bytes of magic
-	canonicalLen = magicLen + 2        // magic and runtime version: fixed at creation
+	preludeSize  = 8                  // magic, runtime version, blob version
+	checksumEnd  = preludeSize + 4    // prelude and its CRC-32C
+	legacyOffset = preludeSize        // data offset of the legacy layout
+	currentLayer = 1                  // runtime version of the current layout
+	legacyLayer  = 0                  // runtime version of the legacy layout
+	magicLen     = 4                  // bytes of magic
+	canonicalLen = magicLen + 2       // magic and runtime version: fixed at creation
 	maxHealLen   = uint64(HeaderSize) // longer files never heal: they may hold data
 )
 

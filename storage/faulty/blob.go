@@ -1,0 +1,197 @@
+package faulty
+
+import (
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
+)
+
+var _ simrt.Blob = (*blob)(nil)
+
+// blob injects faults into one handle and journals its mutations.
+type blob struct {
+	s         *Storage
+	inner     simrt.Blob
+	partition string
+	name      string
+	size      uint64 // end of the last write or resize: the base of partial resizes
+}
+
+// ReadAt implements simrt.Blob.ReadAt.
+func (b *blob) ReadAt(p []byte, offset uint64) error {
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roll(s.cfg.ReadRate) {
+		return injected()
+	}
+	return b.inner.ReadAt(p, offset)
+}
+
+// WriteAt implements simrt.Blob.WriteAt, with the faults and journaling
+// described in the package documentation.
+func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) error {
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := storage.Len(bufs)
+	syncing := opts&simrt.WriteSync != 0
+	if syncing && n == 0 {
+		return b.inner.WriteAt(offset, opts, bufs...)
+	}
+	end, err := storage.End(offset, n)
+	if err != nil {
+		return err
+	}
+	cfg := s.cfg.Write
+	retain := cfg.RetentionRate > 0
+	if s.roll(cfg.FailureRate) {
+		if retain {
+			if err := b.retainFailed(offset, opts, concat(bufs, n), newSelection(cfg, n)); err != nil {
+				return err
+			}
+		}
+		return injected()
+	}
+	if syncing && s.roll(s.cfg.SyncRate) {
+		// The bytes reach the handle but not the disk.
+		if err := b.inner.WriteAt(offset, opts&^simrt.WriteSync, bufs...); err != nil {
+			return err
+		}
+		b.size = max(b.size, end)
+		if retain {
+			s.journal.push(&entry{kind: writeEntry, blob: b, offset: offset, data: concat(bufs, n), sel: newSelection(cfg, n)})
+		}
+		return injected()
+	}
+	if err := b.inner.WriteAt(offset, opts, bufs...); err != nil {
+		return err
+	}
+	b.size = max(b.size, end)
+	switch {
+	case syncing && len(s.journal.entries) > 0:
+		s.journal.durable(b, offset, lazyConcat(bufs, n))
+	case retain && n > 0:
+		s.journal.push(&entry{kind: writeEntry, blob: b, offset: offset, data: concat(bufs, n), sel: newSelection(cfg, n)})
+	}
+	return nil
+}
+
+// retainFailed writes, durably, each run of bytes of a failed write that
+// its selection keeps.
+func (b *blob) retainFailed(offset uint64, opts simrt.WriteOptions, data []byte, sel *selection) error {
+	var keep []bool
+	if sel != nil {
+		keep = sel.draw(b.s.rng)
+	}
+	for i := 0; i < len(data); {
+		if keep != nil && !keep[i] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(data) && (keep == nil || keep[j]) {
+			j++
+		}
+		at := offset + uint64(i)
+		if err := b.inner.WriteAt(at, opts|simrt.WriteSync, data[i:j]); err != nil {
+			return err
+		}
+		b.size = max(b.size, at+uint64(j-i))
+		b.s.journal.durable(b, at, data[i:j])
+		i = j
+	}
+	return nil
+}
+
+// Resize implements simrt.Blob.Resize, with the faults and journaling
+// described in the package documentation.
+func (b *blob) Resize(size uint64) error {
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cfg := s.cfg.Resize
+	if s.roll(cfg.FailureRate) {
+		if s.roll(cfg.PartialRate) {
+			lo, hi := min(b.size, size), max(b.size, size)
+			if hi-lo >= 2 {
+				mid := lo + 1 + s.rng.Uint64N(hi-lo-1)
+				if err := b.inner.Resize(mid); err != nil {
+					return err
+				}
+				b.size = mid
+				s.journal.push(&entry{kind: resizeEntry, blob: b, size: mid})
+			}
+		}
+		return injected()
+	}
+	retain := s.roll(cfg.FailureRate)
+	if err := b.inner.Resize(size); err != nil {
+		return err
+	}
+	b.size = size
+	if retain {
+		s.journal.push(&entry{kind: resizeEntry, blob: b, size: size})
+	}
+	return nil
+}
+
+// Sync implements simrt.Blob.Sync. A successful sync clears the handle's
+// journal.
+func (b *blob) Sync() error {
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roll(s.cfg.SyncRate) {
+		return injected()
+	}
+	if err := b.inner.Sync(); err != nil {
+		return err
+	}
+	s.journal.synced(b)
+	return nil
+}
+
+// StartSync implements simrt.Blob.StartSync. The handle's journal is
+// cleared, up to this call, once the returned handle completes
+// successfully, even if nobody awaits it.
+func (b *blob) StartSync() *simrt.Handle[struct{}] {
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roll(s.cfg.SyncRate) {
+		return simrt.Ready(struct{}{}, injected())
+	}
+	h := b.inner.StartSync()
+	if h.Done() {
+		if _, err := h.Await(nil); err == nil {
+			s.journal.synced(b)
+		}
+		return h
+	}
+	s.journal.compact()
+	s.journal.push(&entry{kind: syncEntry, blob: b, done: h})
+	return h
+}
+
+// Close implements simrt.Blob.Close. The handle's journal stays: a crash
+// may still keep its unsynced writes, unless the blob is reopened or
+// removed first.
+func (b *blob) Close() error { return b.inner.Close() }
+
+// concat returns the n bytes of bufs in a new slice.
+func concat(bufs [][]byte, n int) []byte {
+	out := make([]byte, 0, n)
+	for _, p := range bufs {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// lazyConcat avoids a copy when there is one buffer: the journal copies
+// only what it keeps.
+func lazyConcat(bufs [][]byte, n int) []byte {
+	if len(bufs) == 1 {
+		return bufs[0]
+	}
+	return concat(bufs, n)
+}
