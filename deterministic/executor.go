@@ -51,8 +51,9 @@ type runtime struct {
 	storage storageState
 	network networkState
 
-	// progress counts resume boundaries (odd while a task runs); the
-	// watchdog reads it from its own goroutine.
+	// progress counts resumes; the watchdog reads it from its own
+	// goroutine. Outside pacing waits the executor is never idle for long,
+	// so a counter that stops moving means a resume that does not return.
 	progress     atomic.Uint64
 	externalWait atomic.Bool
 }
@@ -186,7 +187,6 @@ func (rt *runtime) resume(t *task) {
 	rt.current = t
 	rt.progress.Add(1)
 	_, alive := t.next()
-	rt.progress.Add(1)
 	rt.current = nil
 	if !alive {
 		rt.finish(t)

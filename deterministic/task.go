@@ -22,25 +22,25 @@ const (
 // task is one simulated task: a coroutine plus the scheduling state the
 // executor keeps for it.
 type task struct {
-	ct    core.Task
-	rt    *runtime
-	id    uint64
-	name  string
-	root  bool
-	label *metrics.TaskLabel
-	node  *supervise.Node // spawn node; nil for the root
-	fn    func()
-	done  func(error) // reports the outcome to the handle
-
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
-
-	// scheduling state, touched only by the executor's goroutine
+	// Hot fields first: every resume touches them, and with 10,000 tasks in
+	// shuffled order each cold cache line costs a miss.
+	finished bool
+	queued   bool
 	permit   bool
 	parked   bool
-	queued   bool
-	finished bool
+	id       uint64
+	next     func() (struct{}, bool)
+	yield    func(struct{}) bool
+	rt       *runtime
+	name     string
+	label    *metrics.TaskLabel
+	ct       core.Task
+
+	root bool
+	node *supervise.Node // spawn node; nil for the root
+	fn   func()
+	done func(error) // reports the outcome to the handle
+	stop func()
 
 	outcome    outcome
 	panicValue any

@@ -30,7 +30,7 @@ func (rt *runtime) startWatchdog() (stop func()) {
 				return
 			case now := <-tick.C:
 				p := rt.progress.Load()
-				if p != last || p%2 == 0 || rt.externalWait.Load() {
+				if p != last || rt.externalWait.Load() {
 					last, since = p, now
 					continue
 				}

@@ -48,14 +48,18 @@ type Deadline struct {
 // from a timer callback.
 func (d *Deadline) Expire() {
 	d.expired.Store(true)
+	d.task.interrupt.Store(true)
 	d.task.Unpark()
 }
 
 // Task is the state every runtime keeps for one task, whatever the runtime.
 type Task struct {
-	backend   Backend
+	// interrupt is set by Abort and by an expiring deadline: the fast path
+	// of Park and Yield checks this one flag and nothing else.
+	interrupt atomic.Bool
 	aborted   atomic.Bool
 	deadlines []*Deadline // owned by the task itself
+	backend   Backend
 	exitHooks []func()    // owned by the task itself
 	single    Waiter      // reused by single-primitive waits
 	// Name is the task's supervision label, used in diagnostics.
@@ -76,9 +80,13 @@ func (t *Task) SetBackend(b Backend) { t.backend = b }
 // expired, Park panics with that *Deadline. Both checks happen before and
 // after suspending, so an aborted task can never block again.
 func (t *Task) Park() {
-	t.check()
+	if t.interrupt.Load() {
+		t.unwind()
+	}
 	t.backend.Park()
-	t.check()
+	if t.interrupt.Load() {
+		t.unwind()
+	}
 }
 
 // Unpark wakes the task (see Backend.Unpark).
@@ -86,17 +94,28 @@ func (t *Task) Unpark() { t.backend.Unpark() }
 
 // Yield lets every other ready task run once. An aborted task panics instead.
 func (t *Task) Yield() {
-	t.check()
+	if t.interrupt.Load() {
+		t.unwind()
+	}
 	t.backend.Yield()
-	t.check()
+	if t.interrupt.Load() {
+		t.unwind()
+	}
 }
 
-func (t *Task) check() {
+// unwind panics with the reason the task was interrupted: Aborted, or the
+// outermost expired deadline. A stale interrupt (its deadline already gone)
+// is cleared. The flag is cleared before the scan so that a deadline that
+// expires meanwhile sets it again.
+func (t *Task) unwind() {
+	t.interrupt.Store(false)
 	if t.aborted.Load() {
+		t.interrupt.Store(true)
 		panic(Aborted)
 	}
 	for _, d := range t.deadlines {
 		if d.expired.Load() {
+			t.interrupt.Store(true)
 			panic(d)
 		}
 	}
@@ -108,6 +127,7 @@ func (t *Task) Abort() bool {
 	if !t.aborted.CompareAndSwap(false, true) {
 		return false
 	}
+	t.interrupt.Store(true)
 	t.backend.Unpark()
 	return true
 }

@@ -1,0 +1,140 @@
+package deterministic
+
+import (
+	"iter"
+	"testing"
+
+	"github.com/simrt/simrt"
+)
+
+// BenchmarkPullRoundTrip is the floor: one bare iter.Pull park/resume round
+// trip, cycling over n coroutines so that their stacks are as cold as the
+// executor's.
+func BenchmarkPullRoundTrip(b *testing.B) {
+	for _, n := range []int{2, 100, 10_000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			nexts := make([]func() (struct{}, bool), n)
+			stops := make([]func(), n)
+			for i := range n {
+				nexts[i], stops[i] = iter.Pull(func(yield func(struct{}) bool) {
+					for yield(struct{}{}) {
+					}
+				})
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				nexts[i%n]()
+			}
+			b.StopTimer()
+			for _, s := range stops {
+				s()
+			}
+		})
+	}
+}
+
+// BenchmarkExecutorResume measures one resume+park of a task by the
+// executor, with shuffling, auditing and metrics, over n tasks that each
+// reschedule forever.
+func BenchmarkExecutorResume(b *testing.B) {
+	for _, n := range []int{2, 100, 10_000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			per := b.N/n + 1
+			b.ResetTimer()
+			Seeded(1).Start(func(ctx *Context) {
+				hs := make([]*simrt.Handle[struct{}], n)
+				for i := range n {
+					hs[i] = simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+						for range per {
+							simrt.Reschedule(ctx)
+						}
+						return struct{}{}
+					})
+				}
+				for _, h := range hs {
+					h.Await(ctx)
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(per*n), "ns/resume")
+		})
+	}
+}
+
+// BenchmarkGoroutineBaton is the alternative the design rejected: the same
+// round-robin hand-off between n goroutines, each waiting on its own channel.
+func BenchmarkGoroutineBaton(b *testing.B) {
+	for _, n := range []int{2, 100, 10_000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			chans := make([]chan struct{}, n)
+			back := make(chan struct{})
+			done := make(chan struct{})
+			for i := range n {
+				chans[i] = make(chan struct{})
+				go func(c chan struct{}) {
+					for {
+						select {
+						case <-c:
+							back <- struct{}{}
+						case <-done:
+							return
+						}
+					}
+				}(chans[i])
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				chans[i%n] <- struct{}{}
+				<-back
+			}
+			b.StopTimer()
+			close(done)
+		})
+	}
+}
+
+// BenchmarkReschedule100k is the workload: 10,000 tasks × 100
+// reschedules with auditing on; reports ns per resume.
+func BenchmarkReschedule10kx100(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Seeded(uint64(i)).Start(func(ctx *Context) {
+			hs := make([]*simrt.Handle[struct{}], 10_000)
+			for i := range hs {
+				hs[i] = simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+					for range 100 {
+						simrt.Reschedule(ctx)
+					}
+					return struct{}{}
+				})
+			}
+			for _, h := range hs {
+				h.Await(ctx)
+			}
+		})
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10_000*101), "ns/resume")
+}
+
+// BenchmarkSpawnFinish measures spawning a task that returns at once and
+// awaiting it.
+func BenchmarkSpawnFinish(b *testing.B) {
+	b.ReportAllocs()
+	Seeded(1).Start(func(ctx *Context) {
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			h := simrt.Spawn(ctx, func(simrt.Context) int { return 1 })
+			h.Await(ctx)
+		}
+		b.StopTimer()
+	})
+}
+
+func itoa(n int) string {
+	switch n {
+	case 2:
+		return "2"
+	case 100:
+		return "100"
+	}
+	return "10000"
+}
