@@ -3,44 +3,67 @@ package simrt
 import "net/netip"
 
 // Network binds listeners and dials connections. A connection is two
-// independent halves: a Sink to send and a Stream to receive.
+// independent halves: a Sink to send and a Stream to receive. Closing or
+// poisoning one half leaves the other usable.
+//
+// Go has no destructors: a task that ends holding a half does not close it.
+// Close both halves of every connection, typically with defer, or the peer
+// waits forever.
+//
+// Every method is safe to call from any task of the runtime that owns the
+// network. A half parks through that runtime, so an abort or a Timeout that
+// unwinds the calling task abandons the operation and poisons the half.
 type Network interface {
 	// Bind listens on addr, or returns ErrBindFailed.
 	Bind(addr netip.AddrPort) (Listener, error)
-	// Dial connects to addr, or returns ErrConnectionFailed (or ErrTimeout).
+	// Dial connects to addr and returns the two halves of the connection,
+	// or ErrConnectionFailed (nobody listens there, or the path is cut), or
+	// ErrTimeout (the connection attempt ran out of time).
 	Dial(addr netip.AddrPort) (Sink, Stream, error)
 }
 
 // Listener accepts connections.
 type Listener interface {
-	// Accept parks until a peer connects and returns its address and the
-	// two halves of the connection.
-	Accept() (netip.AddrPort, Sink, Stream, error)
+	// Accept parks until a peer connects and returns the peer's address and
+	// the two halves of the new connection. After Close it returns
+	// ErrClosed.
+	Accept() (peer netip.AddrPort, sink Sink, stream Stream, err error)
 	// Addr returns the address the listener is bound to.
 	Addr() netip.AddrPort
-	// Close stops accepting. Accepted connections stay open.
+	// Close stops accepting; a parked Accept returns ErrClosed. Connections
+	// already accepted stay open. Closing twice does nothing.
 	Close() error
 }
 
 // Sink is the sending half of a connection.
 type Sink interface {
-	// Send sends all bytes of bufs, in order, as one logical sequence. After
-	// any error, or after a Send that was abandoned mid-way (its task
-	// aborted or its Timeout expired), every later Send returns ErrClosed.
+	// Send sends all bytes of bufs, in order, as one logical byte sequence;
+	// it may park while the peer is slow to receive. On error part of the
+	// bytes may have been delivered. After any error, or after a Send that
+	// was abandoned mid-way (its task aborted or its Timeout expired), the
+	// sink is poisoned and every later Send returns ErrClosed. Send fails
+	// with ErrSendFailed when the peer's stream is gone.
 	Send(bufs ...[]byte) error
-	// Close closes the sending half; the peer's Recv then fails.
+	// Close closes the sending half: the peer receives what was sent, and
+	// then its Recv fails with ErrRecvFailed. A later Send returns
+	// ErrClosed. Closing twice does nothing.
 	Close() error
 }
 
 // Stream is the receiving half of a connection.
 type Stream interface {
-	// Recv parks until exactly n bytes have arrived and returns them. After
-	// any error, or after an abandoned Recv, every later Recv returns
-	// ErrClosed.
+	// Recv parks until exactly n bytes have arrived and returns them in a
+	// new slice. It fails with ErrRecvFailed when the peer's sink is closed
+	// before n bytes arrive. After any error, or after a Recv that was
+	// abandoned mid-way, the stream is poisoned: every later Recv returns
+	// ErrClosed and bytes already buffered are lost.
 	Recv(n int) ([]byte, error)
-	// Peek returns up to max bytes that have already arrived, without
-	// consuming them and without waiting.
+	// Peek returns up to max bytes that have already arrived and are
+	// buffered locally, without consuming them and without waiting; it
+	// returns an empty slice when nothing is buffered. The slice is valid
+	// until the next Recv or Close; do not modify it.
 	Peek(max int) []byte
-	// Close closes the receiving half.
+	// Close closes the receiving half; the peer's Send then fails with
+	// ErrSendFailed. Closing twice does nothing.
 	Close() error
 }

@@ -31,6 +31,8 @@ type Config struct {
 	// StorageFaults sets the storage faults to inject. The zero value
 	// injects none.
 	StorageFaults StorageFaults
+	// Network sets the simulated network's limits; the zero value is the reference's network.
+	Network NetworkConfig
 	// External switches on pacing mode, for simulations that wait on real
 	// processes: every iteration sleeps one real Cycle, idle time is never
 	// skipped, a run with nothing ready waits instead of stalling, and Pace

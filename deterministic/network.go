@@ -1,27 +1,89 @@
 package deterministic
 
-// Placeholder wiring until the simulated network (issue 4) lands in this
-// file. The network engineer owns this file and replaces everything in it;
-// the executor relies only on: type networkState (a field of runtime) and
-// (*runtime).initNetwork() called when a runtime is built. Context has a
-// host field (netip.Addr) that Child and spawn copy.
-
 import (
 	"net/netip"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/audited"
+	"github.com/simrt/simrt/network/metered"
+	"github.com/simrt/simrt/network/simnet"
 )
 
-type networkState struct{}
+// NetworkConfig sets the simulated network's limits (Config.Network): the
+// per-direction buffer, and what a partition does to dials and to held
+// bytes. The zero value is the reference's network.
+type NetworkConfig = simnet.Config
 
-func (rt *runtime) initNetwork() {}
-
-// Bind implements simrt.Network.Bind.
-func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
-	return nil, simrt.ErrBindFailed
+// networkState is the runtime's simulated network: one simnet.Network and,
+// per host that has used it, the stack metered → audited → simnet seen
+// from that host.
+type networkState struct {
+	sim    *simnet.Network
+	stacks map[netip.Addr]simrt.Network // looked up, never iterated
 }
 
-// Dial implements simrt.Network.Dial.
+// initNetwork builds the network of a new runtime. Connections never
+// survive a checkpoint, so a recovered runtime starts with an empty one.
+func (rt *runtime) initNetwork() {
+	rt.network.sim = simnet.New(&Context{rt: rt}, rt.rng, rt.auditor, rt.cfg.Network)
+	rt.network.stacks = make(map[netip.Addr]simrt.Network)
+	rt.netStack(simnet.Loopback) // registers the network metrics up front
+}
+
+// netStack returns the stack for host, building it on first use. It is
+// the one place that fixes the order of the layers.
+func (rt *runtime) netStack(host netip.Addr) simrt.Network {
+	if !host.IsValid() {
+		host = simnet.Loopback
+	}
+	n := rt.network.stacks[host]
+	if n == nil {
+		n = metered.New(audited.New(rt.network.sim.Host(host), rt.auditor), rt.registry.Registerer())
+		rt.network.stacks[host] = n
+	}
+	return n
+}
+
+// Bind implements simrt.Network.Bind on the simulated network. Addresses
+// match exactly; a bound address is never freed.
+func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	c.rt.check()
+	return c.rt.netStack(c.host).Bind(addr)
+}
+
+// Dial implements simrt.Network.Dial on the simulated network. The
+// connection originates from the context's host (see WithHost), 127.0.0.1
+// by default, and crosses the links between that host and addr's.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	return nil, nil, simrt.ErrConnectionFailed
+	c.rt.check()
+	return c.rt.netStack(c.host).Dial(addr)
+}
+
+// WithHost returns a context that acts as the simulated host ip: its dials
+// originate from ip, and contexts derived from it (Child, WithAttribute,
+// the contexts of tasks it spawns) act as ip too. It panics if ip is not a
+// valid address.
+func (c *Context) WithHost(ip netip.Addr) *Context {
+	c.rt.check()
+	if !ip.IsValid() {
+		panic("deterministic.Context.WithHost: invalid address")
+	}
+	return &Context{rt: c.rt, name: c.name, attrs: c.attrs, node: c.node, host: ip.Unmap()}
+}
+
+// Host returns the simulated host the context acts as: 127.0.0.1 unless
+// set with WithHost.
+func (c *Context) Host() netip.Addr {
+	if !c.host.IsValid() {
+		return simnet.Loopback
+	}
+	return c.host
+}
+
+// Network returns the simulated network's controls: links (latency,
+// jitter, bandwidth, loss, resets), partitions and clogs. Every change is
+// recorded by the auditor and takes effect at once.
+func (c *Context) Network() *simnet.Network {
+	c.rt.check()
+	return c.rt.network.sim
 }

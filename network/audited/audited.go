@@ -1,0 +1,157 @@
+// Package audited records every network operation on a runtime's auditor,
+// so that two runs of one seed can be compared: bind, dial, accept, send
+// (with the payload) and recv (with the bytes received). Peek is not
+// recorded. Attempts are recorded before delegating, then the outcome.
+//
+// Smallest use, as the simulator wires it:
+//
+//	net := audited.New(simnet.New(rt, rng, nil, simnet.Config{}), auditor)
+package audited
+
+import (
+	"encoding/binary"
+	"net/netip"
+
+	"github.com/simrt/simrt"
+)
+
+// Recorder receives one event per call: a label and its fields, each
+// length-prefixed by the recorder.
+type Recorder interface {
+	Event(label string, fields ...[]byte)
+}
+
+// chunkRecorder is a Recorder that can take one payload field in chunks,
+// without their boundaries (the simulator's auditor can). Without it the
+// chunks are joined first.
+type chunkRecorder interface {
+	EventChunks(label string, prefix [][]byte, chunks [][]byte)
+}
+
+// Network wraps a simrt.Network and records each operation. Every listener
+// and half it returns is wrapped too.
+type Network struct {
+	inner simrt.Network
+	rec   Recorder
+}
+
+var _ simrt.Network = (*Network)(nil)
+
+// New returns inner, audited on rec.
+func New(inner simrt.Network, rec Recorder) *Network { return &Network{inner: inner, rec: rec} }
+
+// Bind implements simrt.Network.Bind: bind_attempt(local), then
+// bind_failure(local, error) or bind_success(local).
+func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	a := addrField(addr)
+	n.rec.Event("bind_attempt", a)
+	l, err := n.inner.Bind(addr)
+	if err != nil {
+		n.rec.Event("bind_failure", a, []byte(err.Error()))
+		return nil, err
+	}
+	n.rec.Event("bind_success", a)
+	return &listener{inner: l, rec: n.rec}, nil
+}
+
+// Dial implements simrt.Network.Dial: dial_attempt(remote), then
+// dial_failure(remote, error) or dial_success(remote).
+func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	a := addrField(addr)
+	n.rec.Event("dial_attempt", a)
+	si, st, err := n.inner.Dial(addr)
+	if err != nil {
+		n.rec.Event("dial_failure", a, []byte(err.Error()))
+		return nil, nil, err
+	}
+	n.rec.Event("dial_success", a)
+	return &sink{inner: si, rec: n.rec, remote: a}, &stream{inner: st, rec: n.rec, remote: a}, nil
+}
+
+type listener struct {
+	inner simrt.Listener
+	rec   Recorder
+}
+
+// Accept implements simrt.Listener.Accept: accept_attempt(local), then
+// accept_failure(local, error) or accept_success(local, peer).
+func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
+	a := addrField(l.inner.Addr())
+	l.rec.Event("accept_attempt", a)
+	peer, si, st, err := l.inner.Accept()
+	if err != nil {
+		l.rec.Event("accept_failure", a, []byte(err.Error()))
+		return peer, nil, nil, err
+	}
+	p := addrField(peer)
+	l.rec.Event("accept_success", a, p)
+	return peer, &sink{inner: si, rec: l.rec, remote: p}, &stream{inner: st, rec: l.rec, remote: p}, nil
+}
+
+// Addr implements simrt.Listener.Addr.
+func (l *listener) Addr() netip.AddrPort { return l.inner.Addr() }
+
+// Close implements simrt.Listener.Close.
+func (l *listener) Close() error { return l.inner.Close() }
+
+// sink records sends; remote is the peer for accepted connections and the
+// dialed address for dialed ones.
+type sink struct {
+	inner  simrt.Sink
+	rec    Recorder
+	remote []byte
+}
+
+// Send implements simrt.Sink.Send: send_attempt(remote, payload), the
+// payload as one field whatever its chunks, then send_failure(remote,
+// error) or send_success(remote).
+func (s *sink) Send(bufs ...[]byte) error {
+	if cr, ok := s.rec.(chunkRecorder); ok {
+		cr.EventChunks("send_attempt", [][]byte{s.remote}, bufs)
+	} else {
+		var joined []byte
+		for _, b := range bufs {
+			joined = append(joined, b...)
+		}
+		s.rec.Event("send_attempt", s.remote, joined)
+	}
+	if err := s.inner.Send(bufs...); err != nil {
+		s.rec.Event("send_failure", s.remote, []byte(err.Error()))
+		return err
+	}
+	s.rec.Event("send_success", s.remote)
+	return nil
+}
+
+// Close implements simrt.Sink.Close.
+func (s *sink) Close() error { return s.inner.Close() }
+
+type stream struct {
+	inner  simrt.Stream
+	rec    Recorder
+	remote []byte
+}
+
+// Recv implements simrt.Stream.Recv: recv_attempt(remote, n as 8 bytes
+// big-endian), then recv_failure(remote, error) or recv_success(remote,
+// bytes). An abandoned Recv records only its attempt.
+func (s *stream) Recv(n int) ([]byte, error) {
+	var nb [8]byte
+	binary.BigEndian.PutUint64(nb[:], uint64(n))
+	s.rec.Event("recv_attempt", s.remote, nb[:])
+	b, err := s.inner.Recv(n)
+	if err != nil {
+		s.rec.Event("recv_failure", s.remote, []byte(err.Error()))
+		return nil, err
+	}
+	s.rec.Event("recv_success", s.remote, b)
+	return b, nil
+}
+
+// Peek implements simrt.Stream.Peek; it is not recorded.
+func (s *stream) Peek(max int) []byte { return s.inner.Peek(max) }
+
+// Close implements simrt.Stream.Close.
+func (s *stream) Close() error { return s.inner.Close() }
+
+func addrField(a netip.AddrPort) []byte { return []byte(a.String()) }

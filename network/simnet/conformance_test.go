@@ -1,0 +1,58 @@
+package simnet_test
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/nettest"
+	"github.com/simrt/simrt/network/simnet"
+)
+
+// harness runs each case on a fresh simulator with a fresh simnet, built by
+// setup from the root context.
+func harness(setup func(ctx *deterministic.Context) *simnet.Network) nettest.Harness {
+	return func(t *testing.T, body func(nettest.Env)) {
+		deterministic.Seeded(7).Start(func(ctx *deterministic.Context) {
+			body(nettest.Task(ctx, setup(ctx)))
+		})
+	}
+}
+
+func TestConformance(t *testing.T) {
+	nettest.Run(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+		return simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+	}))
+}
+
+// The link model at zero faults, but switched on (a partition elsewhere,
+// a lossless, reset-free link that still draws for every send), changes no
+// behaviour.
+func TestConformanceLinkModelIdle(t *testing.T) {
+	nettest.Run(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		idleFaults(n)
+		return n
+	}))
+}
+
+// idleFaults configures faults that never fire on loopback traffic.
+func idleFaults(n *simnet.Network) {
+	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	n.Partition(a, b)
+	n.Clog(b, a)
+	n.SetLink(a, b, simnet.Link{Latency: time.Second, Loss: 0.5})
+	n.SetDefaultLink(simnet.Link{Loss: 1e-300, Reset: 1e-300})
+}
+
+// The conformance suite also passes with latency, jitter and bandwidth on
+// every link: they delay bytes but never lose or reorder them.
+func TestConformanceLinkModelSlow(t *testing.T) {
+	nettest.Run(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		n.SetDefaultLink(simnet.Link{Latency: time.Millisecond, Jitter: time.Millisecond, Bandwidth: 100 << 20, Loss: 0.01})
+		return n
+	}))
+}

@@ -1,0 +1,350 @@
+package simnet
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
+)
+
+// Ephemeral ports: every dial attempt takes the next port from 32768 on,
+// and 127.0.0.1 may not bind ports in [EphemeralStart, EphemeralEnd).
+const (
+	EphemeralStart = 32768
+	EphemeralEnd   = 61000
+)
+
+// DefaultBufferSize is the back-pressure threshold of one direction of a
+// connection when Config.BufferSize is zero.
+const DefaultBufferSize = 64 << 10
+
+// Loopback is the address of the default host: dials made through the
+// Network itself (not a Host view) originate from it.
+var Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+
+// Runtime is what the network needs from the runtime it lives in: the
+// current task (to park it), timers and the time.
+type Runtime interface {
+	simrt.Runtime
+	// Now returns the runtime's current time.
+	Now() time.Time
+}
+
+// Recorder receives the network's control events (link changes,
+// partitions, clogs, resets). The simulator's auditor satisfies it.
+type Recorder interface {
+	Event(label string, fields ...[]byte)
+}
+
+// Config sets the network's limits. The zero value is the reference's
+// network: 64 KiB per direction, dials across a partition fail at once,
+// held bytes wait for the heal forever.
+type Config struct {
+	// BufferSize is how many bytes one direction of a connection holds
+	// (in flight plus arrived but not yet received) before Send parks.
+	// Zero means DefaultBufferSize.
+	BufferSize int
+	// DialTimeout, when positive, makes a dial across a partition wait up
+	// to this long for the partition to heal and then fail with
+	// simrt.ErrTimeout. Zero means such a dial fails at once with
+	// simrt.ErrConnectionFailed.
+	DialTimeout time.Duration
+	// HoldTimeout, when positive, resets a connection whose bytes a
+	// partition has held this long. Zero means held bytes wait for the
+	// heal forever.
+	HoldTimeout time.Duration
+}
+
+// Network is an in-memory network of hosts joined by directed links. It
+// implements simrt.Network for the default host 127.0.0.1; Host gives the
+// view from another address. Its methods may be called from any task of
+// its runtime (and from timer callbacks); it is safe for concurrent use.
+type Network struct {
+	rt      Runtime
+	rng     *rand.Rand
+	rec     Recorder
+	cfg     Config
+	bufSize int
+
+	mu        sync.Mutex
+	listeners map[netip.AddrPort]*listener // never shrinks: a bound address stays taken
+	port      int                          // next ephemeral port
+	hosts     map[netip.Addr]*host
+	links     map[pair]*link
+	linkList  []*link // links in creation order, for deterministic walks
+	def       Link
+	pipes     []*pipe        // pipes in creation order, for heals
+	changed   core.WaitQueue // dials waiting for a partition or clog to end
+}
+
+var _ simrt.Network = (*Network)(nil)
+
+// New returns an empty network that parks and times through rt and draws
+// its faults from rng. rec, which may be nil, receives control events. New
+// panics on a negative Config field.
+func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
+	if cfg.BufferSize < 0 || cfg.DialTimeout < 0 || cfg.HoldTimeout < 0 {
+		panic("simnet.New: Config fields must not be negative")
+	}
+	if rng == nil {
+		panic("simnet.New: nil rng")
+	}
+	n := &Network{
+		rt:        rt,
+		rng:       rng,
+		rec:       rec,
+		cfg:       cfg,
+		bufSize:   cfg.BufferSize,
+		listeners: make(map[netip.AddrPort]*listener),
+		port:      EphemeralStart,
+		hosts:     make(map[netip.Addr]*host),
+		links:     make(map[pair]*link),
+	}
+	if n.bufSize == 0 {
+		n.bufSize = DefaultBufferSize
+	}
+	return n
+}
+
+// Host returns the network as seen from ip: its Dial originates from ip,
+// so its connections cross the links from and to ip. Bind is the same as on
+// the Network. ip must be valid; Host panics otherwise.
+func (n *Network) Host(ip netip.Addr) simrt.Network {
+	if !ip.IsValid() {
+		panic("simnet.Network.Host: invalid address")
+	}
+	return hostView{n: n, ip: ip.Unmap()}
+}
+
+type hostView struct {
+	n  *Network
+	ip netip.Addr
+}
+
+// Bind implements simrt.Network.Bind.
+func (h hostView) Bind(addr netip.AddrPort) (simrt.Listener, error) { return h.n.Bind(addr) }
+
+// Dial implements simrt.Network.Dial from the view's address.
+func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	return h.n.dial(h.ip, addr)
+}
+
+// Bind implements simrt.Network.Bind. Addresses match exactly (0.0.0.0:80
+// and 127.0.0.1:80 are different listeners) and port 0 is an ordinary port.
+// A bound address is never freed, even after Close. 127.0.0.1 may not bind
+// an ephemeral port.
+func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	addr = unmap(addr)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if addr.Addr() == Loopback && addr.Port() >= EphemeralStart && addr.Port() < EphemeralEnd {
+		return nil, simrt.ErrBindFailed
+	}
+	if _, ok := n.listeners[addr]; ok {
+		return nil, simrt.ErrBindFailed
+	}
+	l := &listener{n: n, addr: addr}
+	n.listeners[addr] = l
+	return l, nil
+}
+
+// Dial implements simrt.Network.Dial from 127.0.0.1.
+func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	return n.dial(Loopback, addr)
+}
+
+// dial connects src to dst. Every attempt takes an ephemeral port, even a
+// failed one. Across a partition it fails (or waits, with DialTimeout);
+// across a clog it waits for the release; with latency it takes one round
+// trip. The connection is queued on the listener at once: no Accept is
+// needed for the dialer to start sending.
+func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	dst = unmap(dst)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.port > 0xffff {
+		panic("ephemeral port range exhausted")
+	}
+	local := netip.AddrPortFrom(src, uint16(n.port))
+	n.port++
+	out, back := n.link(src, dst.Addr()), n.link(dst.Addr(), src)
+	if err := n.waitPath(out, back); err != nil {
+		return nil, nil, err
+	}
+	if rtt := out.cfg.Latency + back.cfg.Latency; rtt > 0 {
+		n.sleep(rtt)
+	}
+	l := n.listeners[dst]
+	if l == nil || l.closed {
+		return nil, nil, simrt.ErrConnectionFailed
+	}
+	up := &pipe{net: n, link: out, from: local, to: dst, sinkOpen: true, streamOpen: true}
+	down := &pipe{net: n, link: back, from: dst, to: local, sinkOpen: true, streamOpen: true}
+	up.peer, down.peer = down, up
+	n.pipes = append(n.pipes, up, down)
+	l.queue = append(l.queue, accepted{peer: local, sink: &sink{p: down}, stream: &stream{p: up}})
+	l.q.NotifyOne()
+	return &sink{p: up}, &stream{p: down}, nil
+}
+
+// waitPath parks while a clog blocks the path, and fails or waits (per
+// DialTimeout) while a partition cuts it. Called with mu held.
+func (n *Network) waitPath(out, back *link) error {
+	open := func() bool { return !out.blocked() && !back.blocked() }
+	if open() {
+		return nil
+	}
+	if (out.severed() || back.severed()) && n.cfg.DialTimeout <= 0 {
+		return simrt.ErrConnectionFailed
+	}
+	wait := func() error {
+		for !open() {
+			if (out.severed() || back.severed()) && n.cfg.DialTimeout <= 0 {
+				return simrt.ErrConnectionFailed
+			}
+			n.wait(&n.changed)
+		}
+		return nil
+	}
+	if n.cfg.DialTimeout <= 0 {
+		return wait()
+	}
+	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
+}
+
+// wait parks the calling task on q with mu released, and holds mu again
+// when it returns or unwinds.
+func (n *Network) wait(q *core.WaitQueue) {
+	t := n.rt.CurrentTask()
+	w := t.Waiter()
+	q.Push(w)
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		q.Remove(w)
+	}()
+	t.Park()
+}
+
+// sleep parks the calling task for d with mu released, and holds mu again
+// when it returns or unwinds.
+func (n *Network) sleep(d time.Duration) {
+	n.mu.Unlock()
+	defer n.mu.Lock()
+	simrt.Select(n.rt, simrt.After(n.rt, d, nil))
+}
+
+// host returns the state of ip, creating it. Called with mu held.
+func (n *Network) host(ip netip.Addr) *host {
+	h := n.hosts[ip]
+	if h == nil {
+		h = &host{ip: ip}
+		n.hosts[ip] = h
+	}
+	return h
+}
+
+// link returns the state of the link from a to b, creating it with the
+// default configuration. Called with mu held.
+func (n *Network) link(a, b netip.Addr) *link {
+	k := pair{a, b}
+	l := n.links[k]
+	if l == nil {
+		l = &link{from: n.host(a), to: n.host(b), cfg: n.def}
+		n.links[k] = l
+		n.linkList = append(n.linkList, l)
+	}
+	return l
+}
+
+// resetConn breaks the connection p belongs to: every byte is dropped and
+// every parked operation on either end fails. Called with mu held.
+func (n *Network) resetConn(p *pipe, why string) {
+	for _, q := range [2]*pipe{p, p.peer} {
+		q.reset = true
+		q.discard()
+		q.recvq.NotifyAll()
+		q.sendq.NotifyAll()
+	}
+	n.event("net_reset", p.from.String(), p.to.String(), why)
+}
+
+// event records a control event, if there is a recorder.
+func (n *Network) event(label string, fields ...string) {
+	if n.rec == nil {
+		return
+	}
+	bs := make([][]byte, len(fields))
+	for i, f := range fields {
+		bs[i] = []byte(f)
+	}
+	n.rec.Event(label, bs...)
+}
+
+func unmap(a netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port())
+}
+
+// accepted is a connection waiting in a listener's queue.
+type accepted struct {
+	peer   netip.AddrPort
+	sink   *sink
+	stream *stream
+}
+
+// listener is a bound address and its queue of connections.
+type listener struct {
+	n      *Network
+	addr   netip.AddrPort
+	queue  []accepted
+	closed bool
+	q      core.WaitQueue
+}
+
+var _ simrt.Listener = (*listener)(nil)
+
+// Accept implements simrt.Listener.Accept.
+func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
+	n := l.n
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for {
+		if l.closed {
+			return netip.AddrPort{}, nil, nil, simrt.ErrClosed
+		}
+		if len(l.queue) > 0 {
+			c := l.queue[0]
+			l.queue[0] = accepted{}
+			l.queue = l.queue[1:]
+			return c.peer, c.sink, c.stream, nil
+		}
+		n.wait(&l.q)
+	}
+}
+
+// Addr implements simrt.Listener.Addr.
+func (l *listener) Addr() netip.AddrPort { return l.addr }
+
+// Close implements simrt.Listener.Close. Connections still queued are
+// closed, so their dialers see their sends and receives fail. The address
+// stays bound: a later dial to it fails with ErrConnectionFailed.
+func (l *listener) Close() error {
+	n := l.n
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	queue := l.queue
+	l.queue = nil
+	l.q.NotifyAll()
+	for _, c := range queue {
+		c.sink.closeLocked()
+		c.stream.closeLocked()
+	}
+	return nil
+}

@@ -1,0 +1,329 @@
+package simnet
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
+)
+
+// segment is the bytes of one Send on their way across a link.
+type segment struct {
+	at time.Time // when they arrive, if the link lets them through
+	b  []byte
+}
+
+// pipe is one direction of a connection: what a sink has sent and its
+// stream has not yet returned. Bytes travel in three stages: in flight on
+// the link (flight), arrived at the receiving host (shared), and pulled by
+// the stream (local, what Peek sees). Back-pressure counts the first two,
+// so a sender may be at most BufferSize bytes ahead of the stream's pulls.
+// Every field is guarded by the network's mutex.
+type pipe struct {
+	net      *Network
+	link     *link
+	peer     *pipe // the other direction of the same connection
+	from, to netip.AddrPort
+
+	flight      []segment
+	head        int // flight[head:] is still in flight
+	flightBytes int
+	last        time.Time // arrival time of the latest segment
+	shared      byteQueue
+	local       byteQueue
+
+	sinkOpen, streamOpen bool
+	reset                bool
+
+	recvq core.WaitQueue // the stream, waiting for bytes
+	sendq core.WaitQueue // the sink, waiting for the stream to drain
+
+	timer    func() bool // stops the delivery timer
+	timerAt  time.Time
+	timerGen uint64
+	hold     func() bool // stops the hold timer (HoldTimeout)
+}
+
+func (p *pipe) inFlight() bool { return p.head < len(p.flight) }
+
+// pending is what counts against the back-pressure threshold.
+func (p *pipe) pending() int { return p.flightBytes + p.shared.len() }
+
+func (p *pipe) alive() bool { return !p.reset && (p.sinkOpen || p.streamOpen) }
+
+// push hands the bytes of one Send to the link.
+func (p *pipe) push(bufs [][]byte, total int) {
+	n := p.net
+	l := p.link
+	now := n.rt.Now()
+	at := now
+	if !l.cfg.perfect() {
+		at, l.busy = l.cfg.transit(now, l.busy, p.last, total, n.rng)
+	} else if p.last.After(at) {
+		at = p.last
+	}
+	p.last = at
+	if !at.After(now) && !p.inFlight() && !l.blocked() {
+		for _, b := range bufs {
+			p.shared.write(b)
+		}
+		p.recvq.NotifyAll()
+		return
+	}
+	seg := make([]byte, 0, total)
+	for _, b := range bufs {
+		seg = append(seg, b...)
+	}
+	p.flight = append(p.flight, segment{at: at, b: seg})
+	p.flightBytes += total
+	p.pump()
+}
+
+// pump delivers every segment that has arrived, unless the link holds them,
+// and arms a timer for the next one.
+func (p *pipe) pump() {
+	if !p.inFlight() {
+		p.stopHold()
+		return
+	}
+	if p.link.blocked() {
+		p.armHold()
+		return
+	}
+	p.stopHold()
+	now := p.net.rt.Now()
+	moved := false
+	for p.inFlight() && !p.flight[p.head].at.After(now) {
+		s := p.flight[p.head]
+		p.flight[p.head] = segment{}
+		p.head++
+		p.flightBytes -= len(s.b)
+		p.shared.write(s.b)
+		moved = true
+	}
+	if !p.inFlight() {
+		p.flight, p.head = p.flight[:0], 0
+	}
+	if moved {
+		p.recvq.NotifyAll()
+	}
+	if p.inFlight() {
+		p.arm(p.flight[p.head].at, now)
+	}
+}
+
+// arm makes sure a timer will pump the pipe at time at.
+func (p *pipe) arm(at, now time.Time) {
+	if p.timer != nil {
+		if !p.timerAt.After(at) {
+			return
+		}
+		p.timer()
+	}
+	p.timerGen++
+	gen := p.timerGen
+	p.timerAt = at
+	p.timer = p.net.rt.AfterFunc(at.Sub(now), func() {
+		p.net.mu.Lock()
+		defer p.net.mu.Unlock()
+		if p.timerGen != gen {
+			return
+		}
+		p.timer = nil
+		p.pump()
+	})
+}
+
+// armHold starts the HoldTimeout clock when a partition holds bytes.
+func (p *pipe) armHold() {
+	d := p.net.cfg.HoldTimeout
+	if d <= 0 || p.hold != nil || !p.link.severed() {
+		return
+	}
+	p.hold = p.net.rt.AfterFunc(d, func() {
+		p.net.mu.Lock()
+		defer p.net.mu.Unlock()
+		if p.hold == nil {
+			return
+		}
+		p.hold = nil
+		if p.inFlight() && p.link.severed() {
+			p.net.resetConn(p, "hold_timeout")
+		}
+	})
+}
+
+func (p *pipe) stopHold() {
+	if p.hold != nil {
+		p.hold()
+		p.hold = nil
+	}
+}
+
+// discard drops every byte and timer of the pipe.
+func (p *pipe) discard() {
+	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.shared.reset()
+	p.local.reset()
+	if p.timer != nil {
+		p.timer()
+		p.timer = nil
+		p.timerGen++
+	}
+	p.stopHold()
+}
+
+// pull moves arrived bytes into the stream's local buffer, up to
+// max(n, BufferSize) local bytes, and wakes a sender the pull unblocked.
+func (p *pipe) pull(n int) {
+	limit := p.net.bufSize
+	want := max(n, limit) - p.local.len()
+	if want <= 0 || p.shared.len() == 0 {
+		return
+	}
+	p.shared.moveTo(&p.local, want)
+	if p.pending() <= limit {
+		p.sendq.NotifyAll()
+	}
+}
+
+// sink is the sending half of a pipe.
+type sink struct {
+	p        *pipe
+	poisoned bool // a Send failed or was abandoned, or Close was called
+}
+
+var _ simrt.Sink = (*sink)(nil)
+
+// Send implements simrt.Sink.Send.
+func (s *sink) Send(bufs ...[]byte) error {
+	p := s.p
+	n := p.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s.poisoned {
+		return simrt.ErrClosed
+	}
+	if p.reset || !p.streamOpen {
+		s.poisoned = true
+		return simrt.ErrSendFailed
+	}
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	if total == 0 {
+		return nil
+	}
+	if chance(n.rng, p.link.cfg.Reset) {
+		s.poisoned = true
+		n.resetConn(p, "random")
+		return simrt.ErrSendFailed
+	}
+	p.push(bufs, total)
+	for p.pending() > n.bufSize {
+		s.poisoned = true // stays so if the wait unwinds
+		n.wait(&p.sendq)
+		if p.reset || !p.streamOpen {
+			return simrt.ErrSendFailed
+		}
+		s.poisoned = false
+	}
+	return nil
+}
+
+// Close implements simrt.Sink.Close.
+func (s *sink) Close() error {
+	s.p.net.mu.Lock()
+	defer s.p.net.mu.Unlock()
+	s.closeLocked()
+	return nil
+}
+
+func (s *sink) closeLocked() {
+	p := s.p
+	s.poisoned = true
+	if p.sinkOpen {
+		p.sinkOpen = false
+		p.recvq.NotifyAll()
+	}
+}
+
+// stream is the receiving half of a pipe.
+type stream struct {
+	p        *pipe
+	poisoned bool
+}
+
+var _ simrt.Stream = (*stream)(nil)
+
+// Recv implements simrt.Stream.Recv.
+func (s *stream) Recv(k int) ([]byte, error) {
+	if k < 0 {
+		panic("simnet: Recv of a negative length")
+	}
+	p := s.p
+	n := p.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s.poisoned {
+		return nil, simrt.ErrClosed
+	}
+	for {
+		if p.reset {
+			s.poison()
+			return nil, simrt.ErrRecvFailed
+		}
+		p.pull(k)
+		if p.local.len() >= k {
+			out := make([]byte, k)
+			copy(out, p.local.bytes())
+			p.local.consume(k)
+			return out, nil
+		}
+		if !p.sinkOpen && !p.inFlight() && p.shared.len() == 0 {
+			s.poison()
+			return nil, simrt.ErrRecvFailed
+		}
+		s.poisoned = true // stays so if the wait unwinds
+		n.wait(&p.recvq)
+		s.poisoned = false
+	}
+}
+
+// poison marks the stream unusable and drops what it had buffered.
+func (s *stream) poison() {
+	s.poisoned = true
+	s.p.local.reset()
+}
+
+// Peek implements simrt.Stream.Peek.
+func (s *stream) Peek(max int) []byte {
+	p := s.p
+	p.net.mu.Lock()
+	defer p.net.mu.Unlock()
+	if s.poisoned || max <= 0 {
+		return nil
+	}
+	b := p.local.bytes()
+	return b[:min(max, len(b)):min(max, len(b))]
+}
+
+// Close implements simrt.Stream.Close.
+func (s *stream) Close() error {
+	s.p.net.mu.Lock()
+	defer s.p.net.mu.Unlock()
+	s.closeLocked()
+	return nil
+}
+
+func (s *stream) closeLocked() {
+	p := s.p
+	s.poison()
+	if p.streamOpen {
+		p.streamOpen = false
+		p.discard()
+		p.sendq.NotifyAll()
+	}
+}
