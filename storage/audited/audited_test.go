@@ -1,0 +1,118 @@
+package audited_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage/audited"
+	"github.com/simrt/simrt/storage/memory"
+	"github.com/simrt/simrt/storage/storagetest"
+)
+
+// chain is a Recorder like the simulator's auditor: a CRC-32C chain over
+// length-prefixed fields. It also keeps the labels.
+type chain struct {
+	state  uint32
+	labels []string
+}
+
+func (c *chain) Event(label string, fields ...[]byte) {
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	var b []byte
+	b = binary.BigEndian.AppendUint32(b, c.state)
+	for _, f := range append([][]byte{[]byte(label)}, fields...) {
+		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		b = append(b, f...)
+	}
+	c.state = crc32.Checksum(b, tab)
+	c.labels = append(c.labels, label)
+}
+
+func TestConformance(t *testing.T) {
+	storagetest.Run(t, func(*testing.T) simrt.Storage { return audited.New(memory.New(), &chain{}) })
+}
+
+// run applies f to a fresh audited store and returns the audit state.
+func run(t *testing.T, f func(s simrt.Storage)) uint32 {
+	t.Helper()
+	c := &chain{}
+	f(audited.New(memory.New(), c))
+	return c.state
+}
+
+func TestOptionsChangeTheAudit(t *testing.T) {
+	write := func(opts simrt.WriteOptions) uint32 {
+		return run(t, func(s simrt.Storage) {
+			b, _, _ := s.Open("p", []byte("b"))
+			b.WriteAt(0, opts, []byte("x"))
+		})
+	}
+	if write(0) == write(simrt.WriteSync) || write(0) == write(simrt.WriteDontCache) {
+		t.Fatal("write options did not change the audit")
+	}
+}
+
+func TestPartitionAndNameBoundariesAreUnambiguous(t *testing.T) {
+	open := func(p, n string) uint32 {
+		return run(t, func(s simrt.Storage) { s.Open(p, []byte(n)) })
+	}
+	if open("a", "bc") == open("ab", "c") {
+		t.Fatal("a/bc and ab/c audit the same")
+	}
+}
+
+func TestChunkingDoesNotChangeTheAudit(t *testing.T) {
+	write := func(bufs ...[]byte) uint32 {
+		return run(t, func(s simrt.Storage) {
+			b, _, _ := s.Open("p", []byte("b"))
+			if err := b.WriteAt(0, 0, bufs...); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, 6)
+			if err := b.ReadAt(got, 0); err != nil || string(got) != "abcdef" {
+				t.Fatalf("chunks reached the inner blob as %q, %v", got, err)
+			}
+		})
+	}
+	if write([]byte("abcdef")) != write([]byte("ab"), []byte("cd"), nil, []byte("ef")) {
+		t.Fatal("chunking changed the audit")
+	}
+}
+
+func TestFailedOperationsAreAudited(t *testing.T) {
+	c := &chain{}
+	s := audited.New(memory.New(), c)
+	if _, _, err := s.Open("p", []byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	before := c.state
+	if _, _, err := s.Open("p", []byte("b")); err == nil {
+		t.Fatal("second open succeeded")
+	}
+	if c.state == before {
+		t.Fatal("a refused open left the audit unchanged")
+	}
+}
+
+func TestEveryOperationIsAudited(t *testing.T) {
+	c := &chain{}
+	s := audited.New(memory.New(), c)
+	b, _, _ := s.Open("p", []byte("b"))
+	b.WriteAt(0, 0, []byte("x"))
+	b.ReadAt(make([]byte, 1), 0)
+	b.Resize(1)
+	b.Sync()
+	b.StartSync()
+	b.Close()
+	s.Scan("p")
+	s.Remove("p", []byte("b"))
+	s.RemovePartition("p")
+	got := fmt.Sprint(c.labels)
+	want := "[open write_at read_at resize sync start_sync close scan remove remove]"
+	if got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+}
