@@ -1,48 +1,122 @@
 package deterministic
 
-// Placeholder wiring until the storage stack (issue 3) lands in this file.
-// The storage engineer owns this file and replaces everything in it; the
-// executor relies only on: type StorageFaults, type storageState (a field of
-// runtime), type storageCheckpoint (a field of Checkpoint),
-// (*runtime).initStorage(cp *Checkpoint) called when a runtime is built, and
-// (*runtime).crashStorage() storageCheckpoint called after every task has
-// been unwound.
-
 import (
-	"errors"
+	"math/rand/v2"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage/audited"
+	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/storage/memory"
+	"github.com/simrt/simrt/storage/metered"
 )
 
-// StorageFaults configures injected storage faults. The zero value injects
-// none.
-type StorageFaults struct{}
+// StorageFaults configures injected storage faults (Config.StorageFaults,
+// and live through Context.StorageFaultConfig). The zero value injects none
+// and loses every unsynced write at the crash that ends each run.
+type StorageFaults = faulty.Config
 
-type storageState struct{}
+// StorageDigest is a CRC-32C digest of durable storage contents.
+type StorageDigest = memory.Digest
 
-type storageCheckpoint struct{}
+// storageState is the runtime's simulated storage: the stack
+// metered → audited → faulty → memory, and its two ends.
+type storageState struct {
+	mem   *memory.Storage
+	fault *faulty.Storage
+	stack simrt.Storage
+}
 
-func (rt *runtime) initStorage(cp *Checkpoint) {}
+// storageCheckpoint is the storage a checkpoint carries: durable contents
+// after the crash, and the fault configuration as it was then.
+type storageCheckpoint struct {
+	snap   *memory.Snapshot
+	faults StorageFaults
+}
 
-func (rt *runtime) crashStorage() storageCheckpoint { return storageCheckpoint{} }
+// storageStack is the one place that fixes the order of the layers.
+func storageStack(mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec audited.Recorder, reg prometheus.Registerer) storageState {
+	f := faulty.New(mem, rng, faults)
+	return storageState{mem: mem, fault: f, stack: metered.New(audited.New(f, rec), reg)}
+}
 
-var errNoStorage = errors.New("deterministic: storage not wired yet")
+// initStorage builds the storage of a new runtime: empty with the
+// configured faults, or the checkpoint's durable contents and faults.
+func (rt *runtime) initStorage(cp *Checkpoint) {
+	if cp == nil {
+		rt.storage = storageStack(memory.New(), rt.rng, rt.cfg.StorageFaults, rt.auditor, rt.registry.Registerer())
+		return
+	}
+	rt.storage = storageStack(memory.Restore(cp.storage.snap), rt.rng, cp.storage.faults, rt.auditor, rt.registry.Registerer())
+}
 
-// Open implements simrt.Storage.Open.
+// crashStorage crashes the storage once no task can touch it (unsynced
+// writes resolved by the fault configuration, drawing from the runtime's
+// generator) and snapshots what is durable.
+func (rt *runtime) crashStorage() storageCheckpoint {
+	if rt.storage.fault == nil {
+		return storageCheckpoint{}
+	}
+	if err := rt.storage.fault.Crash(); err != nil {
+		panic("deterministic: storage crash: " + err.Error())
+	}
+	return storageCheckpoint{snap: rt.storage.mem.Snapshot(), faults: *rt.storage.fault.Config()}
+}
+
+// Open implements simrt.Storage.Open on the simulated storage.
 func (c *Context) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
-	return nil, 0, errNoStorage
+	c.rt.check()
+	return c.rt.storage.stack.Open(partition, name)
 }
 
-// OpenVersioned implements simrt.Storage.OpenVersioned.
+// OpenVersioned implements simrt.Storage.OpenVersioned on the simulated
+// storage. Opens are exclusive until Close or removal.
 func (c *Context) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
-	return nil, 0, 0, errNoStorage
+	c.rt.check()
+	return c.rt.storage.stack.OpenVersioned(partition, name, versions)
 }
 
-// Remove implements simrt.Storage.Remove.
-func (c *Context) Remove(partition string, name []byte) error { return errNoStorage }
+// Remove implements simrt.Storage.Remove on the simulated storage.
+func (c *Context) Remove(partition string, name []byte) error {
+	c.rt.check()
+	return c.rt.storage.stack.Remove(partition, name)
+}
 
-// Scan implements simrt.Storage.Scan.
-func (c *Context) Scan(partition string) ([][]byte, error) { return nil, errNoStorage }
+// RemovePartition implements simrt.Storage.RemovePartition on the simulated
+// storage.
+func (c *Context) RemovePartition(partition string) error {
+	c.rt.check()
+	return c.rt.storage.stack.RemovePartition(partition)
+}
 
-// RemovePartition implements simrt.Storage.RemovePartition.
-func (c *Context) RemovePartition(partition string) error { return errNoStorage }
+// Scan implements simrt.Storage.Scan on the simulated storage.
+func (c *Context) Scan(partition string) ([][]byte, error) {
+	c.rt.check()
+	return c.rt.storage.stack.Scan(partition)
+}
+
+// StorageFaultConfig returns the live storage fault configuration: a change
+// through the pointer applies from the next storage operation, and the
+// configuration as it is when the run ends is what a checkpoint resumes
+// with. The pointer must not be used after the run.
+func (c *Context) StorageFaultConfig() *StorageFaults {
+	c.rt.check()
+	return c.rt.storage.fault.Config()
+}
+
+// StorageAudit returns a digest of the durable contents of every blob. It
+// changes with synced data only: two runs that leave the same durable
+// state have the same digest.
+func (c *Context) StorageAudit() StorageDigest {
+	c.rt.check()
+	return c.rt.storage.mem.Audit()
+}
+
+// LogicalBlob returns a copy of a blob's durable logical contents without
+// opening it, or false when the blob is missing or its header does not
+// resolve. It is meant for tests.
+func (c *Context) LogicalBlob(partition string, name []byte) ([]byte, bool) {
+	c.rt.check()
+	return c.rt.storage.mem.LogicalBlob(partition, name)
+}
