@@ -1,0 +1,412 @@
+package deterministic
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+var epoch = time.Unix(0, 0).UTC()
+
+func TestAlarmMinHeap(t *testing.T) {
+	var h timers
+	for _, at := range []int64{10, 5, 15, 5} {
+		h.add(at, nil, nil)
+	}
+	var got []int64
+	for h.len() > 0 {
+		got = append(got, h.pop().at)
+	}
+	if !slices.Equal(got, []int64{5, 5, 10, 15}) {
+		t.Fatalf("popped %v", got)
+	}
+}
+
+// TestTimersFireInOrder checks the heap against a sorted model with many
+// random deadlines: ties fire in the order they were set.
+func TestTimersFireInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var h timers
+	type entry struct {
+		at  int64
+		seq uint64
+	}
+	var model []entry
+	for i := range 100_000 {
+		at := rng.Int64N(1000)
+		h.add(at, nil, nil)
+		model = append(model, entry{at, uint64(i)})
+	}
+	slices.SortStableFunc(model, func(a, b entry) int { return int(a.at - b.at) })
+	for i, want := range model {
+		got := h.pop()
+		if got.at != want.at || got.seq != want.seq {
+			t.Fatalf("pop %d: (%d,%d), want (%d,%d)", i, got.at, got.seq, want.at, want.seq)
+		}
+	}
+}
+
+// In Go a Select re-arms its cases on every wakeup; an After case must still
+// own exactly one timer, and fire once, at its deadline.
+func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
+	New(Config{}).Start(func(ctx *Context) {
+		ch := simrt.NewUnboundedChan[int]()
+		simrt.Spawn(ctx.Child("poker"), func(ctx simrt.Context) struct{} {
+			for i := range 100 {
+				ch.Send(ctx, i)
+				simrt.Reschedule(ctx)
+			}
+			return struct{}{}
+		})
+		before := ctx.rt.timers.len()
+		fired := 0
+		received := 0
+		for fired == 0 {
+			simrt.Select(ctx,
+				simrt.After(ctx, 10*time.Millisecond, func() { fired++ }),
+				ch.OnRecv(func(int, bool) { received++ }),
+			)
+			if fired == 0 && ctx.rt.timers.len() > before+1 {
+				t.Fatalf("%d timers pending after %d wakeups", ctx.rt.timers.len()-before, received)
+			}
+			break
+		}
+		// A single select over a deadline that cannot be beaten:
+		start := ctx.Now()
+		i := simrt.Select(ctx, simrt.After(ctx, 20*time.Millisecond, nil), simrt.NewSignal().OnFire(nil))
+		if i != 0 || ctx.Now().Sub(start) != 20*time.Millisecond {
+			t.Fatalf("after fired as case %d after %v", i, ctx.Now().Sub(start))
+		}
+	})
+}
+
+func TestDroppedSleeperBeforeLiveDeadline(t *testing.T) {
+	New(Config{}).Start(func(ctx *Context) {
+		started := simrt.NewOneshot[struct{}]()
+		sleeper := simrt.Spawn(ctx.Child("sleeper"), func(ctx simrt.Context) struct{} {
+			started.Send(struct{}{})
+			ctx.Sleep(time.Second)
+			return struct{}{}
+		})
+		started.Recv(ctx)
+		sleeper.Abort()
+		// The aborted sleeper's alarm must not keep a later live one from firing.
+		start := ctx.Now()
+		ctx.Sleep(2 * time.Second)
+		if got := ctx.Now().Sub(start); got != 2*time.Second {
+			t.Errorf("woke at %v", got)
+		}
+	})
+}
+
+func TestDroppedSleeperBeyondTimeout(t *testing.T) {
+	mustPanic(t, "runtime timeout", func() {
+		Timed(10 * time.Second).Start(func(ctx *Context) {
+			started := simrt.NewOneshot[struct{}]()
+			sleeper := simrt.Spawn(ctx.Child("sleeper"), func(ctx simrt.Context) struct{} {
+				started.Send(struct{}{})
+				ctx.Sleep(20 * time.Second)
+				return struct{}{}
+			})
+			started.Recv(ctx)
+			sleeper.Abort()
+			simrt.NewSignal().Wait(ctx) // pending forever
+		})
+	})
+}
+
+func TestTimeout(t *testing.T) {
+	mustPanic(t, "runtime timeout", func() {
+		Timed(10 * time.Second).Start(func(ctx *Context) {
+			for {
+				ctx.Sleep(time.Second)
+			}
+		})
+	})
+}
+
+// In Go a zero Cycle means the default, so the reference's zero-cycle case
+// cannot be written; the invalid durations are the negative ones.
+func TestBadTimeout(t *testing.T) {
+	mustPanic(t, "timeout must not be negative", func() { New(Config{Timeout: -time.Second}) })
+}
+
+func TestBadCycle(t *testing.T) {
+	mustPanic(t, "cycle duration must be greater than or equal to system time precision", func() {
+		New(Config{Cycle: -1})
+	})
+}
+
+func TestBadStartTime(t *testing.T) {
+	mustPanic(t, "start time must be greater than or equal to unix epoch", func() {
+		New(Config{StartTime: time.Unix(-1, 0)})
+	})
+}
+
+func TestDefaultTimeZero(t *testing.T) {
+	New(Config{}).Start(func(ctx *Context) {
+		if !ctx.Now().Equal(epoch) {
+			t.Errorf("start time %v", ctx.Now())
+		}
+	})
+}
+
+func TestStartTime(t *testing.T) {
+	start := epoch.Add(100 * time.Second)
+	New(Config{StartTime: start}).Start(func(ctx *Context) {
+		if !ctx.Now().Equal(start) {
+			t.Errorf("start time %v, want %v", ctx.Now(), start)
+		}
+	})
+}
+
+func TestStall(t *testing.T) {
+	mustPanic(t, "runtime stalled", func() {
+		New(Config{}).Start(func(ctx *Context) {
+			simrt.NewSignal().Wait(ctx)
+		})
+	})
+}
+
+// A task waiting on something only an outside thread could provide: without
+// pacing mode, nothing in the simulation can wake it, so the run stalls
+// instead of hanging.
+func TestExternalSimulated(t *testing.T) {
+	mustPanic(t, "runtime stalled", func() {
+		New(Config{}).Start(func(ctx *Context) {
+			never := simrt.NewOneshot[struct{}]()
+			never.Recv(ctx)
+		})
+	})
+}
+
+func iterations(t *testing.T, metrics string) int {
+	t.Helper()
+	for _, line := range strings.Split(metrics, "\n") {
+		if v, ok := strings.CutPrefix(line, "runtime_iterations_total "); ok {
+			f := 0.0
+			for _, c := range strings.TrimSuffix(v, ".0") {
+				f = f*10 + float64(c-'0')
+			}
+			return int(f)
+		}
+	}
+	t.Fatal("no runtime_iterations_total in metrics")
+	return 0
+}
+
+func TestSimulatedSkip(t *testing.T) {
+	New(Config{}).Start(func(ctx *Context) {
+		ctx.Sleep(time.Second)
+		if n := iterations(t, ctx.Encode()); n >= 10 {
+			t.Errorf("%d iterations for an idle second: time was not skipped", n)
+		}
+	})
+}
+
+func TestRealtimeNoSkip(t *testing.T) {
+	New(Config{External: true, Cycle: time.Microsecond}).Start(func(ctx *Context) {
+		ctx.Sleep(time.Millisecond)
+		if n := iterations(t, ctx.Encode()); n < 500 {
+			t.Errorf("%d iterations in pacing mode: time was skipped", n)
+		}
+	})
+}
+
+func TestExternalRealtime(t *testing.T) {
+	New(Config{External: true}).Start(func(ctx *Context) {
+		got := Pace(ctx, 0, func() int {
+			time.Sleep(20 * time.Millisecond) // a real process taking real time
+			return 7
+		})
+		if got != 7 {
+			t.Errorf("paced %d", got)
+		}
+	})
+}
+
+func TestPacedFutureMovesBetweenTasks(t *testing.T) {
+	Timed(time.Second).Start(func(ctx *Context) {
+		latency := 10 * time.Millisecond
+		deadline := ctx.Now().Add(latency)
+		h := simrt.Spawn(ctx.Child("moved"), func(ctx simrt.Context) int {
+			return Pace(ctx, latency, func() int { return 7 })
+		})
+		v, err := h.Await(ctx)
+		if v != 7 || err != nil || ctx.Now().Before(deadline) {
+			t.Errorf("got %d, %v at %v (deadline %v)", v, err, ctx.Now(), deadline)
+		}
+	})
+}
+
+// A result sampled before a slow real send arrives after it in real time
+// but earlier in simulated time; one sampled with a long latency arrives at
+// that latency. Results keep their simulated order.
+func TestExternalRealtimeVariable(t *testing.T) {
+	New(Config{External: true}).Start(func(ctx *Context) {
+		realStart := time.Now() // wall clock: this test is about real time
+		simStart := ctx.Now()
+		wait := 100 * time.Millisecond
+		results := simrt.NewUnboundedChan[int]()
+		first := simrt.Spawn(ctx.Child("sample_before_send"), func(ctx simrt.Context) struct{} {
+			Pace(ctx, 0, func() struct{} { time.Sleep(wait); return struct{}{} })
+			if time.Since(realStart) < wait {
+				t.Error("first result arrived before the real work finished")
+			}
+			if ctx.Now().Sub(simStart) >= wait {
+				t.Error("first result arrived late in simulated time")
+			}
+			results.Send(ctx, 1)
+			return struct{}{}
+		})
+		second := simrt.Spawn(ctx.Child("sample_after_send"), func(ctx simrt.Context) struct{} {
+			Pace(ctx, wait, func() struct{} { return struct{}{} })
+			if ctx.Now().Sub(simStart) < wait {
+				t.Error("second result arrived before its latency")
+			}
+			results.Send(ctx, 2)
+			return struct{}{}
+		})
+		second.Await(ctx)
+		first.Await(ctx)
+		a, _ := results.Recv(ctx)
+		b, _ := results.Recv(ctx)
+		if a != 1 || b != 2 {
+			t.Errorf("order %d, %d", a, b)
+		}
+	})
+}
+
+func TestContextReturn(t *testing.T) {
+	var escaped *Context
+	New(Config{}).Start(func(ctx *Context) { escaped = ctx })
+	mustPanic(t, "context used after its runtime finished", func() { escaped.Now() })
+	mustPanic(t, "context used after its runtime finished", func() { escaped.Child("x") })
+}
+
+func TestStartTwicePanics(t *testing.T) {
+	r := New(Config{})
+	r.Start(func(*Context) {})
+	mustPanic(t, "Start called twice", func() { r.Start(func(*Context) {}) })
+}
+
+func TestCheckpointResumedTwicePanics(t *testing.T) {
+	cp := New(Config{}).StartAndRecover(func(*Context) {})
+	FromCheckpoint(cp)
+	mustPanic(t, "checkpoint already resumed", func() { FromCheckpoint(cp) })
+}
+
+func TestRecoverTimePersists(t *testing.T) {
+	var before time.Time
+	cp := New(Config{}).StartAndRecover(func(ctx *Context) {
+		ctx.Sleep(10 * time.Second)
+		before = ctx.Now()
+	})
+	if before.Sub(epoch) != 10*time.Second {
+		t.Fatalf("slept to %v", before)
+	}
+	FromCheckpoint(cp).Start(func(ctx *Context) {
+		if !ctx.Now().Equal(before) {
+			t.Errorf("recovered at %v, want %v", ctx.Now(), before)
+		}
+		ctx.Sleep(10 * time.Second)
+		if ctx.Now().Sub(epoch) != 20*time.Second {
+			t.Errorf("now %v", ctx.Now())
+		}
+	})
+}
+
+func TestRecoverPanicHandling(t *testing.T) {
+	cp := New(Config{CatchPanics: true}).StartAndRecover(func(ctx *Context) { simrt.Reschedule(ctx) })
+	FromCheckpoint(cp).Start(func(ctx *Context) {
+		// The recovered runtime still catches task panics...
+		h := simrt.Spawn(ctx, func(simrt.Context) int { panic("caught") })
+		if _, err := h.Await(ctx); !errors.Is(err, simrt.ErrExited) {
+			t.Errorf("await: %v", err)
+		}
+	})
+	cp = New(Config{}).StartAndRecover(func(ctx *Context) { simrt.Reschedule(ctx) })
+	// ...and the root's own panic always propagates.
+	mustPanic(t, "goodbye", func() {
+		FromCheckpoint(cp).Start(func(*Context) { panic("goodbye") })
+	})
+}
+
+func TestRecoverRNGAndAuditorPersist(t *testing.T) {
+	var a1, s1 uint64
+	var state string
+	cp := Seeded(3).StartAndRecover(func(ctx *Context) { a1 = ctx.Rand().Uint64(); state = ctx.Auditor().State() })
+	if cp.Auditor().State() != state {
+		t.Fatalf("checkpoint auditor %s, run ended at %s", cp.Auditor().State(), state)
+	}
+	FromCheckpoint(cp).Start(func(ctx *Context) { s1 = ctx.Rand().Uint64() })
+	var b1, b2 uint64
+	Seeded(3).Start(func(ctx *Context) { b1 = ctx.Rand().Uint64(); b2 = ctx.Rand().Uint64() })
+	if a1 != b1 || s1 != b2 {
+		t.Fatalf("recovered generator did not continue: %d %d vs %d %d", a1, s1, b1, b2)
+	}
+}
+
+// TestFatalInsideTask shows that t.FailNow from a simulated task (which
+// calls runtime.Goexit) fails the test cleanly: Start's goroutine exits
+// after cleanup, and every task has been unwound.
+func TestFatalInsideTask(t *testing.T) {
+	unwound := 0
+	inner := &testing.T{}
+	_ = inner
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		New(Config{}).Start(func(ctx *Context) {
+			for range 3 {
+				simrt.Spawn(ctx.Child("w"), func(ctx simrt.Context) struct{} {
+					defer func() { unwound++ }()
+					simrt.NewSignal().Wait(ctx)
+					return struct{}{}
+				})
+			}
+			simrt.Reschedule(ctx)
+			simrt.Reschedule(ctx)
+			goexit() // what t.FailNow does
+		})
+		t.Error("Start returned after Goexit")
+	}()
+	<-done
+	if unwound != 3 {
+		t.Fatalf("%d of 3 tasks unwound", unwound)
+	}
+}
+
+func TestManyTasksReschedule(t *testing.T) {
+	run := func() (string, int) {
+		var state string
+		total := 0
+		Seeded(7).Start(func(ctx *Context) {
+			hs := make([]*simrt.Handle[int], 100_000)
+			for i := range hs {
+				hs[i] = simrt.Spawn(ctx, func(ctx simrt.Context) int {
+					for range 10 {
+						simrt.Reschedule(ctx)
+					}
+					return 1
+				})
+			}
+			for _, h := range hs {
+				v, _ := h.Await(ctx)
+				total += v
+			}
+			state = ctx.Auditor().State()
+		})
+		return state, total
+	}
+	s1, n1 := run()
+	s2, n2 := run()
+	if n1 != 100_000 || s1 != s2 || n2 != n1 {
+		t.Fatalf("runs: %s/%d and %s/%d", s1, n1, s2, n2)
+	}
+}
