@@ -1,0 +1,151 @@
+package runtimetest
+
+import (
+	"bytes"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+var clockCases = []testCase{
+	{"ClockSleep", "Sleep(d) lets at least d pass (exactly d in a simulation, whose clock starts at the Unix epoch)", clockSleep},
+	{"ClockSleepUntil", "SleepUntil(t) returns at or after t (exactly at t in a simulation); a past t returns at once", clockSleepUntil},
+	{"ClockSleepUntilFarFuture", "SleepUntil of the largest time.Time does not overflow: it simply waits, and a Timeout cuts it short", clockSleepUntilFarFuture},
+	{"ClockTimeout", "Timeout returns f's result when f finishes in time and ErrTimeout otherwise, after unwinding f (its deferred calls run)", clockTimeout},
+	{"Randomness", "the context reads random bytes; a simulation draws them from its seed (same seed, same bytes), production from crypto/rand", randomness},
+	{"DeadlockDetection", "a simulation with no runnable task and no pending timer panics \"runtime stalled\" (production has no such check)", deadlockDetection},
+}
+
+// maxTime is the largest time.Time.
+var maxTime = time.Unix(1<<63-62135596801, 999_999_999)
+
+func clockSleep(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		start := ctx.Now()
+		if r.Simulated && !start.Equal(time.Unix(0, 0)) {
+			t.Errorf("simulated clock starts at %v, want the Unix epoch", start)
+		}
+		ctx.Sleep(10 * time.Millisecond)
+		d := ctx.Now().Sub(start)
+		if d < 10*time.Millisecond || r.Simulated && d != 10*time.Millisecond {
+			t.Errorf("Sleep(10ms) took %v", d)
+		}
+		ctx.Sleep(0)
+		ctx.Sleep(-time.Second) // a negative duration returns at once
+	})
+}
+
+func clockSleepUntil(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		target := ctx.Now().Add(100 * time.Millisecond)
+		ctx.SleepUntil(target)
+		now := ctx.Now()
+		if now.Before(target) || r.Simulated && !now.Equal(target) {
+			t.Errorf("SleepUntil(%v) returned at %v", target, now)
+		}
+		past := ctx.Now()
+		ctx.SleepUntil(past.Add(-time.Hour))
+		if r.Simulated && !ctx.Now().Equal(past) {
+			t.Errorf("SleepUntil in the past moved the simulated clock from %v to %v", past, ctx.Now())
+		}
+	})
+}
+
+func clockSleepUntilFarFuture(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		err := simrt.Timeout(ctx, time.Millisecond, func() error {
+			ctx.SleepUntil(maxTime)
+			return nil
+		})
+		if !errors.Is(err, simrt.ErrTimeout) {
+			t.Errorf("Timeout(1ms, SleepUntil(max time)) = %v, want ErrTimeout", err)
+		}
+	})
+}
+
+func clockTimeout(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		errDone := errors.New("done")
+		if err := simrt.Timeout(ctx, 100*time.Millisecond, func() error { return errDone }); err != errDone {
+			t.Errorf("Timeout of a function that returns at once = %v, want its own error", err)
+		}
+		var unwound, after atomic.Bool
+		err := simrt.Timeout(ctx, 50*time.Millisecond, func() error {
+			defer unwound.Store(true)
+			parkForever(ctx)
+			after.Store(true)
+			return nil
+		})
+		if !errors.Is(err, simrt.ErrTimeout) {
+			t.Errorf("Timeout of a function that never finishes = %v, want ErrTimeout", err)
+		}
+		if !unwound.Load() || after.Load() {
+			t.Errorf("timed-out function: deferred call ran %v, code after its park ran %v; want true, false", unwound.Load(), after.Load())
+		}
+		if err := simrt.Timeout(ctx, 100*time.Millisecond, func() error {
+			ctx.Sleep(50 * time.Millisecond)
+			return nil
+		}); err != nil {
+			t.Errorf("Timeout(100ms) of a 50ms sleep = %v, want nil", err)
+		}
+		// Timeouts nest: the one whose time ran out is the one that reports.
+		outer := simrt.Timeout(ctx, time.Second, func() error {
+			inner := simrt.Timeout(ctx, 10*time.Millisecond, func() error {
+				parkForever(ctx)
+				return nil
+			})
+			if !errors.Is(inner, simrt.ErrTimeout) {
+				t.Errorf("inner Timeout = %v, want ErrTimeout", inner)
+			}
+			return nil
+		})
+		if outer != nil {
+			t.Errorf("outer Timeout = %v, want nil", outer)
+		}
+		// The task is still usable after its timeouts: it can park again.
+		ctx.Sleep(time.Millisecond)
+	})
+}
+
+func randomness(t *testing.T, r Runner) {
+	draw := func(seed uint64) (b []byte, u uint64) {
+		r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
+			b = make([]byte, 32)
+			if n, err := ctx.Read(b); n != len(b) || err != nil {
+				t.Errorf("Read = %d, %v; want %d, nil", n, err, len(b))
+			}
+			u = ctx.Rand().Uint64()
+		})
+		return b, u
+	}
+	b1, u1 := draw(7)
+	b2, u2 := draw(7)
+	if bytes.Equal(b1, make([]byte, 32)) {
+		t.Errorf("Read returned only zeros")
+	}
+	if r.Simulated {
+		if !bytes.Equal(b1, b2) || u1 != u2 {
+			t.Errorf("one seed gave different draws: %x/%d, then %x/%d", b1, u1, b2, u2)
+		}
+		if b3, _ := draw(8); bytes.Equal(b1, b3) {
+			t.Errorf("seeds 7 and 8 gave the same bytes %x", b1)
+		}
+	} else if bytes.Equal(b1, b2) {
+		t.Errorf("two production runs read the same 32 bytes %x", b1)
+	}
+}
+
+func deadlockDetection(t *testing.T, r Runner) {
+	if !r.Simulated {
+		t.Skip("only a simulated runtime detects deadlocks; production waits forever")
+	}
+	v, panicked := r.runPanics(t, Options{}, func(ctx simrt.Context) {
+		simrt.NewChan[int](1).Recv(ctx) // nobody will ever send
+	})
+	if !panicked || v != "runtime stalled" {
+		t.Fatalf("Start panicked %v with %v, want \"runtime stalled\"", panicked, v)
+	}
+}

@@ -1,0 +1,183 @@
+// Package runtimetest is the conformance suite every simrt runtime passes:
+// tasks and supervision, handles, select, panics, shutdown, clock,
+// randomness, metrics and strategies, written once and run against the
+// simulator (package deterministic) and the production runtime (package
+// realtime). Storage has its own suite in storage/storagetest, the network
+// in network/nettest.
+//
+// A runtime adapts its runner in a few lines and runs every case:
+//
+//	func TestConformance(t *testing.T) {
+//		runtimetest.Run(t, runtimetest.Runner{
+//			Simulated: true,
+//			Start: func(t *testing.T, o runtimetest.Options, root func(simrt.Context)) {
+//				cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
+//				deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
+//			},
+//		})
+//	}
+//
+// Each case is a subtest named after the reference test it ports
+// (test_spawn_abort_on_parent_completion becomes
+// SpawnAbortOnParentCompletion) or, for rules simrt adds, after the rule
+// itself. On failure the case logs the rule it checks.
+//
+// # Supervision in Go
+//
+// simrt.Spawn gives every task its own supervision node below the node of
+// the context it was spawned from. When a task ends, for any reason, every
+// task it spawned (directly, or from contexts derived from its own) is
+// aborted. Tasks spawned from one context, or from sibling Child contexts,
+// are independent of each other: one ending aborts none of the others. This
+// differs from the reference, where a finishing task also aborts tasks
+// spawned from its parent's earlier Child contexts; the Go rule is the one
+// DESIGN.md fixes and the suite checks.
+//
+// # Where runtimes differ
+//
+// The cases are the same for every runtime and never assert on elapsed wall
+// time. What depends on the runtime is stated by Runner.Simulated:
+//
+//   - Time: a simulated clock starts at the Unix epoch and a Sleep(d) moves
+//     it by exactly d; a real clock only guarantees that at least d passed.
+//   - Randomness: a simulator draws from the seeded generator, so one seed
+//     gives the same bytes every run; production draws from crypto/rand.
+//   - Deadlocks: a simulator panics "runtime stalled" when no task can
+//     progress and no timer is pending; a production runtime just waits,
+//     so that case is skipped there.
+//   - Execution modes: simrt has no dedicated or blocking spawns, so the
+//     reference's Shared(true) and Dedicated variants fold into the plain
+//     cases, and task metrics always carry execution="Shared".
+//   - Metric lifetimes: client_golang collectors are never unregistered, so
+//     the reference's drop-removes-metric cases have no Go form; the Go
+//     rule is that registering again returns the collector already there.
+package runtimetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+// Runner tells the suite how to run one runtime.
+type Runner struct {
+	// Start builds a fresh runtime configured by opts, runs root as its root
+	// task and returns once the runtime has finished: root has returned and
+	// every other task has unwound. When the runtime re-raises a panic (the
+	// root's own, or a task's while CatchPanics is off) Start must let it
+	// propagate with the original value, after that cleanup.
+	//
+	// Start is called once per case, on the test's goroutine; t is the
+	// case's test (for t.TempDir, t.Cleanup or leak checks).
+	Start func(t *testing.T, opts Options, root func(ctx simrt.Context))
+
+	// Simulated says that the runtime simulates time, draws randomness from
+	// Options.Seed and detects deadlocks; see the package documentation. A
+	// simulated runtime's clock starts at the Unix epoch.
+	Simulated bool
+
+	// Skip lists cases to skip, by subtest name, with the reason. It is
+	// meant for a runtime that is still being written; a finished runtime
+	// leaves it empty.
+	Skip map[string]string
+}
+
+// Options configures the runtime of one case. The suite fills it in; Start
+// maps it onto the runtime's own configuration.
+type Options struct {
+	// CatchPanics makes a task's panic an error from its handle (a
+	// *simrt.PanicError matching simrt.ErrExited) instead of stopping the
+	// run. The root's own panic always propagates out of Start.
+	CatchPanics bool
+	// Seed seeds a simulated runtime's generator. Runtimes that are not
+	// Simulated ignore it.
+	Seed uint64
+	// Timeout bounds the run in the runtime's own time, so that a broken
+	// runtime fails a case instead of hanging it: a simulator panics
+	// "runtime timeout" once this much simulated time has passed. A
+	// production runtime may enforce it approximately or not at all. The
+	// suite always sets it.
+	Timeout time.Duration
+}
+
+// defaultTimeout is the time budget of every case. No case comes close to
+// it; it only turns a hang into a failure.
+const defaultTimeout = time.Minute
+
+// testCase is one rule of the suite.
+type testCase struct {
+	name  string // the reference test's name in Go form
+	rule  string // what the case checks, logged on failure
+	check func(t *testing.T, r Runner)
+}
+
+// cases lists every case in the order Run runs them; each topic file adds
+// its own.
+var cases = concat(taskCases, handleCases, selectCases, panicCases,
+	shutdownCases, clockCases, metricCases, strategyCases)
+
+func concat(lists ...[]testCase) []testCase {
+	var all []testCase
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return all
+}
+
+// Run runs every case of the suite as a subtest of t, each on a fresh
+// runtime started through r. It panics if r.Start is nil.
+func Run(t *testing.T, r Runner) {
+	if r.Start == nil {
+		panic("runtimetest.Run: Runner.Start is nil")
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if why, ok := r.Skip[c.name]; ok {
+				t.Skip(why)
+			}
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("rule: %s", c.rule)
+				}
+			})
+			c.check(t, r)
+		})
+	}
+}
+
+// run starts root and fails the test if Start panics.
+func (r Runner) run(t *testing.T, opts Options, root func(ctx simrt.Context)) {
+	t.Helper()
+	if v, panicked := r.runPanics(t, opts, root); panicked {
+		t.Fatalf("Start panicked: %v", v)
+	}
+}
+
+// runPanics starts root and returns the value Start panicked with, if it
+// did.
+func (r Runner) runPanics(t *testing.T, opts Options, root func(ctx simrt.Context)) (v any, panicked bool) {
+	t.Helper()
+	if opts.Timeout == 0 {
+		opts.Timeout = defaultTimeout
+	}
+	defer func() {
+		if panicked {
+			v = recover()
+		}
+	}()
+	panicked = true
+	r.Start(t, opts, root)
+	panicked = false
+	return nil, false
+}
+
+// parkForever parks the calling task until it is aborted.
+func parkForever(ctx simrt.Context) { simrt.Select(ctx) }
+
+// catchPanic runs f and returns the value it panicked with, or nil.
+func catchPanic(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
