@@ -1,0 +1,214 @@
+package realtime
+
+import (
+	crand "crypto/rand"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/telemetry/metrics"
+)
+
+// Context is the production runtime's simrt.Context. Each task receives
+// one, as a simrt.Context; From recovers it. Besides the simrt
+// capabilities it offers a Logger and the address of the metrics endpoint.
+//
+// A Context belongs to the task it was given to (and Child and
+// WithAttribute keep that task): a blocking call made through it parks
+// that task. Its non-blocking methods may be called from any goroutine,
+// but a task must block only through its own Context: blocking through
+// another task's Context panics if both block at once, or once that task
+// has ended. Using a Context after Start has returned panics.
+type Context struct {
+	rt    *runtime
+	task  *task
+	name  string
+	attrs []metrics.Attr
+	node  *supervise.Node
+	label atomic.Pointer[metrics.TaskLabel] // task series for spawns from here
+}
+
+var _ simrt.Context = (*Context)(nil)
+
+// From returns the production context behind ctx. It panics if ctx does not
+// come from this package's runtime.
+func From(ctx simrt.Context) *Context {
+	c, ok := ctx.(*Context)
+	if !ok {
+		panic("realtime.From: context does not belong to the realtime runtime")
+	}
+	return c
+}
+
+func (c *Context) taskLabel() *metrics.TaskLabel {
+	if l := c.label.Load(); l != nil {
+		return l
+	}
+	l := c.rt.taskMetric.Label(c.name, "Task")
+	c.label.Store(l)
+	return l
+}
+
+// Logger returns the runtime's logger (Config.Logger) with the attribute
+// task set to this context's name, so every record names its task.
+func (c *Context) Logger() *slog.Logger { return c.rt.log.With("task", c.name) }
+
+// Child implements simrt.Supervisor.Child.
+func (c *Context) Child(label string) simrt.Context {
+	c.rt.check()
+	return &Context{rt: c.rt, task: c.task, name: metrics.ChildLabel(c.name, label), attrs: c.attrs, node: c.node.Child()}
+}
+
+// WithAttribute implements simrt.Supervisor.WithAttribute.
+func (c *Context) WithAttribute(key, value string) simrt.Context {
+	c.rt.check()
+	return &Context{rt: c.rt, task: c.task, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node}
+}
+
+// Name implements simrt.Supervisor.Name.
+func (c *Context) Name() simrt.Name {
+	return simrt.Name{Label: c.name, Attributes: append([]simrt.Attribute(nil), c.attrs...)}
+}
+
+// SpawnTask implements simrt.Spawner.SpawnTask; use simrt.Spawn. The task
+// runs on a new goroutine. Once shutdown has begun, the handle is closed at
+// once.
+func (c *Context) SpawnTask(f func(simrt.Context), done func(error)) func() {
+	return c.rt.spawn(c, f, done)
+}
+
+// Stop implements simrt.Spawner.Stop.
+func (c *Context) Stop(value int, timeout time.Duration) error {
+	c.rt.check()
+	return c.rt.shutdown.Stop(c, value, timeout)
+}
+
+// Stopped implements simrt.Spawner.Stopped. The signal is released when
+// the task owning this context ends, if not before.
+func (c *Context) Stopped() *simrt.StopSignal {
+	c.rt.check()
+	return c.rt.shutdown.Stopped(&c.task.ct)
+}
+
+// Now implements simrt.Clock.Now: the wall clock.
+func (c *Context) Now() time.Time { return time.Now() }
+
+// Sleep implements simrt.Clock.Sleep on the wall clock.
+func (c *Context) Sleep(d time.Duration) {
+	if d <= 0 {
+		c.CurrentTask()
+		return
+	}
+	c.SleepUntil(time.Now().Add(d))
+}
+
+// SleepUntil implements simrt.Clock.SleepUntil on the wall clock.
+func (c *Context) SleepUntil(at time.Time) {
+	t := c.CurrentTask()
+	d := time.Until(at)
+	if d <= 0 {
+		return
+	}
+	tm := time.AfterFunc(d, t.Unpark)
+	defer tm.Stop()
+	for {
+		t.Park()
+		d = time.Until(at)
+		if d <= 0 {
+			return
+		}
+		tm.Reset(d) // a spurious wake, or the wall clock moved back
+	}
+}
+
+// CurrentTask implements simrt.Runtime: the task that owns this context.
+// It panics if that task has ended (the context escaped its task).
+func (c *Context) CurrentTask() *core.Task {
+	c.rt.check()
+	if c.task.ended.Load() {
+		panic(fmt.Sprintf("realtime: blocking call through the context of task %q, which has ended; "+
+			"a task must block only through the Context it was given", c.task.name))
+	}
+	return &c.task.ct
+}
+
+// AfterFunc implements simrt.Runtime with a wall-clock timer; f runs on its
+// own goroutine.
+func (c *Context) AfterFunc(d time.Duration, f func()) func() bool {
+	c.rt.check()
+	return time.AfterFunc(d, f).Stop
+}
+
+// Read implements io.Reader (and simrt.Randomness) with crypto/rand; it
+// never fails.
+func (c *Context) Read(p []byte) (int, error) { return crand.Read(p) }
+
+// Rand implements simrt.Randomness: a generator over crypto/rand, safe for
+// concurrent use. All contexts of a runtime share it.
+func (c *Context) Rand() *rand.Rand { return c.rt.rand }
+
+// Strategy implements simrt.Strategizer: work runs on the runtime's bounded
+// worker pool (Config.Parallelism workers in all) with the calling
+// goroutine taking part, so a strategy never waits for a free worker and a
+// nested strategy with no free worker runs inline. A panic in the work is
+// re-raised, with its original value, from ForEach. It panics if
+// parallelism < 1.
+func (c *Context) Strategy(parallelism int) simrt.Strategy {
+	c.rt.check()
+	if parallelism < 1 {
+		panic("realtime.Context.Strategy: parallelism must be at least 1")
+	}
+	return &strategy{p: parallelism, pool: c.rt.pool}
+}
+
+func (c *Context) register(name string) string {
+	c.rt.check()
+	return metrics.JoinName(c.name, name)
+}
+
+// Counter implements simrt.Metrics.Counter.
+func (c *Context) Counter(name, help string) prometheus.Counter {
+	return c.rt.registry.Counter(c.register(name), help, c.attrs)
+}
+
+// CounterVec implements simrt.Metrics.CounterVec.
+func (c *Context) CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return c.rt.registry.CounterVec(c.register(name), help, c.attrs, labels...)
+}
+
+// Gauge implements simrt.Metrics.Gauge.
+func (c *Context) Gauge(name, help string) prometheus.Gauge {
+	return c.rt.registry.Gauge(c.register(name), help, c.attrs)
+}
+
+// GaugeVec implements simrt.Metrics.GaugeVec.
+func (c *Context) GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	return c.rt.registry.GaugeVec(c.register(name), help, c.attrs, labels...)
+}
+
+// Histogram implements simrt.Metrics.Histogram.
+func (c *Context) Histogram(name, help string, buckets []float64) prometheus.Histogram {
+	return c.rt.registry.Histogram(c.register(name), help, buckets, c.attrs)
+}
+
+// HistogramVec implements simrt.Metrics.HistogramVec.
+func (c *Context) HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return c.rt.registry.HistogramVec(c.register(name), help, buckets, c.attrs, labels...)
+}
+
+// Encode implements simrt.Metrics.Encode: the runtime's own metrics, as in
+// the simulator. Process and Go runtime metrics are only served by the
+// metrics endpoint.
+func (c *Context) Encode() string {
+	c.rt.check()
+	return c.rt.registry.Encode()
+}
+
+var _ simrt.Runtime = (*Context)(nil)

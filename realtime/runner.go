@@ -1,0 +1,71 @@
+package realtime
+
+import (
+	"sync/atomic"
+
+	"github.com/simrt/simrt"
+)
+
+// Runner runs one production runtime. Make it with New and call Start once.
+type Runner struct {
+	cfg     Config
+	started atomic.Bool
+}
+
+// New returns a runner for cfg. It panics, naming the field, if cfg is
+// invalid (a negative Parallelism or timeout).
+func New(cfg Config) *Runner { return &Runner{cfg: cfg.validate()} }
+
+// Start runs root as the root task on the calling goroutine until it
+// returns, and then shuts down: admission of new tasks closes, every task
+// still alive is aborted (it unwinds at its next park, and real I/O it is
+// blocked in is closed), and Start returns only once every task goroutine
+// has ended. Results leave through the closure.
+//
+// When a task panics and Config.CatchPanics is off, the root is aborted and
+// Start re-panics with the task's panic value after that shutdown; the
+// root's own panic always propagates, also after the shutdown. Start
+// panics if it is called twice, and if Config.MetricsAddr cannot be bound.
+//
+// A task blocked outside the runtime in something the runtime cannot
+// interrupt (a native channel, time.Sleep, a sync.Mutex, a busy loop) holds
+// Start until it returns.
+func (r *Runner) Start(root func(ctx simrt.Context)) {
+	if !r.started.CompareAndSwap(false, true) {
+		panic("realtime.Runner: Start called twice (make a new Runner)")
+	}
+	rt := newRuntime(r.cfg)
+	rt.initStorage()
+	rt.initNetwork()
+	if r.cfg.MetricsAddr != "" {
+		rt.metrics = startMetrics(r.cfg.MetricsAddr, rt.registry, rt.log)
+	}
+	label := rt.taskMetric.Label("", "Root")
+	label.Spawned.Add(1)
+	label.Running.Add(1)
+	rt.root = newTask(rt, "", label, nil)
+	rt.root.root = true
+	ctx := &Context{rt: rt, task: rt.root, node: rt.tree.Root()}
+
+	closed := false
+	defer func() {
+		// Reached without closed only when the root called runtime.Goexit
+		// (t.FailNow): still shut down, so nothing leaks.
+		if !closed {
+			rt.close()
+		}
+	}()
+	rt.root.call(func() { root(ctx) })
+	rt.root.ended.Store(true)
+	rt.root.ct.RunExitHooks()
+	rt.root.io.forget()
+	if rt.root.outcome == outcomePanicked {
+		rt.log.Error("task panicked", "task", "", "panic", rt.root.panicValue, "stack", string(rt.root.panicStack))
+		rt.fail(rt.root)
+	}
+	rt.close()
+	closed = true
+	if f := rt.failure.Load(); f != nil {
+		panic(f.value)
+	}
+}
