@@ -476,17 +476,19 @@ func sendErrorPoisonsSink(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	closed := simrt.NewOneshot[struct{}]()
-	wait := env.Go(func(Env) {
+	dialed, closed := simrt.NewOneshot[struct{}](), simrt.NewOneshot[struct{}]()
+	wait := env.Go(func(env Env) {
 		c, ok := accept(t, l)
 		if !ok {
 			return
 		}
+		dialed.Recv(env) // a real socket may see the close before its dial returns
 		send(t, c.sink, "server", serverData)
 		c.close()
 		closed.Send(struct{}{})
 	})
 	c, ok := dial(t, env, l.Addr())
+	dialed.Send(struct{}{})
 	if ok {
 		defer c.close()
 		closed.Recv(env)

@@ -1,0 +1,240 @@
+package tcp
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+// conn is the socket both halves share; it is closed when both are.
+type conn struct {
+	c   *net.TCPConn
+	raw syscall.RawConn // for non-blocking attempts; nil if unavailable
+
+	mu                       sync.Mutex
+	sinkClosed, streamClosed bool
+}
+
+// closeHalf shuts down one direction, and the socket once both are done.
+func (c *conn) closeHalf(write bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if write {
+		if c.sinkClosed {
+			return
+		}
+		c.sinkClosed = true
+	} else {
+		if c.streamClosed {
+			return
+		}
+		c.streamClosed = true
+	}
+	if c.sinkClosed && c.streamClosed {
+		c.c.Close()
+		return
+	}
+	if write {
+		c.c.CloseWrite()
+	} else {
+		c.c.CloseRead()
+	}
+}
+
+type sink struct {
+	n        *Network
+	c        *conn
+	poisoned bool
+}
+
+var _ simrt.Sink = (*sink)(nil)
+
+// Send implements simrt.Sink.Send: ErrTimeout past WriteTimeout,
+// ErrSendFailed on any other error, and in both cases the write half is
+// shut down and the sink poisoned. Call it from one task at a time.
+func (s *sink) Send(bufs ...[]byte) error {
+	if s.poisoned {
+		return simrt.ErrClosed
+	}
+	s.poisoned = true // stays so unless Send completes
+	if len(bufs) > 1 {
+		bufs = join(bufs)
+	}
+	for len(bufs) > 0 && len(bufs[0]) == 0 {
+		bufs = bufs[1:]
+	}
+	// Fast path: the kernel takes the bytes without blocking.
+	for len(bufs) > 0 && s.c.raw != nil {
+		k, wouldBlock, err := tryWrite(s.c.raw, bufs[0])
+		if err != nil {
+			return s.fail(simrt.ErrSendFailed)
+		}
+		if wouldBlock {
+			break
+		}
+		if bufs[0] = bufs[0][k:]; len(bufs[0]) == 0 {
+			bufs = bufs[1:]
+		}
+	}
+	if len(bufs) > 0 {
+		deadline := time.Now().Add(s.n.cfg.WriteTimeout)
+		nb := net.Buffers(bufs)
+		err := call(s.n.rt,
+			func() { s.c.c.SetWriteDeadline(deadline) },
+			func() { s.c.c.SetWriteDeadline(longAgo) },
+			func() error {
+				_, err := nb.WriteTo(s.c.c)
+				return err
+			})
+		if err != nil {
+			if isTimeout(err) {
+				return s.fail(simrt.ErrTimeout)
+			}
+			return s.fail(simrt.ErrSendFailed)
+		}
+	}
+	s.poisoned = false
+	return nil
+}
+
+// join copies small vectored input into one buffer, so that it leaves in
+// one system call.
+func join(bufs [][]byte) [][]byte {
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	if total > 64<<10 {
+		return append([][]byte(nil), bufs...) // Send consumes the slice
+	}
+	out := make([]byte, 0, total)
+	for _, b := range bufs {
+		out = append(out, b...)
+	}
+	return [][]byte{out}
+}
+
+func (s *sink) fail(err error) error {
+	s.poisoned = true
+	s.c.c.CloseWrite()
+	return err
+}
+
+// Close implements simrt.Sink.Close: it shuts down the write half (the
+// peer reads the end of the stream), or closes the socket if the stream
+// is closed too.
+func (s *sink) Close() error {
+	s.poisoned = true
+	s.c.closeHalf(true)
+	return nil
+}
+
+type stream struct {
+	n        *Network
+	c        *conn
+	buf      []byte
+	r, w     int // buf[r:w] is buffered
+	poisoned bool
+}
+
+var _ simrt.Stream = (*stream)(nil)
+
+// Recv implements simrt.Stream.Recv: ErrTimeout past ReadTimeout,
+// ErrRecvFailed at the end of the stream or on any other error; both
+// poison the stream. Call it from one task at a time.
+func (s *stream) Recv(n int) ([]byte, error) {
+	if n < 0 {
+		panic("tcp: Recv of a negative length")
+	}
+	if s.poisoned {
+		return nil, simrt.ErrClosed
+	}
+	if s.w-s.r < n {
+		s.poisoned = true // stays so unless Recv completes
+		if err := s.fill(n); err != nil {
+			s.r, s.w = 0, 0
+			return nil, err
+		}
+		s.poisoned = false
+	}
+	out := make([]byte, n)
+	copy(out, s.buf[s.r:])
+	s.r += n
+	if s.r == s.w {
+		s.r, s.w = 0, 0
+	}
+	return out, nil
+}
+
+// fill reads until at least n bytes are buffered.
+func (s *stream) fill(n int) error {
+	if len(s.buf)-s.r < n { // make room: compact, then grow
+		if s.r > 0 {
+			s.w = copy(s.buf, s.buf[s.r:s.w])
+			s.r = 0
+		}
+		if len(s.buf) < n {
+			nb := make([]byte, n)
+			copy(nb, s.buf[:s.w])
+			s.buf = nb
+		}
+	}
+	var deadline time.Time
+	for s.w-s.r < n {
+		if s.c.raw != nil {
+			k, wouldBlock, err := tryRead(s.c.raw, s.buf[s.w:])
+			if err != nil {
+				return simrt.ErrRecvFailed
+			}
+			if !wouldBlock {
+				s.w += k
+				continue
+			}
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(s.n.cfg.ReadTimeout)
+		}
+		var k int
+		err := call(s.n.rt,
+			func() { s.c.c.SetReadDeadline(deadline) },
+			func() { s.c.c.SetReadDeadline(longAgo) },
+			func() error {
+				var err error
+				k, err = s.c.c.Read(s.buf[s.w:])
+				return err
+			})
+		s.w += k
+		switch {
+		case err == nil:
+		case isTimeout(err):
+			return simrt.ErrTimeout
+		case errors.Is(err, io.EOF):
+			return simrt.ErrRecvFailed
+		default:
+			return simrt.ErrRecvFailed
+		}
+	}
+	return nil
+}
+
+// Peek implements simrt.Stream.Peek: the bytes the read buffer holds.
+func (s *stream) Peek(max int) []byte {
+	if s.poisoned || max <= 0 {
+		return nil
+	}
+	return s.buf[s.r:min(s.w, s.r+max):min(s.w, s.r+max)]
+}
+
+// Close implements simrt.Stream.Close: it shuts down the read half, or
+// closes the socket if the sink is closed too.
+func (s *stream) Close() error {
+	s.poisoned = true
+	s.r, s.w = 0, 0
+	s.c.closeHalf(false)
+	return nil
+}

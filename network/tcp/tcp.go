@@ -1,0 +1,199 @@
+package tcp
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+// Config sets socket options and timeouts. The zero value is the
+// reference's production network.
+type Config struct {
+	// Nagle turns Nagle's algorithm on. The default sets TCP_NODELAY.
+	Nagle bool
+	// Linger keeps the operating system's default close behaviour. The
+	// default sets SO_LINGER to 0, so that Close resets the connection at
+	// once instead of lingering.
+	Linger bool
+	// ConnectTimeout bounds Dial; past it Dial returns simrt.ErrTimeout.
+	// Zero means 10s.
+	ConnectTimeout time.Duration
+	// ReadTimeout bounds each whole Recv; past it Recv returns
+	// simrt.ErrTimeout and poisons the stream. Zero means 60s.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each whole Send; past it Send returns
+	// simrt.ErrTimeout and poisons the sink. Zero means 60s.
+	WriteTimeout time.Duration
+	// ReadBufferSize is the size of each stream's read buffer (a Recv of
+	// more bytes grows it). Zero means 64 KiB.
+	ReadBufferSize int
+}
+
+func (c Config) withDefaults() Config {
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 10 * time.Second
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = 60 * time.Second
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = 60 * time.Second
+	}
+	if c.ReadBufferSize == 0 {
+		c.ReadBufferSize = 64 << 10
+	}
+	return c
+}
+
+// Network is the operating system's TCP stack as a simrt.Network. It is
+// safe for concurrent use.
+type Network struct {
+	rt  simrt.Runtime
+	cfg Config
+}
+
+var _ simrt.Network = (*Network)(nil)
+
+// New returns a TCP network. rt, which may be nil, is the runtime whose
+// tasks use the network (see the package doc on cancellation). New panics
+// on a negative Config field.
+func New(rt simrt.Runtime, cfg Config) *Network {
+	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 {
+		panic("tcp.New: Config fields must not be negative")
+	}
+	return &Network{rt: rt, cfg: cfg.withDefaults()}
+}
+
+// Bind implements simrt.Network.Bind. Port 0 picks a free port; Addr
+// tells which.
+func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
+	if err != nil {
+		return nil, simrt.ErrBindFailed
+	}
+	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort()}, nil
+}
+
+// Dial implements simrt.Network.Dial: ErrTimeout past ConnectTimeout,
+// ErrConnectionFailed on any other error.
+func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.ConnectTimeout)
+	defer cancel()
+	var c net.Conn
+	err := call(n.rt, func() {}, cancel, func() error {
+		var d net.Dialer
+		var err error
+		c, err = d.DialContext(ctx, "tcp", addr.String())
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+			return nil, nil, simrt.ErrTimeout
+		}
+		return nil, nil, simrt.ErrConnectionFailed
+	}
+	si, st := n.wrap(c.(*net.TCPConn))
+	return si, st, nil
+}
+
+// wrap sets the socket options and splits the connection into halves.
+// Failing to set an option is not an error (the reference only logs it).
+func (n *Network) wrap(c *net.TCPConn) (*sink, *stream) {
+	c.SetNoDelay(!n.cfg.Nagle)
+	if !n.cfg.Linger {
+		c.SetLinger(0)
+	}
+	sc := &conn{c: c}
+	if rc, err := c.SyscallConn(); err == nil {
+		sc.raw = rc
+	}
+	return &sink{n: n, c: sc}, &stream{n: n, c: sc, buf: make([]byte, n.cfg.ReadBufferSize)}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+type listener struct {
+	n    *Network
+	ln   *net.TCPListener
+	addr netip.AddrPort
+}
+
+var _ simrt.Listener = (*listener)(nil)
+
+// Accept implements simrt.Listener.Accept; any failure (including Close)
+// returns simrt.ErrClosed.
+func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
+	var c *net.TCPConn
+	err := call(l.n.rt,
+		func() { l.ln.SetDeadline(time.Time{}) },
+		func() { l.ln.SetDeadline(longAgo) },
+		func() error {
+			var err error
+			c, err = l.ln.AcceptTCP()
+			return err
+		})
+	if err != nil {
+		return netip.AddrPort{}, nil, nil, simrt.ErrClosed
+	}
+	si, st := l.n.wrap(c)
+	return c.RemoteAddr().(*net.TCPAddr).AddrPort(), si, st, nil
+}
+
+// Addr implements simrt.Listener.Addr.
+func (l *listener) Addr() netip.AddrPort { return l.addr }
+
+// Close implements simrt.Listener.Close.
+func (l *listener) Close() error {
+	l.ln.Close()
+	return nil
+}
+
+// longAgo is a deadline in the past: it interrupts a blocked system call.
+var longAgo = time.Unix(1, 0)
+
+// call runs op, which may block in a system call, so that the calling
+// task can be unwound (see the package doc). arm runs just before op, on
+// the same goroutine; stop interrupts op. Without a runtime op simply runs.
+func call(rt simrt.Runtime, arm, stop func(), op func() error) error {
+	if rt == nil {
+		arm()
+		return op()
+	}
+	var mu sync.Mutex
+	stopped := false
+	res := simrt.NewOneshot[error]()
+	fin := make(chan struct{})
+	go func() {
+		defer close(fin)
+		mu.Lock()
+		if stopped {
+			mu.Unlock()
+			return
+		}
+		arm()
+		mu.Unlock()
+		res.Send(op())
+	}()
+	ok := false
+	defer func() {
+		if !ok {
+			mu.Lock()
+			stopped = true
+			stop()
+			mu.Unlock()
+			<-fin // op returns promptly once stopped
+		}
+	}()
+	err, _ := res.Recv(rt)
+	ok = true
+	return err
+}
