@@ -1,0 +1,144 @@
+package disk_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
+	"github.com/simrt/simrt/storage/disk"
+	"github.com/simrt/simrt/storage/storagetest"
+)
+
+func newStorage(t *testing.T) (*disk.Storage, string) {
+	t.Helper()
+	root := t.TempDir()
+	s, err := disk.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, root
+}
+
+func TestConformance(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) simrt.Storage {
+		s, _ := newStorage(t)
+		return s
+	})
+}
+
+func TestLayout(t *testing.T) {
+	s, root := newStorage(t)
+	b, _, _, err := s.OpenVersioned("part", []byte{0xAB, 0x01}, simrt.VersionRange{Min: 3, Max: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteAt(0, simrt.WriteSync, []byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	raw, err := os.ReadFile(filepath.Join(root, "part", "ab01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != storage.HeaderSize+4 || !bytes.Equal(raw[:8], []byte{0x43, 0x57, 0x49, 0x4B, 0, 1, 0, 3}) ||
+		string(raw[storage.HeaderSize:]) != "data" {
+		t.Fatalf("file holds %d bytes starting % x", len(raw), raw[:8])
+	}
+}
+
+// writeRaw replaces the blob file's bytes.
+func writeRaw(t *testing.T, root, partition, hexName string, raw []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, partition), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, partition, hexName), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTornCreationRecovers(t *testing.T) {
+	for _, raw := range [][]byte{
+		{},
+		{'C', 'W'},
+		{'C', 'W', 'I', 'K', 0, 1, 0, 7},
+		append([]byte{'C', 'W', 'I', 'K', 0, 1, 0, 0}, make([]byte, 100)...),
+		make([]byte, storage.HeaderSize),
+	} {
+		s, root := newStorage(t)
+		writeRaw(t, root, "p", "61", raw)
+		b, size, err := s.Open("p", []byte("a"))
+		if err != nil || size != 0 {
+			t.Fatalf("torn %x: size %d, %v", raw, size, err)
+		}
+		b.Close()
+	}
+}
+
+func TestCorruptHeaderIsAnErrorAndKeepsData(t *testing.T) {
+	s, root := newStorage(t)
+	raw := append(storage.NewHeader(0), []byte("precious")...)
+	raw[8] ^= 0xFF // break the checksum
+	writeRaw(t, root, "p", "61", raw)
+	_, _, err := s.Open("p", []byte("a"))
+	var be *simrt.BlobError
+	if !errors.As(err, &be) || !errors.Is(err, simrt.ErrBlobCorrupt) || !errors.Is(err, simrt.ErrInvalidChecksum) {
+		t.Fatalf("open of a corrupt blob: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "p", "61")); !bytes.Equal(got, raw) {
+		t.Fatal("a failed open changed the file")
+	}
+}
+
+func TestLegacyLayoutReads(t *testing.T) {
+	s, root := newStorage(t)
+	writeRaw(t, root, "p", "61", append([]byte{'C', 'W', 'I', 'C', 0, 0, 0, 2}, "legacy"...))
+	b, size, v, err := s.OpenVersioned("p", []byte("a"), simrt.VersionRange{Min: 0, Max: 5})
+	if err != nil || size != 6 || v != 2 {
+		t.Fatalf("legacy open: size %d, version %d, %v", size, v, err)
+	}
+	p := make([]byte, 6)
+	if err := b.ReadAt(p, 0); err != nil || string(p) != "legacy" {
+		t.Fatalf("legacy read %q %v", p, err)
+	}
+	if err := b.WriteAt(6, simrt.WriteSync, []byte("!")); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	got, _ := os.ReadFile(filepath.Join(root, "p", "61"))
+	if string(got[8:]) != "legacy!" {
+		t.Fatalf("legacy write left %q", got)
+	}
+}
+
+func TestScanRejectsNonCanonicalNames(t *testing.T) {
+	for _, bad := range []string{"ABCD", "abc", "zz", "sub"} {
+		s, root := newStorage(t)
+		writeRaw(t, root, "p", "6162", storage.NewHeader(0))
+		if bad == "sub" {
+			os.Mkdir(filepath.Join(root, "p", "6364"), 0o755)
+		} else {
+			writeRaw(t, root, "p", bad, nil)
+		}
+		if _, err := s.Scan("p"); !errors.Is(err, simrt.ErrPartitionCorrupt) {
+			t.Fatalf("scan with %q: %v", bad, err)
+		}
+	}
+}
+
+func TestStartSyncAbandonedKeepsBlobUsable(t *testing.T) {
+	s, _ := newStorage(t)
+	b, _, _ := s.Open("p", []byte("a"))
+	b.WriteAt(0, 0, []byte("x"))
+	_ = b.StartSync()
+	if err := b.WriteAt(1, simrt.WriteSync, []byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
