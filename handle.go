@@ -24,17 +24,24 @@ type Handle[T any] struct {
 // reason, every task it spawned is aborted. Spawning from an aborted context
 // returns a handle that is already closed.
 //
+// The handle completes when the runtime reports the task's outcome (the done
+// callback of SpawnTask), not when f returns: by the time Await returns the
+// value, the runtime has finished its bookkeeping for the task (it no longer
+// counts as running, and its StopSignals are released), in every runtime.
+//
 // Spawn may be called from any task of the runtime that owns ctx.
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
 	h := &Handle[T]{onAbort: ErrClosed}
+	var v T // written by the task, read when the runtime reports success
 	h.abort = ctx.SpawnTask(func(c Context) {
-		v := f(c)
-		h.complete(v, nil)
+		v = f(c)
 	}, func(err error) {
 		if err != nil {
 			var zero T
 			h.complete(zero, err)
+			return
 		}
+		h.complete(v, nil)
 	})
 	return h
 }
