@@ -1,0 +1,73 @@
+// Package simtest runs simulations inside go test: one seed with Run, many
+// seeds across all cores with Explore, and the determinism check with
+// CheckDeterminism. A failure is reported with its seed, simulated time,
+// failing task and stack, the last events before it, and the exact command
+// that replays it.
+//
+// Smallest use:
+//
+//	func TestElection(t *testing.T) {
+//		simtest.Explore(t, deterministic.Config{Timeout: time.Minute}, func(t *testing.T, ctx *deterministic.Context) {
+//			leader := elect(ctx, 5) // system code takes a simrt.Context
+//			if leader < 0 {
+//				t.Fatal("no leader")
+//			}
+//		})
+//	}
+//
+// The root function receives the simulator's *deterministic.Context rather
+// than the simrt.Context interface: it is the test's side of the run, where
+// the simulator's extras (Auditor, RegisterHost, fault controls) belong,
+// and it is a simrt.Context, so it passes straight to system code. It also
+// receives the *testing.T to report on: under Explore that is the seed's
+// own subtest, so a t.Error is pinned to its seed; under Run it is the test
+// itself. The two have the same signature, so switching between them is a
+// one-word change.
+//
+// # Seeds
+//
+// Flags registered by this package choose the seeds (the environment
+// variable in parentheses is read when the flag is not given, for batch
+// systems where flags are awkward):
+//
+//	-simrt.seeds=0..999   seeds for Explore (SIMRT_SEEDS); default 0..99, 0..9 with -short
+//	-simrt.seed=N         replay one seed: Run and Explore run only N (SIMRT_SEED)
+//	-simrt.shard=i/n      every n-th seed from position i, to split a sweep (SIMRT_SHARD)
+//	-simrt.keepgoing      report every failing seed, not just the first (SIMRT_KEEPGOING)
+//	-simrt.parallel=N     simulations at once in Explore; default GOMAXPROCS (SIMRT_PARALLEL)
+//	-simrt.events=N       last events in a failure report; default 20 (SIMRT_EVENTS)
+//	-simrt.trace=out.json write a Perfetto trace of each simulation (SIMRT_TRACE)
+//	-simrt.checkdeterminism  run each simulation twice and compare (SIMRT_CHECKDETERMINISM)
+//	-simrt.cryptorand     seed crypto/... per simulation, see SeedCrypto (SIMRT_CRYPTORAND)
+//
+// The flags are the package's only mutable state: the test binary sets
+// them while parsing its command line, before any test runs. They are
+// registered on flag.CommandLine when the package is imported.
+//
+// A failing seed prints its replay command:
+//
+//	go test -run '^TestElection$' ./raft -simrt.seed=417
+//
+// and cmd/simrt wraps the same flags: simrt sweep ./raft -run TestElection
+// -seeds 0..99999 spreads a sweep over processes, simrt replay ./raft -run
+// TestElection -seed 417 -trace out.json replays one and writes its trace
+// (open it at ui.perfetto.dev).
+//
+// # Failures
+//
+// A simulation fails when a task panics (without Config.CatchPanics), when
+// the runtime stalls or times out, or when the test is marked failed from
+// inside it. t.Fatal and t.FailNow work from any task: the simulation is
+// unwound and cleaned up, the report is logged, and the test (or the seed's
+// subtest) ends. Use the t passed to the root function, never another.
+//
+// # Determinism
+//
+// Same seed, same program, same run. A test breaks this by letting
+// something outside the simulation decide: ranging over a map to pick a
+// peer, a native goroutine, the wall clock, the math/rand globals.
+// CheckDeterminism (or -simrt.checkdeterminism for every test) runs a seed
+// twice with the event log on and names the first event where the runs
+// part, with the likely causes. Crypto is the one source a test cannot
+// route through the simulator's reader; SeedCrypto seeds it.
+package simtest

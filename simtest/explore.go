@@ -1,0 +1,123 @@
+package simtest
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/simrt/simrt/deterministic"
+)
+
+// Explore runs root once per seed, each seed as a subtest named "seed=N"
+// of t, several at a time (one simulation per goroutine; simulations share
+// nothing). cfg.Seed is ignored: the seeds come from -simrt.seeds (or
+// SIMRT_SEEDS), 0..99 by default and 0..9 with -short; -simrt.shard=i/n
+// (SIMRT_SHARD) keeps every n-th of them, starting at position i, so that n
+// machines split a sweep; -simrt.seed=N (SIMRT_SEED) runs only seed N, to
+// replay a failure; -simrt.parallel sets how many run at once (GOMAXPROCS
+// by default).
+//
+// root receives the seed's subtest: call t.Error and t.Fatal on it, not on
+// the outer test, so that the failure is pinned to its seed. A failing
+// seed is reported as by Run. Explore stops starting new seeds after the
+// first failure (seeds already running finish) unless -simrt.keepgoing is
+// set; it then names the lowest failing seed and its replay command.
+//
+// Call Explore from the test's goroutine. With -simrt.cryptorand or
+// SeedCrypto, seeds run one at a time.
+func Explore(t *testing.T, cfg deterministic.Config, root Func) {
+	t.Helper()
+	st := mustSettings(t)
+	seeds, total := exploreSeeds(st)
+	workers := max(1, st.parallel)
+	if st.crypto {
+		workers = 1
+	}
+	workers = int(min(uint64(workers), max(total, 1)))
+
+	var (
+		next   atomic.Uint64
+		stop   atomic.Bool
+		mu     sync.Mutex
+		failed []uint64
+		wg     sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for !stop.Load() || st.keepGoing {
+				k := next.Add(1) - 1
+				if k >= total {
+					return
+				}
+				seed := seeds(k)
+				c := cfg
+				c.Seed = seed
+				ok := t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
+					runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
+				})
+				if !ok {
+					mu.Lock()
+					failed = append(failed, seed)
+					mu.Unlock()
+					stop.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(failed) == 0 {
+		return
+	}
+	slices.Sort(failed)
+	ran := min(next.Load(), total)
+	t.Errorf("simrt: %d of %d seeds run failed (of %d selected): %s\nfirst failing seed %d; replay: %s",
+		len(failed), ran, total, seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
+}
+
+// exploreSeeds returns the selected seeds as a position-indexed function,
+// and their number.
+func exploreSeeds(st settings) (func(uint64) uint64, uint64) {
+	if st.hasSeed {
+		return func(uint64) uint64 { return st.seed }, 1
+	}
+	set := st.seeds
+	if set == nil {
+		set = seedSet{{0, 99}}
+		if testing.Short() {
+			set = seedSet{{0, 9}}
+		}
+	}
+	sh := st.shard
+	return func(k uint64) uint64 { return set.At(sh.i + k*sh.n) }, sh.Len(set.Len())
+}
+
+// traceName returns where to write the trace of seed: path itself for a
+// single simulation, path with the seed before the extension otherwise.
+func traceName(path string, seed, total uint64) string {
+	if path == "" || total == 1 {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s.seed%d%s", strings.TrimSuffix(path, ext), seed, ext)
+}
+
+// seedList renders at most 20 seeds.
+func seedList(seeds []uint64) string {
+	var b strings.Builder
+	for i, s := range seeds {
+		if i == 20 {
+			fmt.Fprintf(&b, ", ... (%d more)", len(seeds)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatUint(s, 10))
+	}
+	return b.String()
+}

@@ -1,0 +1,165 @@
+package simtest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// setting is one command-line flag of the package, readable from the
+// environment as well. It records whether the flag was given, so that a
+// flag wins over its environment variable.
+type setting struct {
+	name   string // flag name without the "simrt." prefix
+	usage  string
+	isBool bool
+	value  string
+	set    bool
+}
+
+// String implements flag.Value.
+func (s *setting) String() string {
+	if s == nil {
+		return ""
+	}
+	return s.value
+}
+
+// Set implements flag.Value.
+func (s *setting) Set(v string) error {
+	if s.isBool {
+		if _, err := strconv.ParseBool(v); err != nil {
+			return err
+		}
+	}
+	s.value, s.set = v, true
+	return nil
+}
+
+// IsBoolFlag lets boolean settings be given as a bare -simrt.NAME.
+func (s *setting) IsBoolFlag() bool { return s.isBool }
+
+// env returns the name of the setting's environment variable.
+func (s *setting) env() string {
+	return "SIMRT_" + strings.ToUpper(s.name)
+}
+
+// The package's flags. They are the only package-level mutable state of
+// simtest (and of simrt): the flag package writes them once, while the test
+// binary parses its command line, before any test runs; afterwards they are
+// only read.
+var (
+	flagSeeds = &setting{name: "seeds",
+		usage: "seeds for Explore: `list` of N and A..B (inclusive), e.g. 0..999 or 1,5,10..19 (default 0..99, 0..9 with -short)"}
+	flagSeed = &setting{name: "seed",
+		usage: "replay one `seed`: Run and Explore run only this seed"}
+	flagShard = &setting{name: "shard",
+		usage: "run shard `i/n` of the seeds: every n-th seed starting at position i"}
+	flagKeepGoing = &setting{name: "keepgoing", isBool: true,
+		usage: "report every failing seed instead of stopping at the first"}
+	flagTrace = &setting{name: "trace",
+		usage: "write a Chrome/Perfetto trace-event `file` of each simulation (the seed is added to the name when Explore runs several)"}
+	flagCheck = &setting{name: "checkdeterminism", isBool: true,
+		usage: "run every simulation twice and compare the event streams"}
+	flagParallel = &setting{name: "parallel",
+		usage: "`n` simulations at once in Explore (default GOMAXPROCS)"}
+	flagEvents = &setting{name: "events",
+		usage: "`n` last events in a failure report (default 20)"}
+	flagCrypto = &setting{name: "cryptorand", isBool: true,
+		usage: "seed crypto/... from each simulation's seed (testing/cryptotest); seeds run one at a time"}
+
+	allSettings = []*setting{flagSeeds, flagSeed, flagShard, flagKeepGoing, flagTrace,
+		flagCheck, flagParallel, flagEvents, flagCrypto}
+)
+
+func init() {
+	for _, s := range allSettings {
+		flag.Var(s, "simrt."+s.name, s.usage+" (env "+s.env()+")")
+	}
+}
+
+// settings is what one call of Run, Explore or CheckDeterminism was asked
+// to do, from the flags and the environment.
+type settings struct {
+	seeds     seedSet // nil: the default
+	seed      uint64
+	hasSeed   bool
+	shard     shard
+	keepGoing bool
+	trace     string
+	check     bool
+	parallel  int
+	events    int
+	crypto    bool
+}
+
+// loadSettings reads the flags, then the environment for every flag that
+// was not given.
+func loadSettings() (settings, error) {
+	return resolve(func(s *setting) (string, bool) {
+		if s.set {
+			return s.value, true
+		}
+		return os.LookupEnv(s.env())
+	})
+}
+
+// resolve builds settings from lookup, which returns a setting's raw value
+// and whether it was given.
+func resolve(lookup func(*setting) (string, bool)) (settings, error) {
+	st := settings{shard: shard{0, 1}, parallel: runtime.GOMAXPROCS(0), events: 20}
+	var err error
+	get := func(s *setting) (string, bool) {
+		v, ok := lookup(s)
+		v = strings.TrimSpace(v)
+		return v, ok && v != ""
+	}
+	boolean := func(s *setting) bool {
+		v, ok := get(s)
+		if !ok || err != nil {
+			return false
+		}
+		b, e := strconv.ParseBool(v)
+		if e != nil {
+			err = fmt.Errorf("simtest: -simrt.%s=%q: not a boolean", s.name, v)
+		}
+		return b
+	}
+	number := func(s *setting, def int) int {
+		v, ok := get(s)
+		if !ok || err != nil {
+			return def
+		}
+		n, e := strconv.Atoi(v)
+		if e != nil || n < 1 {
+			err = fmt.Errorf("simtest: -simrt.%s=%q: want a positive number", s.name, v)
+		}
+		return n
+	}
+	if v, ok := get(flagSeeds); ok {
+		if st.seeds, err = parseSeeds(v); err != nil {
+			return st, fmt.Errorf("simtest: -simrt.seeds: %w", err)
+		}
+	}
+	if v, ok := get(flagSeed); ok {
+		if st.seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return st, fmt.Errorf("simtest: -simrt.seed=%q: not a seed", v)
+		}
+		st.hasSeed = true
+	}
+	if v, ok := get(flagShard); ok {
+		if st.shard, err = parseShard(v); err != nil {
+			return st, fmt.Errorf("simtest: -simrt.shard: %w", err)
+		}
+	}
+	st.trace, _ = get(flagTrace)
+	st.keepGoing = boolean(flagKeepGoing)
+	st.check = boolean(flagCheck)
+	st.crypto = boolean(flagCrypto)
+	st.parallel = number(flagParallel, st.parallel)
+	st.events = number(flagEvents, st.events)
+	return st, err
+}

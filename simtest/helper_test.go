@@ -1,0 +1,67 @@
+package simtest_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest"
+)
+
+// The tests in this file fail on purpose. They run only when another test
+// starts this test binary again with SIMTEST_HELPER set to their name, and
+// that test checks what they print.
+func helper(t *testing.T) {
+	if os.Getenv("SIMTEST_HELPER") != t.Name() {
+		t.Skip("helper: run by other tests")
+	}
+}
+
+// raceForLeader fails when task "b" finishes before task "a": the order
+// depends on the seed's schedule and on the random sleeps.
+func raceForLeader(t *testing.T, ctx *deterministic.Context) {
+	var order []string
+	done := simrt.NewChan[struct{}](2)
+	for _, name := range []string{"a", "b"} {
+		simrt.Spawn(ctx.Child(name), func(ctx simrt.Context) struct{} {
+			ctx.Sleep(time.Duration(ctx.Rand().IntN(3)) * time.Millisecond)
+			order = append(order, name)
+			if name == "b" && len(order) == 1 {
+				panic("b became leader before a")
+			}
+			done.Send(ctx, struct{}{})
+			return struct{}{}
+		})
+	}
+	for range 2 {
+		done.Recv(ctx)
+	}
+}
+
+func TestHelperPanic(t *testing.T) {
+	helper(t)
+	simtest.Explore(t, deterministic.Config{}, raceForLeader)
+}
+
+func TestHelperFatal(t *testing.T) {
+	helper(t)
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Spawn(ctx.Child("checker"), func(ctx simrt.Context) int {
+			ctx.Sleep(time.Duration(ctx.Rand().IntN(5)) * time.Millisecond)
+			if ctx.Now().UnixMilli() == 3 {
+				t.Fatalf("checker woke at 3ms")
+			}
+			return 0
+		}).Await(ctx)
+	})
+}
+
+func TestHelperStall(t *testing.T) {
+	helper(t)
+	simtest.Run(t, deterministic.Config{Seed: 7}, func(t *testing.T, ctx *deterministic.Context) {
+		ch := simrt.NewChan[int](1)
+		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v }).Await(ctx)
+	})
+}

@@ -1,0 +1,283 @@
+package simtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/cryptotest"
+	"time"
+
+	"github.com/simrt/simrt/deterministic"
+)
+
+// Func is a simulation's root: it runs as the root task of a fresh runtime,
+// with the test (or, under Explore, the seed's subtest) that owns it.
+// t.Error, t.Fatal, t.Skip and friends may be called from the root and from
+// any task it spawns: a Fatal ends the simulation, cleans it up and reports
+// it like a panic.
+type Func func(t *testing.T, ctx *deterministic.Context)
+
+// Run runs root once as a simulation configured by cfg. Its seed is
+// cfg.Seed, or the seed given with -simrt.seed (or SIMRT_SEED) to replay a
+// failure. If the simulation fails (a panic, "runtime stalled", "runtime
+// timeout", a failed assertion), Run marks t failed and logs a report: the
+// seed, the simulated time, the failing task with its stack, the last
+// events before the failure and the command that replays it. It returns
+// when the simulation has ended; after a fatal failure it ends the test
+// with t.FailNow.
+//
+// Run honours -simrt.checkdeterminism (the simulation runs twice and the
+// event streams are compared), -simrt.trace (a trace file is written, even
+// on failure) and -simrt.cryptorand (see SeedCrypto). Call it from the
+// test's goroutine.
+func Run(t *testing.T, cfg deterministic.Config, root Func) {
+	t.Helper()
+	st := mustSettings(t)
+	if st.hasSeed {
+		cfg.Seed = st.seed
+	}
+	runSeed(t, t.Name(), cfg, st, st.trace, root)
+}
+
+func mustSettings(t *testing.T) settings {
+	t.Helper()
+	st, err := loadSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// runSeed runs one seed as configured, with the optional determinism check
+// and trace, and reports a failure on t. name is the test to replay.
+func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, trace string, root Func) {
+	t.Helper()
+	if st.check {
+		if d := checkDeterminism(t, cfg, root, st.crypto); d != nil {
+			t.Errorf("simrt: seed %d is not deterministic\n%s\nreplay: %s", cfg.Seed, d, replayCommand(name, cfg.Seed))
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	if trace != "" && cfg.EventLog >= 0 {
+		cfg.EventLog = -1
+	} else if cfg.EventLog == 0 {
+		cfg.EventLog = st.events
+	}
+	var aud *deterministic.Auditor
+	defer func() {
+		if trace != "" && aud != nil {
+			if err := writeTrace(trace, cfg.Seed, aud.Log().Events()); err != nil {
+				t.Errorf("simrt: trace: %v", err)
+			} else {
+				t.Logf("simrt: trace of seed %d written to %s", cfg.Seed, trace)
+			}
+		}
+	}()
+	if st.crypto {
+		cryptotest.SetGlobalRandom(t, cfg.Seed)
+	}
+	f := simulate(t, name, cfg, root, func(a *deterministic.Auditor) { aud = a })
+	if f != nil {
+		f.events = lastEvents(f.events, st.events)
+		t.Errorf("%s", f.report(name))
+		if f.fatal {
+			t.FailNow()
+		}
+	}
+}
+
+// failure describes a failed simulation.
+type failure struct {
+	seed   uint64
+	what   string // "panic: ...", "runtime stalled", "t.Fatal", ...
+	fatal  bool   // the simulation did not finish normally
+	task   string
+	known  bool // task and time are exact (from a panic), not the last event's
+	time   time.Time
+	start  time.Time
+	stack  []byte
+	state  string
+	events []deterministic.Event
+	total  uint64
+}
+
+// simulate runs one simulation and returns its failure, or nil. The
+// auditor is handed to onStart as soon as the root runs. A runtime.Goexit
+// from a task (t.FailNow) is reported here and then continues: the caller's
+// deferred calls run and the test goroutine ends, as t.FailNow intends.
+func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, onStart func(*deterministic.Auditor)) (f *failure) {
+	t.Helper()
+	var panicked *failure
+	user := cfg.OnTaskPanic
+	var ctx0 *deterministic.Context
+	cfg.OnTaskPanic = func(task string, value any, stack []byte) {
+		if ctx0 != nil { // keep the last: it is the one that stops the run
+
+			panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
+				time: ctx0.Now(), stack: stack}
+		}
+		if user != nil {
+			user(task, value, stack)
+		}
+	}
+	var aud *deterministic.Auditor
+	failedBefore := t.Failed()
+	finished := false
+	build := func(base *failure, what string, fatal bool) *failure {
+		f := base
+		if f == nil {
+			f = &failure{what: what}
+		}
+		f.seed, f.fatal = cfg.Seed, fatal
+		f.start = startTime(cfg)
+		if aud != nil {
+			f.state = aud.State()
+			f.events = aud.Log().Events()
+			f.total = aud.Log().Total()
+		}
+		if !f.known && len(f.events) > 0 {
+			last := f.events[len(f.events)-1]
+			f.time, f.task = last.Time, last.Task
+			if last.Label == "process_task" && len(last.Fields) == 2 {
+				f.task = string(last.Fields[1])
+			}
+		}
+		return f
+	}
+	defer func() {
+		if finished {
+			return
+		}
+		r := recover()
+		if r == nil { // runtime.Goexit: t.FailNow or t.SkipNow in a task
+			if !t.Skipped() {
+				t.Errorf("%s", build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true).report(name))
+			}
+			return
+		}
+		switch {
+		case r == "runtime stalled":
+			f = build(nil, "runtime stalled: no task can make progress and no timer is pending", true)
+		case r == "runtime timeout":
+			f = build(nil, "runtime timeout", true)
+			f.time, f.known = f.start.Add(cfg.Timeout), true
+		case panicked != nil:
+			f = build(panicked, "", true)
+		default:
+			f = build(nil, fmt.Sprintf("panic: %v", r), true)
+		}
+	}()
+	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
+		ctx0 = ctx
+		aud = ctx.Auditor()
+		if onStart != nil {
+			onStart(aud)
+		}
+		root(t, ctx)
+	})
+	finished = true
+	if t.Failed() && !failedBefore {
+		return build(nil, "the test failed (t.Error) inside the simulation", false)
+	}
+	return nil
+}
+
+func startTime(cfg deterministic.Config) time.Time {
+	if cfg.StartTime.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return cfg.StartTime.UTC()
+}
+
+func lastEvents(evs []deterministic.Event, n int) []deterministic.Event {
+	if len(evs) > n {
+		return evs[len(evs)-n:]
+	}
+	return evs
+}
+
+// report renders the failure for a test log.
+func (f *failure) report(testName string) string {
+	var b strings.Builder
+	task := f.task
+	if task == "" {
+		task = "<root>"
+	}
+	fmt.Fprintf(&b, "simrt: seed %d failed at %v of simulated time (%s) in task %q",
+		f.seed, f.time.Sub(f.start), f.time.UTC().Format(time.RFC3339Nano), task)
+	if !f.known {
+		b.WriteString(" (the last to run; time of its last event)")
+	}
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "%s\n", f.what)
+	if len(f.stack) > 0 {
+		fmt.Fprintf(&b, "stack of task %q:\n%s\n", task, trimStack(f.stack))
+	}
+	if len(f.events) > 0 {
+		fmt.Fprintf(&b, "last %d of %d events:\n", len(f.events), f.total)
+		for _, e := range f.events {
+			fmt.Fprintf(&b, "  %s\n", e)
+		}
+	}
+	fmt.Fprintf(&b, "audit state: %s\n", f.state)
+	fmt.Fprintf(&b, "replay: %s", replayCommand(testName, f.seed))
+	return b.String()
+}
+
+// replayCommand returns the go test command that reruns test with seed,
+// from the module root.
+func replayCommand(test string, seed uint64) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	pattern := strings.Join(parts, "/")
+	return fmt.Sprintf("go test -run '%s' %s -simrt.seed=%d", strings.ReplaceAll(pattern, "'", `'\''`), packageDir(), seed)
+}
+
+// packageDir returns the package under test as a path relative to its
+// module root ("./pkg/x"), or "." when it cannot tell. go test runs a
+// test binary in its package's directory.
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "."
+		}
+		dir = parent
+	}
+}
+
+// trimStack drops the frames of the recovery machinery above the panic, so
+// that the stack starts at the panicking call.
+func trimStack(stack []byte) string {
+	s := strings.TrimRight(string(stack), "\n")
+	header, rest, ok := strings.Cut(s, "\n")
+	if !ok {
+		return s
+	}
+	if i := strings.Index(rest, "\npanic("); i >= 0 {
+		if j := strings.Index(rest[i+1:], "\n\t"); j >= 0 {
+			if k := strings.IndexByte(rest[i+1+j+2:], '\n'); k >= 0 {
+				return header + "\n" + rest[i+1+j+2+k+1:]
+			}
+		}
+	}
+	return s
+}
