@@ -60,6 +60,7 @@ func (t *task) Park() {
 	}
 	<-t.permit
 	t.parked.Store(false)
+	t.label.Polls.Add(1)
 }
 
 // Unpark implements core.Backend: it leaves the permit, waking a blocked
@@ -115,6 +116,7 @@ func (t *task) call(f func()) {
 		t.outcome = outcomeAborted
 		return
 	}
+	t.label.Polls.Add(1)
 	f()
 	t.outcome = outcomeOK
 }
