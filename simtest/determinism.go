@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/cryptotest"
+	"time"
 
 	"github.com/simrt/simrt/deterministic"
 )
@@ -118,7 +119,7 @@ func (d *Divergence) String() string {
 			task = "<root>"
 		}
 		fmt.Fprintf(&b, "time %s, task %q, kind %s, fields %s\n",
-			e.Time.UTC().Format("15:04:05.000000000"), task, e.Label, fieldsString(e.Fields))
+			e.Time.UTC().Format(time.RFC3339Nano), task, e.Label, fieldsString(e.Fields))
 	}
 	b.WriteString("likely causes:\n")
 	for _, c := range d.Causes {

@@ -1,0 +1,107 @@
+package simtest_test
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runHelper runs the helper test name in a fresh copy of this test binary
+// with the given flags and returns what it printed. The helper must fail.
+func runHelper(t *testing.T, name string, flags ...string) string {
+	t.Helper()
+	args := append([]string{"-test.run=^" + name + "$", "-test.count=1"}, flags...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SIMTEST_HELPER="+name)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("%s %v passed; want a failure:\n%s", name, flags, out)
+	}
+	return string(out)
+}
+
+var (
+	reFailure = regexp.MustCompile(`simrt: seed (\d+) failed at (\S+) of simulated time \S+ in task "([^"]*)"`)
+	reState   = regexp.MustCompile(`audit state: ([0-9a-f]{8})`)
+	reFirst   = regexp.MustCompile(`first failing seed (\d+); replay: (.*)`)
+)
+
+// report is what a failure report says about one seed.
+type report struct{ seed, time, task, what, state string }
+
+func parseReport(t *testing.T, out, seed string) report {
+	t.Helper()
+	for _, block := range strings.Split(out, "simrt: seed ")[1:] {
+		block = "simrt: seed " + block
+		m := reFailure.FindStringSubmatch(block)
+		if m == nil || m[1] != seed {
+			continue
+		}
+		s := reState.FindStringSubmatch(block)
+		if s == nil {
+			t.Fatalf("report of seed %s has no audit state:\n%s", seed, block)
+		}
+		lines := strings.Split(block, "\n")
+		return report{seed: m[1], time: m[2], task: m[3], what: strings.TrimSpace(lines[1]), state: s[1]}
+	}
+	t.Fatalf("no report for seed %s in:\n%s", seed, out)
+	return report{}
+}
+
+func TestFailingSeedReplays(t *testing.T) {
+	for _, helper := range []string{"TestHelperPanic", "TestHelperFatal"} {
+		t.Run(helper, func(t *testing.T) {
+			sweep := runHelper(t, helper, "-simrt.seeds=0..199", "-simrt.parallel=2")
+			m := reFirst.FindStringSubmatch(sweep)
+			if m == nil {
+				t.Fatalf("no first failing seed in:\n%s", sweep)
+			}
+			seed, command := m[1], m[2]
+			if want := "-simrt.seed=" + seed; !strings.Contains(command, want) || !strings.Contains(command, "^"+helper+"$") {
+				t.Errorf("replay command %q does not name the test and %s", command, want)
+			}
+			found := parseReport(t, sweep, seed)
+
+			replay := runHelper(t, helper, "-simrt.seed="+seed)
+			again := parseReport(t, replay, seed)
+			if again != found {
+				t.Errorf("replay of seed %s differs:\n sweep:  %+v\n replay: %+v", seed, found, again)
+			}
+			if strings.Count(replay, "simrt: seed ") != 1 {
+				t.Errorf("replay ran more than the one seed:\n%s", replay)
+			}
+		})
+	}
+}
+
+func TestStallReport(t *testing.T) {
+	out := runHelper(t, "TestHelperStall")
+	r := parseReport(t, out, "7")
+	if !strings.HasPrefix(r.what, "runtime stalled") || r.task != "waiter" || r.time != "1ms" {
+		t.Errorf("report = %+v", r)
+	}
+	if !strings.Contains(out, "replay: go test -run '^TestHelperStall$' ./simtest -simrt.seed=7") {
+		t.Errorf("no replay command in:\n%s", out)
+	}
+}
+
+func TestKeepGoingReportsEveryFailure(t *testing.T) {
+	out := runHelper(t, "TestHelperPanic", "-simrt.seeds=0..29", "-simrt.keepgoing", "-simrt.parallel=2")
+	m := regexp.MustCompile(`(\d+) of (\d+) seeds run failed`).FindStringSubmatch(out)
+	if m == nil || m[2] != "30" {
+		t.Fatalf("keepgoing did not run all 30 seeds:\n%s", out)
+	}
+	if got := strings.Count(out, "--- FAIL: TestHelperPanic/seed="); got != atoi(m[1]) {
+		t.Errorf("%d failing subtests, summary says %s", got, m[1])
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
