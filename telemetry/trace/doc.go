@@ -14,8 +14,8 @@
 //     caused it, with its fields as arguments;
 //   - timers as async slices from the moment they were set to their
 //     deadline;
-//   - arrows from a spawn to the first resume of the new task, and from a
-//     network send to the receive that got its first bytes.
+//   - arrows from a spawn to the first resume of the new task, and from
+//     each network send to the receive that got its first byte.
 //
 // Time is simulated time, relative to the first event. Simulated time does
 // not move while a task runs, so the resumes of one executor iteration all
@@ -24,8 +24,10 @@
 // smallest gap between two instants of the run, normally one Cycle), so
 // their order stays visible.
 //
-// Network receives are matched to sends by content: a receive is linked to
-// the oldest unmatched send, from another task, whose bytes it begins with.
+// Network receives are matched to sends by content (the audit records no
+// connection identity): a receive reads from the oldest unread send, by
+// another task, whose unread bytes agree with it, and on into that task's
+// next sends when it is longer.
 //
 // Smallest use:
 //

@@ -212,7 +212,7 @@ func (b *builder) instant(tid int, ts float64, e deterministic.Event) {
 	case e.Label == "send_attempt" && len(e.Fields) == 2 && len(e.Fields[1]) > 0:
 		b.sends = append(b.sends, &send{tid: tid, ts: ts, rest: e.Fields[1]})
 	case e.Label == "recv_success" && len(e.Fields) == 2 && len(e.Fields[1]) > 0:
-		if s := b.match(tid, e.Fields[1]); s != nil {
+		for _, s := range b.match(tid, e.Fields[1]) {
 			id := b.id()
 			b.evs = append(b.evs,
 				Event{Name: "message", Cat: "network", Ph: "s", Ts: s.ts, Pid: 1, Tid: s.tid, ID: id},
@@ -222,38 +222,43 @@ func (b *builder) instant(tid int, ts float64, e deterministic.Event) {
 }
 
 // match finds the oldest send from another task whose unread bytes begin
-// got (or, for a receive spanning sends, are begun by it), and consumes
-// the bytes received.
-func (b *builder) match(tid int, got []byte) *send {
+// got, consumes the bytes received (a receive longer than the send goes on
+// into the same task's next sends) and returns the sends whose first byte
+// this receive got: each send gets one arrow, to the receive that started
+// reading it.
+func (b *builder) match(tid int, got []byte) []*send {
 	for i, s := range b.sends {
-		if s.tid == tid || len(s.rest) == 0 {
+		if s.tid == tid || !hasPrefixEither(s.rest, got) {
 			continue
 		}
-		n := min(len(s.rest), len(got))
-		if !bytes.Equal(s.rest[:n], got[:n]) {
-			continue
-		}
-		first := s
-		s.rest = s.rest[n:]
-		got = got[n:]
-		// A receive longer than this send continues into the sender's next sends.
-		for _, t := range b.sends[i+1:] {
+		var firsts []*send
+		for _, t := range b.sends[i:] {
 			if len(got) == 0 {
 				break
 			}
-			if t.tid != s.tid || len(t.rest) == 0 {
+			if t.tid != s.tid {
 				continue
 			}
-			m := min(len(t.rest), len(got))
-			if !bytes.Equal(t.rest[:m], got[:m]) {
+			if !hasPrefixEither(t.rest, got) {
 				break
 			}
-			t.rest, got = t.rest[m:], got[m:]
+			if !t.matched {
+				t.matched = true
+				firsts = append(firsts, t)
+			}
+			n := min(len(t.rest), len(got))
+			t.rest, got = t.rest[n:], got[n:]
 		}
 		b.compact()
-		return first
+		return firsts
 	}
 	return nil
+}
+
+// hasPrefixEither reports whether the shorter of a and b begins the other.
+func hasPrefixEither(a, b []byte) bool {
+	n := min(len(a), len(b))
+	return n > 0 && bytes.Equal(a[:n], b[:n])
 }
 
 // compact drops fully received sends.
