@@ -348,3 +348,17 @@ func TestStrategyFoldMatchesSerial(t *testing.T) {
 		}
 	}
 }
+
+// When the timed function becomes ready at the very instant the deadline
+// expires, the function wins.
+func TestTimeoutTieGoesToTheFunction(t *testing.T) {
+	run(t, 13, func(ctx *deterministic.Context) {
+		err := simrt.Timeout(ctx, 10*time.Millisecond, func() error {
+			ctx.Sleep(10 * time.Millisecond)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("tie: %v", err)
+		}
+	})
+}

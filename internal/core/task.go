@@ -75,16 +75,19 @@ func NewTask(name string, b Backend) *Task {
 // task, when the backend needs the *Task to exist first.
 func (t *Task) SetBackend(b Backend) { t.backend = b }
 
-// Park suspends the task until it is unparked. If the task has been aborted,
-// Park panics with Aborted instead of blocking; if one of its deadlines has
-// expired, Park panics with that *Deadline. Both checks happen before and
-// after suspending, so an aborted task can never block again.
+// Park suspends the task until it is unparked. If the task has been
+// aborted, Park panics with Aborted instead of blocking, and again when it
+// wakes, so an aborted task never runs on past its park. If one of its
+// deadlines has expired, Park panics with that *Deadline before blocking;
+// a task woken at the instant its deadline expires first gets to finish
+// what it was waiting for (the timed function wins a tie, as in the
+// reference's biased select).
 func (t *Task) Park() {
 	if t.interrupt.Load() {
 		t.unwind()
 	}
 	t.backend.Park()
-	if t.interrupt.Load() {
+	if t.aborted.Load() {
 		t.unwind()
 	}
 }
@@ -98,7 +101,7 @@ func (t *Task) Yield() {
 		t.unwind()
 	}
 	t.backend.Yield()
-	if t.interrupt.Load() {
+	if t.aborted.Load() {
 		t.unwind()
 	}
 }
