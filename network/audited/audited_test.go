@@ -1,0 +1,90 @@
+package audited_test
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/audited"
+	"github.com/simrt/simrt/network/nettest"
+	"github.com/simrt/simrt/network/simnet"
+)
+
+func TestConformance(t *testing.T) {
+	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
+		deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+			n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+			body(nettest.Task(ctx, audited.New(n, deterministic.NewAuditor())))
+		})
+	})
+}
+
+// script binds, dials, sends the payload in the given chunks, receives it,
+// and provokes a bind and a dial error, all on an audited network.
+func script(chunks ...[]byte) string {
+	aud := deterministic.NewAuditor()
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		n := audited.New(simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{}), aud)
+		addr := netip.MustParseAddrPort("127.0.0.1:5000")
+		l, _ := n.Bind(addr)
+		n.Bind(addr)
+		n.Dial(netip.MustParseAddrPort("127.0.0.1:1"))
+		si, st, _ := n.Dial(addr)
+		_, psi, pst, _ := l.Accept()
+		si.Send(chunks...)
+		pst.Recv(11)
+		psi.Send([]byte("ok"))
+		st.Recv(2)
+	})
+	return aud.State()
+}
+
+// Two identical networks running the same operations reach the same audit
+// state; the payload's chunking does not matter, its bytes do.
+func TestSameOperationsSameState(t *testing.T) {
+	one := script([]byte("hello world"))
+	if again := script([]byte("hello world")); again != one {
+		t.Errorf("same script, states %s and %s", one, again)
+	}
+	if chunked := script([]byte("hel"), []byte("lo wo"), []byte("rld")); chunked != one {
+		t.Errorf("chunked payload audits as %s, whole as %s", chunked, one)
+	}
+	if other := script([]byte("hello World")); other == one {
+		t.Errorf("different payload, same state %s", one)
+	}
+}
+
+// recorder joins chunks itself: the wrapper must then join them.
+type recorder struct{ events []string }
+
+func (r *recorder) Event(label string, fields ...[]byte) {
+	s := label
+	for _, f := range fields {
+		s += " " + string(f)
+	}
+	r.events = append(r.events, s)
+}
+
+func TestEventsWithPlainRecorder(t *testing.T) {
+	rec := &recorder{}
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		n := audited.New(simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{}), rec)
+		l, _ := n.Bind(netip.MustParseAddrPort("127.0.0.1:5000"))
+		si, _, _ := n.Dial(l.Addr())
+		si.Send([]byte("ab"), []byte("c"))
+	})
+	want := []string{
+		"bind_attempt 127.0.0.1:5000", "bind_success 127.0.0.1:5000",
+		"dial_attempt 127.0.0.1:5000", "dial_success 127.0.0.1:5000",
+		"send_attempt 127.0.0.1:5000 abc", "send_success 127.0.0.1:5000",
+	}
+	if len(rec.events) != len(want) {
+		t.Fatalf("events = %q, want %q", rec.events, want)
+	}
+	for i := range want {
+		if rec.events[i] != want[i] {
+			t.Errorf("event %d = %q, want %q", i, rec.events[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package metered_test
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/metered"
+	"github.com/simrt/simrt/network/nettest"
+	"github.com/simrt/simrt/network/simnet"
+)
+
+func TestConformance(t *testing.T) {
+	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
+		deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+			n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+			body(nettest.Task(ctx, metered.New(n, prometheus.NewRegistry())))
+		})
+	})
+}
+
+// Successful accepts, dials, sends and receives count; failures do not.
+// Two wrappers on one registry share the counters.
+func TestCounts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		sim := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		n := metered.New(sim, reg)
+		other := metered.New(sim.Host(netip.MustParseAddr("10.0.0.1")), reg)
+		l, _ := n.Bind(netip.MustParseAddrPort("127.0.0.1:5000"))
+		n.Dial(netip.MustParseAddrPort("127.0.0.1:1")) // fails, not counted
+		si, st, _ := other.Dial(l.Addr())
+		_, psi, pst, _ := l.Accept()
+		si.Send([]byte("hello"), []byte("!"))
+		pst.Recv(6)
+		psi.Send([]byte("ok"))
+		st.Recv(2)
+		m := n.Metrics()
+		for _, c := range []struct {
+			name string
+			c    prometheus.Counter
+			want float64
+		}{
+			{"inbound connections", m.InboundConnections, 1},
+			{"outbound connections", m.OutboundConnections, 1},
+			{"inbound bandwidth", m.InboundBandwidth, 8},
+			{"outbound bandwidth", m.OutboundBandwidth, 8},
+		} {
+			if got := value(c.c); got != c.want {
+				t.Errorf("%s = %v, want %v", c.name, got, c.want)
+			}
+		}
+	})
+}
+
+func value(c prometheus.Counter) float64 {
+	var m dto.Metric
+	c.Write(&m)
+	return m.GetCounter().GetValue()
+}
