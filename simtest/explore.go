@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/internal/seeds"
 )
 
 // Explore runs root once per seed, each seed as a subtest named "seed=N"
@@ -87,13 +88,13 @@ func exploreSeeds(st settings) (func(uint64) uint64, uint64) {
 	}
 	set := st.seeds
 	if set == nil {
-		set = seedSet{{0, 99}}
+		set = seeds.Set{{Lo: 0, Hi: 99}}
 		if testing.Short() {
-			set = seedSet{{0, 9}}
+			set = seeds.Set{{Lo: 0, Hi: 9}}
 		}
 	}
 	sh := st.shard
-	return func(k uint64) uint64 { return set.At(sh.i + k*sh.n) }, sh.Len(set.Len())
+	return func(k uint64) uint64 { return set.At(sh.I + k*sh.N) }, sh.Len(set.Len())
 }
 
 // traceName returns where to write the trace of seed: path itself for a

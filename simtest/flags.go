@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/simrt/simrt/internal/seeds"
 )
 
 // setting is one command-line flag of the package, readable from the
@@ -84,10 +86,10 @@ func init() {
 // settings is what one call of Run, Explore or CheckDeterminism was asked
 // to do, from the flags and the environment.
 type settings struct {
-	seeds     seedSet // nil: the default
+	seeds     seeds.Set // nil: the default
 	seed      uint64
 	hasSeed   bool
-	shard     shard
+	shard     seeds.Shard
 	keepGoing bool
 	trace     string
 	check     bool
@@ -99,18 +101,25 @@ type settings struct {
 // loadSettings reads the flags, then the environment for every flag that
 // was not given.
 func loadSettings() (settings, error) {
-	return resolve(func(s *setting) (string, bool) {
+	st, err := resolve(func(s *setting) (string, bool) {
 		if s.set {
 			return s.value, true
 		}
 		return os.LookupEnv(s.env())
 	})
+	if v, ok := os.LookupEnv(flagCrypto.env()); ok && flagCrypto.set {
+		// SeedCrypto sets the variable for one test; it wins over the flag.
+		if on, _ := strconv.ParseBool(v); on {
+			st.crypto = true
+		}
+	}
+	return st, err
 }
 
 // resolve builds settings from lookup, which returns a setting's raw value
 // and whether it was given.
 func resolve(lookup func(*setting) (string, bool)) (settings, error) {
-	st := settings{shard: shard{0, 1}, parallel: runtime.GOMAXPROCS(0), events: 20}
+	st := settings{shard: seeds.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: 20}
 	var err error
 	get := func(s *setting) (string, bool) {
 		v, ok := lookup(s)
@@ -140,7 +149,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		return n
 	}
 	if v, ok := get(flagSeeds); ok {
-		if st.seeds, err = parseSeeds(v); err != nil {
+		if st.seeds, err = seeds.Parse(v); err != nil {
 			return st, fmt.Errorf("simtest: -simrt.seeds: %w", err)
 		}
 	}
@@ -151,7 +160,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		st.hasSeed = true
 	}
 	if v, ok := get(flagShard); ok {
-		if st.shard, err = parseShard(v); err != nil {
+		if st.shard, err = seeds.ParseShard(v); err != nil {
 			return st, fmt.Errorf("simtest: -simrt.shard: %w", err)
 		}
 	}
@@ -159,6 +168,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 	st.keepGoing = boolean(flagKeepGoing)
 	st.check = boolean(flagCheck)
 	st.crypto = boolean(flagCrypto)
+
 	st.parallel = number(flagParallel, st.parallel)
 	st.events = number(flagEvents, st.events)
 	return st, err

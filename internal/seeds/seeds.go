@@ -1,4 +1,7 @@
-package simtest
+// Package seeds parses and splits the seed lists of simtest and cmd/simrt:
+// "N", "A..B" (inclusive) and comma-separated lists of both, and shards
+// "i/n" that take every n-th seed from position i.
+package seeds
 
 import (
 	"fmt"
@@ -7,17 +10,17 @@ import (
 	"strings"
 )
 
-// seedRange is the inclusive range [lo, hi].
-type seedRange struct{ lo, hi uint64 }
+// Range is the inclusive range [lo, hi].
+type Range struct{ Lo, Hi uint64 }
 
-// seedSet is an ordered list of seeds, kept as ranges so that a sweep of a
+// Set is an ordered list of seeds, kept as ranges so that a sweep of a
 // billion seeds costs nothing to describe.
-type seedSet []seedRange
+type Set []Range
 
-// parseSeeds parses "N", "A..B" (inclusive) and comma-separated lists of
+// Parse parses "N", "A..B" (inclusive) and comma-separated lists of
 // both, such as "0..999" or "1,5,10..19".
-func parseSeeds(s string) (seedSet, error) {
-	var set seedSet
+func Parse(s string) (Set, error) {
+	var set Set
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "..")
@@ -34,76 +37,90 @@ func parseSeeds(s string) (seedSet, error) {
 				return nil, fmt.Errorf("seeds %q: range %q is empty", s, part)
 			}
 		}
-		set = append(set, seedRange{a, b})
+		set = append(set, Range{Lo: a, Hi: b})
 	}
 	return set, nil
 }
 
 // Len returns the number of seeds, counting repeats.
-func (s seedSet) Len() uint64 {
+func (s Set) Len() uint64 {
 	var n uint64
 	for _, r := range s {
-		n += r.hi - r.lo + 1
+		n += r.Hi - r.Lo + 1
 	}
 	return n
 }
 
 // At returns the seed at position i < Len().
-func (s seedSet) At(i uint64) uint64 {
+func (s Set) At(i uint64) uint64 {
 	for _, r := range s {
-		if n := r.hi - r.lo + 1; i < n {
-			return r.lo + i
+		if n := r.Hi - r.Lo + 1; i < n {
+			return r.Lo + i
 		} else {
 			i -= n
 		}
 	}
-	panic("simtest: seed position out of range")
+	panic("seeds.Set.At: position out of range")
 }
 
-// String renders the set in the syntax parseSeeds reads.
-func (s seedSet) String() string {
+// String renders the set in the syntax Parse reads.
+func (s Set) String() string {
 	parts := make([]string, len(s))
 	for i, r := range s {
-		if r.lo == r.hi {
-			parts[i] = strconv.FormatUint(r.lo, 10)
+		if r.Lo == r.Hi {
+			parts[i] = strconv.FormatUint(r.Lo, 10)
 		} else {
-			parts[i] = strconv.FormatUint(r.lo, 10) + ".." + strconv.FormatUint(r.hi, 10)
+			parts[i] = strconv.FormatUint(r.Lo, 10) + ".." + strconv.FormatUint(r.Hi, 10)
 		}
 	}
 	return strings.Join(parts, ",")
 }
 
-// shard selects every n-th seed of a list, starting at position i: shards
+// Shard selects every n-th seed of a list, starting at position i: shards
 // 0/n .. n-1/n together take each seed exactly once.
-type shard struct{ i, n uint64 }
+type Shard struct{ I, N uint64 }
 
-// parseShard parses "i/n" with 0 <= i < n.
-func parseShard(s string) (shard, error) {
+// ParseShard parses "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
 	n, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
 	if !ok || err1 != nil || err2 != nil || n == 0 || i >= n {
-		return shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n", s)
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n", s)
 	}
-	return shard{i, n}, nil
+	return Shard{i, n}, nil
 }
 
 // Len returns how many of total positions fall in the shard.
-func (sh shard) Len(total uint64) uint64 {
-	if sh.i >= total {
+func (sh Shard) Len(total uint64) uint64 {
+	if sh.I >= total {
 		return 0
 	}
-	return (total-sh.i-1)/sh.n + 1
+	return (total-sh.I-1)/sh.N + 1
 }
 
 // Pick returns the seeds of s in the shard, in order.
-func (sh shard) Pick(s seedSet) iter.Seq[uint64] {
+func (sh Shard) Pick(s Set) iter.Seq[uint64] {
 	return func(yield func(uint64) bool) {
 		total := s.Len()
 		for k := range sh.Len(total) {
-			if !yield(s.At(sh.i + k*sh.n)) {
+			if !yield(s.At(sh.I + k*sh.N)) {
 				return
 			}
 		}
 	}
+}
+
+// Compact returns a Set holding seeds, in order, merging runs of
+// consecutive seeds into ranges.
+func Compact(seeds []uint64) Set {
+	var set Set
+	for _, s := range seeds {
+		if n := len(set); n > 0 && set[n-1].Hi+1 == s && set[n-1].Hi != ^uint64(0) {
+			set[n-1].Hi = s
+			continue
+		}
+		set = append(set, Range{Lo: s, Hi: s})
+	}
+	return set
 }

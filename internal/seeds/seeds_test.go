@@ -1,4 +1,4 @@
-package simtest
+package seeds
 
 import (
 	"slices"
@@ -14,33 +14,33 @@ func TestParseSeeds(t *testing.T) {
 		{"0..3", []uint64{0, 1, 2, 3}},
 		{"1, 5,10..12", []uint64{1, 5, 10, 11, 12}},
 	} {
-		set, err := parseSeeds(c.in)
+		set, err := Parse(c.in)
 		if err != nil {
-			t.Fatalf("parseSeeds(%q): %v", c.in, err)
+			t.Fatalf("Parse(%q): %v", c.in, err)
 		}
-		got := slices.Collect(shard{0, 1}.Pick(set))
+		got := slices.Collect(Shard{0, 1}.Pick(set))
 		if !slices.Equal(got, c.want) {
-			t.Errorf("parseSeeds(%q) = %v, want %v", c.in, got, c.want)
+			t.Errorf("Parse(%q) = %v, want %v", c.in, got, c.want)
 		}
-		if back, _ := parseSeeds(set.String()); !slices.Equal(back, set) {
+		if back, _ := Parse(set.String()); !slices.Equal(back, set) {
 			t.Errorf("String of %q does not parse back: %q", c.in, set.String())
 		}
 	}
 	for _, bad := range []string{"", "x", "5..1", "1..", "-1", "1,,2"} {
-		if _, err := parseSeeds(bad); err == nil {
-			t.Errorf("parseSeeds(%q) succeeded", bad)
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
 		}
 	}
 }
 
 func TestShardsCoverEverySeedOnce(t *testing.T) {
-	set, _ := parseSeeds("0..99,1000..1036,5000")
-	want := slices.Collect(shard{0, 1}.Pick(set))
+	set, _ := Parse("0..99,1000..1036,5000")
+	want := slices.Collect(Shard{0, 1}.Pick(set))
 	for n := uint64(1); n <= 9; n++ {
 		seen := map[uint64]int{}
 		total := 0
 		for i := range n {
-			sh := shard{i, n}
+			sh := Shard{i, n}
 			got := slices.Collect(sh.Pick(set))
 			if uint64(len(got)) != sh.Len(set.Len()) {
 				t.Fatalf("shard %d/%d: Len %d, picked %d", i, n, sh.Len(set.Len()), len(got))
@@ -62,41 +62,18 @@ func TestShardsCoverEverySeedOnce(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
-	if sh, err := parseShard("2/5"); err != nil || sh != (shard{2, 5}) {
-		t.Errorf("parseShard(2/5) = %v, %v", sh, err)
+	if sh, err := ParseShard("2/5"); err != nil || sh != (Shard{2, 5}) {
+		t.Errorf("ParseShard(2/5) = %v, %v", sh, err)
 	}
 	for _, bad := range []string{"5/5", "1/0", "1", "a/b", "-1/3"} {
-		if _, err := parseShard(bad); err == nil {
-			t.Errorf("parseShard(%q) succeeded", bad)
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) succeeded", bad)
 		}
 	}
 }
 
-func TestFlagsWinOverEnvironment(t *testing.T) {
-	given := map[string]string{"seeds": "3..4", "shard": "1/2"}
-	env := map[string]string{"SIMRT_SEEDS": "0..999", "SIMRT_SEED": "42", "SIMRT_KEEPGOING": "1"}
-	st, err := resolve(func(s *setting) (string, bool) {
-		if v, ok := given[s.name]; ok {
-			return v, true
-		}
-		v, ok := env[s.env()]
-		return v, ok
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.seeds.String() != "3..4" || st.shard != (shard{1, 2}) || !st.hasSeed || st.seed != 42 || !st.keepGoing {
-		t.Errorf("settings = %+v", st)
-	}
-	if _, err := resolve(func(s *setting) (string, bool) { return "nope", s.name == "keepgoing" }); err == nil {
-		t.Error("a bad boolean was accepted")
-	}
-}
-
-func TestReplayCommand(t *testing.T) {
-	got := replayCommand("TestX/case_1.5", 17)
-	want := `go test -run '^TestX$/^case_1\.5$' ./simtest -simrt.seed=17`
-	if got != want {
-		t.Errorf("replayCommand = %s, want %s", got, want)
+func TestCompact(t *testing.T) {
+	if got := Compact([]uint64{1, 2, 3, 5, 7, 8}).String(); got != "1..3,5,7..8" {
+		t.Errorf("Compact = %q", got)
 	}
 }
