@@ -110,6 +110,8 @@ func (t *Task) Yield() {
 // outermost expired deadline. A stale interrupt (its deadline already gone)
 // is cleared. The flag is cleared before the scan so that a deadline that
 // expires meanwhile sets it again.
+//
+//go:noinline
 func (t *Task) unwind() {
 	t.interrupt.Store(false)
 	if t.aborted.Load() {
