@@ -60,8 +60,8 @@ type Task struct {
 	aborted   atomic.Bool
 	deadlines []*Deadline // owned by the task itself
 	backend   Backend
-	exitHooks []func()    // owned by the task itself
-	single    Waiter      // reused by single-primitive waits
+	exitHooks []func() // owned by the task itself
+	single    Waiter   // reused by single-primitive waits
 	// Name is the task's supervision label, used in diagnostics.
 	Name string
 }
