@@ -13,6 +13,7 @@ import (
 var clockCases = []testCase{
 	{"ClockSleep", "Sleep(d) lets at least d pass (exactly d in a simulation, whose clock starts at the Unix epoch)", clockSleep},
 	{"ClockSleepUntil", "SleepUntil(t) returns at or after t (exactly at t in a simulation); a past t returns at once", clockSleepUntil},
+	{"ClockTimeoutTie", "when f finishes at the very moment its Timeout runs out, f wins, as in the reference's biased select (only a simulation can produce the tie)", clockTimeoutTie},
 	{"ClockSleepUntilFarFuture", "SleepUntil of the largest time.Time does not overflow: it simply waits, and a Timeout cuts it short", clockSleepUntilFarFuture},
 	{"ClockTimeout", "Timeout returns f's result when f finishes in time and ErrTimeout otherwise, after unwinding f (its deferred calls run)", clockTimeout},
 	{"Randomness", "the context reads random bytes; a simulation draws them from its seed (same seed, same bytes), production from crypto/rand", randomness},
@@ -107,6 +108,21 @@ func clockTimeout(t *testing.T, r Runner) {
 		}
 		// The task is still usable after its timeouts: it can park again.
 		ctx.Sleep(time.Millisecond)
+	})
+}
+
+func clockTimeoutTie(t *testing.T, r Runner) {
+	if !r.Simulated {
+		t.Skip("a real clock cannot make f and the timeout finish at the same instant")
+	}
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		err := simrt.Timeout(ctx, 10*time.Millisecond, func() error {
+			ctx.Sleep(10 * time.Millisecond)
+			return nil
+		})
+		if err != nil {
+			t.Errorf("Timeout(10ms) of a 10ms sleep = %v, want nil: f wins a tie", err)
+		}
 	})
 }
 
