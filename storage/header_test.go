@@ -22,7 +22,9 @@ func TestNewHeaderFixture(t *testing.T) {
 	}
 }
 
-func withZeros(b []byte, n int) []byte { return append(append([]byte(nil), b...), make([]byte, n-len(b))...) }
+func withZeros(b []byte, n int) []byte {
+	return append(append([]byte(nil), b...), make([]byte, n-len(b))...)
+}
 
 func TestResolve(t *testing.T) {
 	valid := storage.NewHeader(1)
