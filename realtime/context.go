@@ -31,8 +31,26 @@ type Context struct {
 	task  *task
 	name  string
 	attrs []metrics.Attr
-	node  *supervise.Node
+	node  atomic.Pointer[supervise.Node]    // nil in a task's own context until first needed
 	label atomic.Pointer[metrics.TaskLabel] // task series for spawns from here
+}
+
+// newContext returns a context of task t on node n.
+func newContext(rt *runtime, t *task, name string, attrs []metrics.Attr, n *supervise.Node) *Context {
+	c := &Context{rt: rt, task: t, name: name, attrs: attrs}
+	c.node.Store(n)
+	return c
+}
+
+// supervisor returns the context's node. A task's own context gets its
+// node (a child of the task's spawn node) on first use, so a task that
+// never spawns and never calls Child costs no node.
+func (c *Context) supervisor() *supervise.Node {
+	if n := c.node.Load(); n != nil {
+		return n
+	}
+	c.node.CompareAndSwap(nil, c.task.node.Child())
+	return c.node.Load()
 }
 
 var _ simrt.Context = (*Context)(nil)
@@ -63,13 +81,13 @@ func (c *Context) Logger() *slog.Logger { return c.rt.log.With("task", c.name) }
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, task: c.task, name: metrics.ChildLabel(c.name, label), attrs: c.attrs, node: c.node.Child()}
+	return newContext(c.rt, c.task, metrics.ChildLabel(c.name, label), c.attrs, c.supervisor().Child())
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, task: c.task, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node}
+	return newContext(c.rt, c.task, c.name, metrics.WithAttr(c.attrs, key, value), c.supervisor())
 }
 
 // Name implements simrt.Supervisor.Name.
@@ -134,7 +152,7 @@ func (c *Context) CurrentTask() *core.Task {
 	c.rt.check()
 	if c.task.ended.Load() {
 		panic(fmt.Sprintf("realtime: blocking call through the context of task %q, which has ended; "+
-			"a task must block only through the Context it was given", c.task.name))
+			"a task must block only through the Context it was given", c.task.name()))
 	}
 	return &c.task.ct
 }

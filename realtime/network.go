@@ -51,9 +51,9 @@ func (c *Context) Resolve(host string) ([]netip.Addr, error) {
 	c.rt.check()
 	ctx, cancel := context.WithTimeout(context.Background(), c.rt.cfg.ConnectTimeout)
 	cc := &cancelCloser{cancel: cancel}
-	c.task.io.add(cc)
+	c.task.closers().add(cc)
 	defer func() {
-		c.task.io.remove(cc)
+		c.task.closers().remove(cc)
 		cancel()
 	}()
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -77,11 +77,11 @@ func (c *cancelCloser) Close() error { c.cancel(); return nil }
 // track registers r as open I/O of owner and of the runtime.
 func (rt *runtime) track(owner *task, r interface{ Close() error }) {
 	rt.io.add(r)
-	owner.io.add(r)
+	owner.closers().add(r)
 }
 
 func (rt *runtime) untrack(owner *task, r interface{ Close() error }) {
-	owner.io.remove(r)
+	owner.closers().remove(r)
 	rt.io.remove(r)
 }
 

@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
@@ -45,7 +46,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	label.Running.Add(1)
 	rt.root = newTask(rt, "", label, nil)
 	rt.root.root = true
-	ctx := &Context{rt: rt, task: rt.root, node: rt.tree.Root()}
+	ctx := newContext(rt, rt.root, "", nil, rt.tree.Root())
 
 	closed := false
 	defer func() {
@@ -58,9 +59,11 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	rt.root.call(func() { root(ctx) })
 	rt.root.ended.Store(true)
 	rt.root.ct.RunExitHooks()
-	rt.root.io.forget()
+	if s := rt.root.io.Load(); s != nil {
+		s.forget()
+	}
 	if rt.root.outcome == outcomePanicked {
-		rt.log.Error("task panicked", "task", "", "panic", rt.root.panicValue, "stack", string(rt.root.panicStack))
+		rt.log.Error("task panicked", "task", "", "panic", fmt.Sprint(rt.root.panic.value), "stack", string(rt.root.panic.stack))
 		rt.fail(rt.root)
 	}
 	rt.close()

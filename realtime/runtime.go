@@ -78,7 +78,7 @@ func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) 
 	rt.admission.RLock()
 	var node *supervise.Node
 	if !rt.closing.Load() {
-		node = ctx.node.Spawn(t)
+		node = ctx.supervisor().Spawn(t)
 	}
 	if node == nil {
 		rt.admission.RUnlock()
@@ -90,24 +90,29 @@ func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) 
 	rt.live.Add(1)
 	rt.admission.RUnlock()
 	t.node = node
-	child := &Context{rt: rt, task: t, name: ctx.name, attrs: ctx.attrs, node: node.Child()}
-	go rt.run(t, func() { f(child) })
+	t.fn = f
+	t.ctx.rt, t.ctx.task, t.ctx.name, t.ctx.attrs = rt, t, ctx.name, ctx.attrs
+	go t.run()
 	return node.Abort
 }
 
 // run is the body of a task's goroutine.
-func (rt *runtime) run(t *task, f func()) {
-	defer rt.live.Done()
-	defer rt.finish(t) // also after runtime.Goexit
-	t.call(f)
+func (t *task) run() {
+	defer t.rt.live.Done()
+	defer t.rt.finish(t) // also after runtime.Goexit
+	t.call(t.body)
 }
+
+func (t *task) body() { t.fn(&t.ctx) }
 
 // finish does the bookkeeping of a task that ended, on its goroutine.
 func (rt *runtime) finish(t *task) {
 	t.ended.Store(true)
 	t.releaseGauge()
 	t.ct.RunExitHooks()
-	t.io.forget()
+	if s := t.io.Load(); s != nil {
+		s.forget()
+	}
 	var err error
 	switch t.outcome {
 	case outcomeOK:
@@ -126,7 +131,7 @@ func (rt *runtime) finish(t *task) {
 // *simrt.PanicError when panics are caught, otherwise ErrClosed, after
 // recording the failure and aborting the root so that Start re-raises it.
 func (rt *runtime) panicked(t *task) error {
-	rt.log.Error("task panicked", "task", t.name, "panic", fmt.Sprint(t.panicValue), "stack", string(t.panicStack))
+	rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(t.panic.value), "stack", string(t.panic.stack))
 	switch {
 	case rt.closing.Load():
 		return simrt.ErrClosed
@@ -134,17 +139,17 @@ func (rt *runtime) panicked(t *task) error {
 		rt.fail(t)
 		return simrt.ErrClosed
 	default:
-		return &simrt.PanicError{Value: t.panicValue, Stack: t.panicStack}
+		return &simrt.PanicError{Value: t.panic.value, Stack: t.panic.stack}
 	}
 }
 
 // fail records the first uncaught panic and stops the root.
 func (rt *runtime) fail(t *task) {
-	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name, value: t.panicValue, stack: t.panicStack}) {
+	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name(), value: t.panic.value, stack: t.panic.stack}) {
 		return
 	}
 	if r := rt.root; r != t && r.ct.Abort() {
-		r.io.closeAll()
+		r.closers().closeAll()
 	}
 }
 
@@ -158,7 +163,7 @@ func (rt *runtime) close() {
 	rt.admission.Unlock()
 	rt.tree.Root().Abort()
 	if rt.root.ct.Abort() {
-		rt.root.io.closeAll()
+		rt.root.closers().closeAll()
 	}
 	rt.io.closeAll()
 	rt.live.Wait()

@@ -21,54 +21,97 @@ const (
 	outcomePanicked                // panicked
 )
 
-// task is one production task: a goroutine that parks by blocking on a
-// one-slot channel (the permit).
-type task struct {
-	ct     core.Task
-	rt     *runtime
-	name   string
-	root   bool
-	label  *metrics.TaskLabel
-	node   *supervise.Node // spawn node; nil for the root
-	done   func(error)     // reports the outcome to the handle; never changes
-	permit chan struct{}
+// Permit states of a task (see Park and Unpark).
+const (
+	permitNone   int32 = iota // running, no wake pending
+	permitReady               // a wake is pending: the next Park returns at once
+	permitParked              // blocked in Park, waiting on wake
+)
 
-	parked   atomic.Bool // a goroutine is blocked in Park
+// task is one production task: a goroutine that parks by blocking on a
+// channel. The channel is made on the first Park, so a task that never
+// parks costs no channel.
+type task struct {
+	ct    core.Task
+	rt    *runtime
+	label *metrics.TaskLabel
+	node  *supervise.Node // spawn node; nil for the root
+	done  func(error)     // reports the outcome to the handle; never changes
+	fn    func(simrt.Context)
+	ctx   Context                 // the context the task receives
+	wake  chan struct{}           // made by the task's goroutine before it first parks
+	io    atomic.Pointer[closers] // real I/O this task opened, closed if it is aborted
+
+	permit   atomic.Int32
 	ended    atomic.Bool // the task's function has returned or unwound
 	released atomic.Bool // the running gauge has been decremented
-
-	io closers // real I/O this task opened, closed if it is aborted
+	root     bool
 
 	// Written by the task's goroutine only, read after it ends.
-	outcome    outcome
-	panicValue any
-	panicStack []byte
+	outcome outcome
+	panic   *taskPanic
+}
+
+type taskPanic struct {
+	value any
+	stack []byte
 }
 
 func newTask(rt *runtime, name string, label *metrics.TaskLabel, done func(error)) *task {
-	t := &task{rt: rt, name: name, label: label, done: done, permit: make(chan struct{}, 1)}
+	t := &task{rt: rt, label: label, done: done}
 	t.ct.SetBackend(t)
 	t.ct.Name = name
 	return t
 }
 
+func (t *task) name() string { return t.ct.Name }
+
+// closers returns the task's I/O set, making it on first use.
+func (t *task) closers() *closers {
+	if s := t.io.Load(); s != nil {
+		return s
+	}
+	t.io.CompareAndSwap(nil, &closers{})
+	return t.io.Load()
+}
+
 // Park implements core.Backend by blocking the goroutine until Unpark.
 func (t *task) Park() {
-	if !t.parked.CompareAndSwap(false, true) {
-		panic(fmt.Sprintf("realtime: two goroutines blocked through the context of task %q at once; "+
-			"a task must block only through the Context it was given", t.name))
+	if t.permit.CompareAndSwap(permitReady, permitNone) {
+		return
 	}
-	<-t.permit
-	t.parked.Store(false)
+	if t.wake == nil {
+		t.wake = make(chan struct{}, 1)
+	}
+	if !t.permit.CompareAndSwap(permitNone, permitParked) {
+		if t.permit.Load() == permitParked {
+			panic(fmt.Sprintf("realtime: two goroutines blocked through the context of task %q at once; "+
+				"a task must block only through the Context it was given", t.name()))
+		}
+		t.permit.CompareAndSwap(permitReady, permitNone) // woken meanwhile
+		return
+	}
+	<-t.wake
 	t.label.Polls.Add(1)
 }
 
-// Unpark implements core.Backend: it leaves the permit, waking a blocked
-// Park or making the next one return at once.
+// Unpark implements core.Backend: it wakes a blocked Park, or makes the
+// next one return at once. Safe from any goroutine.
 func (t *task) Unpark() {
-	select {
-	case t.permit <- struct{}{}:
-	default:
+	for {
+		switch t.permit.Load() {
+		case permitReady:
+			return
+		case permitNone:
+			if t.permit.CompareAndSwap(permitNone, permitReady) {
+				return
+			}
+		case permitParked:
+			if t.permit.CompareAndSwap(permitParked, permitNone) {
+				t.wake <- struct{}{} // never blocks: one slot, one parked receiver
+				return
+			}
+		}
 	}
 }
 
@@ -82,7 +125,7 @@ func (t *task) Abort() {
 	if t.ended.Load() || !t.ct.Abort() {
 		return
 	}
-	t.io.closeAll()
+	t.closers().closeAll()
 	t.releaseGauge()
 	if t.done != nil {
 		t.done(simrt.ErrClosed)
@@ -109,8 +152,7 @@ func (t *task) call(f func()) {
 			return
 		}
 		t.outcome = outcomePanicked
-		t.panicValue = r
-		t.panicStack = debug.Stack()
+		t.panic = &taskPanic{value: r, stack: debug.Stack()}
 	}()
 	if t.ct.IsAborted() {
 		t.outcome = outcomeAborted
