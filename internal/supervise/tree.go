@@ -113,9 +113,11 @@ func (t *Tree) unlink(n *Node) {
 }
 
 // release unlinks n and then each ancestor that is left with no task and no
-// linked children.
+// linked children. It stops at the first node that is already unlinked (an
+// abort unlinks whole subtrees at once), so finishing every task of a
+// 100,000-deep aborted chain costs O(1) each.
 func (t *Tree) release(n *Node) {
-	for n.parent != nil && n.task == nil && len(n.children) == 0 {
+	for n.parent != nil && n.idx >= 0 && n.task == nil && len(n.children) == 0 {
 		p := n.parent
 		t.unlink(n)
 		n = p
