@@ -22,7 +22,9 @@ type command struct {
 // commands maps subcommand names to their implementations. Each subcommand
 // lives in its own file and adds itself here.
 var commands = map[string]command{
-	"demo": {"run a small simulation and print what happened (same seed, same bytes)", runDemo},
+	"demo":   {"run a small simulation and print what happened (same seed, same bytes)", runDemo},
+	"sweep":  {"run a simtest test over many seeds in parallel processes, with progress and a summary", runSweep},
+	"replay": {"run one seed of a simtest test again, optionally writing its Perfetto trace", runReplay},
 }
 
 func main() {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+const replayUsage = `usage: simrt replay ./pkg -run TestX -seed N [-trace out.json] [-- test flags]
+
+Replay runs one seed of a simtest test again, verbosely, with go test:
+the same failure, the same report, the same audit state. With -trace it
+also writes the run's Perfetto trace (open it at ui.perfetto.dev).
+`
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, replayUsage, "\nflags:\n"); fs.PrintDefaults() }
+	run := fs.String("run", "", "the test to replay (a name, or a -run regular expression)")
+	seed := fs.String("seed", "", "the seed to replay")
+	trace := fs.String("trace", "", "write the run's Chrome/Perfetto trace to this `file`")
+	pkg, extra, err := parseArgs(fs, args)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintf(stderr, "simrt replay: %v\n\n", err)
+			fs.Usage()
+		}
+		return 2
+	}
+	if _, err := strconv.ParseUint(*seed, 10, 64); err != nil || *run == "" {
+		fmt.Fprintln(stderr, "simrt replay: -run names the test and -seed the seed to replay")
+		return 2
+	}
+	goArgs := []string{"test", "-count=1", "-v", "-run", testPattern(*run), pkg, "-simrt.seed=" + *seed}
+	if *trace != "" {
+		abs, err := filepath.Abs(*trace) // go test runs the binary in the package's directory
+		if err != nil {
+			fmt.Fprintf(stderr, "simrt replay: %v\n", err)
+			return 2
+		}
+		goArgs = append(goArgs, "-simrt.trace="+abs)
+	}
+	cmd := exec.Command("go", append(goArgs, extra...)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	fmt.Fprintf(stderr, "go %s\n", strings.Join(cmd.Args[1:], " "))
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintf(stderr, "simrt replay: %v\n", err)
+		return 2
+	}
+	return 0
+}

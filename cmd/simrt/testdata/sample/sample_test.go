@@ -1,0 +1,29 @@
+// Package sample is a system under test for cmd/simrt's end-to-end test:
+// two tasks race for leadership, and the test fails on the seeds where the
+// wrong one wins.
+package sample
+
+import (
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest"
+)
+
+func TestLeader(t *testing.T) {
+	simtest.Explore(t, deterministic.Config{Timeout: time.Minute}, func(t *testing.T, ctx *deterministic.Context) {
+		winner := simrt.NewChan[string](2)
+		for _, name := range []string{"a", "b", "c"} {
+			simrt.Spawn(ctx.Child(name), func(ctx simrt.Context) int {
+				ctx.Sleep(time.Duration(ctx.Rand().IntN(20)) * time.Millisecond)
+				winner.Send(ctx, name)
+				return 0
+			})
+		}
+		if w, _ := winner.Recv(ctx); w == "c" {
+			t.Fatalf("c became leader at %v", ctx.Now())
+		}
+	})
+}
