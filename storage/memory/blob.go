@@ -1,8 +1,6 @@
 package memory
 
 import (
-	"slices"
-
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage"
 )
@@ -232,7 +230,9 @@ func resize(s []byte, n uint64) []byte {
 		clear(s[l:])
 		return s
 	}
-	s = slices.Grow(s, int(n-l))[:n]
-	clear(s[l:])
-	return s
+	// Double the capacity: appends of small writes stay amortised, and
+	// large blobs are copied fewer times than append's growth would.
+	grown := make([]byte, n, max(n, 2*uint64(cap(s))))
+	copy(grown, s)
+	return grown
 }
