@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"time"
+
+	"github.com/simrt/simrt/network/tcp"
 )
 
 // Config sets up a production runtime. The zero value is a valid
@@ -30,12 +32,11 @@ type Config struct {
 	// Context.Strategy) run work on, across the whole runtime. Zero means
 	// runtime.GOMAXPROCS(0); negative is invalid.
 	Parallelism int
-	// ConnectTimeout bounds a Dial. Zero means 10 s; negative is invalid.
-	ConnectTimeout time.Duration
-	// ReadWriteTimeout bounds one whole Send or Recv: a peer that stops
-	// reading or writing for this long poisons the connection. Zero means
-	// 60 s; negative is invalid.
-	ReadWriteTimeout time.Duration
+	// Network sets TCP socket options and timeouts. The zero value is the
+	// reference's production network: TCP_NODELAY, SO_LINGER 0, a 10 s
+	// connect timeout and 60 s read and write timeouts that bound each whole
+	// Recv and Send. Resolve is bounded by the connect timeout too.
+	Network tcp.Config
 	// MetricsAddr, when set, is the TCP address ("127.0.0.1:9090", ":0")
 	// of an HTTP endpoint serving GET /metrics in the Prometheus text
 	// format: the runtime's metrics plus process and Go runtime metrics.
@@ -47,10 +48,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-const (
-	defaultConnectTimeout   = 10 * time.Second
-	defaultReadWriteTimeout = 60 * time.Second
-)
+// defaultConnectTimeout bounds Resolve when Network.ConnectTimeout is
+// zero, matching the tcp package's default.
+const defaultConnectTimeout = 10 * time.Second
 
 // validate panics on an invalid config, naming the field, and fills in
 // defaults.
@@ -58,20 +58,15 @@ func (c Config) validate() Config {
 	if c.Parallelism < 0 {
 		panic("realtime.New: Config.Parallelism must not be negative")
 	}
-	if c.ConnectTimeout < 0 {
-		panic("realtime.New: Config.ConnectTimeout must not be negative")
-	}
-	if c.ReadWriteTimeout < 0 {
-		panic("realtime.New: Config.ReadWriteTimeout must not be negative")
+	n := c.Network
+	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 {
+		panic("realtime.New: Config.Network fields must not be negative")
 	}
 	if c.Parallelism == 0 {
 		c.Parallelism = goruntime.GOMAXPROCS(0)
 	}
-	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = defaultConnectTimeout
-	}
-	if c.ReadWriteTimeout == 0 {
-		c.ReadWriteTimeout = defaultReadWriteTimeout
+	if c.Network.ConnectTimeout == 0 {
+		c.Network.ConnectTimeout = defaultConnectTimeout
 	}
 	if c.StorageDirectory == "" {
 		var b [8]byte

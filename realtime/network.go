@@ -7,11 +7,19 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/metered"
+	"github.com/simrt/simrt/network/tcp"
 )
 
-// initNetwork wires the production network. Placeholder until network/tcp
-// lands: Bind and Dial fail.
-func (rt *runtime) initNetwork() {}
+// initNetwork wires the production network: tracking (below) over
+// metered over tcp. The tcp network gets no runtime: a realtime task
+// cannot be found from the goroutine that calls Send or Recv (halves carry
+// no context and are handed between tasks), so each operation blocks its
+// own goroutine, bounded by the configured timeouts, and an abort or
+// shutdown unblocks it by closing the connection.
+func (rt *runtime) initNetwork() {
+	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.registry.Registerer())
+}
 
 // Bind implements simrt.Network.Bind over TCP. The listener is closed if
 // the task owning this context is aborted, and at shutdown.
@@ -49,7 +57,7 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // this context is aborted.
 func (c *Context) Resolve(host string) ([]netip.Addr, error) {
 	c.rt.check()
-	ctx, cancel := context.WithTimeout(context.Background(), c.rt.cfg.ConnectTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), c.rt.cfg.Network.ConnectTimeout)
 	cc := &cancelCloser{cancel: cancel}
 	c.task.closers().add(cc)
 	defer func() {

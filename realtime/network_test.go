@@ -1,0 +1,158 @@
+package realtime_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/nettest"
+	"github.com/simrt/simrt/realtime"
+)
+
+var loopback = netip.MustParseAddrPort("127.0.0.1:0")
+
+// TestNetConformance runs the network suite on the runtime's network (the
+// I/O tracking layer over metered over tcp), from realtime tasks.
+func TestNetConformance(t *testing.T) {
+	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
+		if strings.Contains(t.Name(), "/Canceled") {
+			// A Send or Recv blocked in the kernel cannot be cut short by
+			// simrt.Timeout in realtime (see PRODUCTION.md); only the
+			// network's own read and write timeouts end it.
+			t.Skip("simrt.Timeout does not interrupt a blocked Send or Recv in realtime")
+		}
+		start(realtime.Config{}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
+	})
+}
+
+// accepted is one server-side connection.
+type accepted struct {
+	sink   simrt.Sink
+	stream simrt.Stream
+}
+
+func TestAbortUnblocksRecvOnOwnConnection(t *testing.T) {
+	start(realtime.Config{}, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		held := simrt.NewOneshot[accepted]()
+		simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) int {
+			_, si, st, err := l.Accept()
+			if err == nil {
+				held.Send(accepted{si, st}) // keep it open, send nothing
+			}
+			return 0
+		})
+		unwound := simrt.NewOneshot[error]()
+		client := simrt.Spawn(ctx.Child("client"), func(ctx simrt.Context) int {
+			si, st, err := ctx.Dial(l.Addr())
+			if err != nil {
+				t.Error(err)
+				return 0
+			}
+			defer si.Close()
+			defer st.Close()
+			_, err = st.Recv(1) // blocks in the kernel until aborted
+			unwound.Send(err)
+			return 1
+		})
+		srv, _ := held.Recv(ctx) // the client is connected (and about to block)
+		defer srv.sink.Close()
+		defer srv.stream.Close()
+		client.Abort()
+		if _, err := client.Await(ctx); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("aborted client: %v, want ErrClosed", err)
+		}
+		if err, _ := unwound.Recv(ctx); err == nil {
+			t.Error("Recv on an aborted task's connection returned no error")
+		}
+	})
+}
+
+func TestShutdownUnblocksAcceptAndHandedOffRecv(t *testing.T) {
+	start(realtime.Config{}, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		si, st, err := ctx.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One task waits in Accept forever (the only pending dial is
+		// accepted by nobody else), another in Recv on a connection it
+		// did not open. Returning from the root must unblock both.
+		simrt.Spawn(ctx.Child("acceptor"), func(simrt.Context) int {
+			for {
+				if _, _, _, err := l.Accept(); err != nil {
+					return 0
+				}
+			}
+		})
+		simrt.Spawn(ctx.Child("reader"), func(simrt.Context) int {
+			defer si.Close()
+			st.Recv(1)
+			return 0
+		})
+		simrt.Reschedule(ctx)
+	})
+	// goleak (TestMain) checks that nothing is left behind.
+}
+
+// TestKilledPeerFailsRecvThenSend kills a plain-net peer (SO_LINGER 0, as
+// a crashed process's kernel would reset it) in the middle of a message:
+// the blocked Recv fails with ErrRecvFailed instead of hanging, and Send
+// fails with ErrSendFailed.
+func TestKilledPeerFailsRecvThenSend(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	peerDone := make(chan struct{})
+	go func() {
+		defer close(peerDone)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 4)
+		io.ReadFull(c, buf) // the client's request
+		c.Write([]byte("half a message"))
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close() // killed mid-stream: the kernel sends a reset
+	}()
+	start(realtime.Config{}, func(ctx simrt.Context) {
+		si, st, err := ctx.Dial(netip.MustParseAddrPort(ln.Addr().String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer si.Close()
+		defer st.Close()
+		if err := si.Send([]byte("ping")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Recv(100); !errors.Is(err, simrt.ErrRecvFailed) {
+			t.Errorf("Recv from a killed peer: %v, want ErrRecvFailed", err)
+		}
+		// The reset has arrived: the connection is gone both ways.
+		var sendErr error
+		for range 100 {
+			if sendErr = si.Send(bytes.Repeat([]byte{1}, 64<<10)); sendErr != nil {
+				break
+			}
+		}
+		if !errors.Is(sendErr, simrt.ErrSendFailed) {
+			t.Errorf("Send to a killed peer: %v, want ErrSendFailed", sendErr)
+		}
+	})
+	<-peerDone
+}
