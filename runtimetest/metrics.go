@@ -17,7 +17,7 @@ var metricCases = []testCase{
 	{"MetricsAttributeWithNestedLabel", "attributes carry over to Child contexts", metricsAttributeWithNestedLabel},
 	{"MetricsAttributesIsolatedBetweenContexts", "attributes belong to the context that set them and never leak to another context's metrics", metricsAttributesIsolatedBetweenContexts},
 	{"MetricsSpawnAttributeCardinality", "task metrics are keyed by context label only (name, kind, execution): spawning from contexts with 128 attribute values gives one series", metricsSpawnAttributeCardinality},
-	{"MetricsAttributesSortedDeterministically", "the order attributes were added in does not matter: one series, one label order", metricsAttributesSortedDeterministically},
+	{"MetricsAttributesSortedDeterministically", "the order attributes were added in does not matter (and a key set again takes the new value): one series, one label order", metricsAttributesSortedDeterministically},
 	{"MetricsNestedLabelsWithAttributes", "labels and attributes combine across several levels of Child", metricsNestedLabelsWithAttributes},
 	{"MetricsFamilyWithAttributes", "a family's variable labels and the context's attributes appear together, sorted by name", metricsFamilyWithAttributes},
 	{"RegisterAndEncode", "Encode writes counters, gauges and histograms with their TYPE lines and values", registerAndEncode},
@@ -150,6 +150,12 @@ func runningTasks(t *testing.T, ctx simrt.Context, prefix string) int {
 
 func metricsNames(t *testing.T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
+		if l := ctx.Name().Label; l != "" {
+			t.Errorf("root label = %q, want \"\"", l)
+		}
+		if l := ctx.Child("nested").Name().Label; l != "nested" {
+			t.Errorf("Child(\"nested\") label = %q, want \"nested\"", l)
+		}
 		ctx.Counter("test", "a root counter").Inc()
 		ctx.Child("nested").Counter("test", "a nested counter").Inc()
 		expectSeries(t, ctx.Encode(), map[string]float64{
@@ -231,7 +237,7 @@ func metricsAttributesSortedDeterministically(t *testing.T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		s := ctx.Child("service")
 		s.WithAttribute("region", "us").WithAttribute("env", "prod").Counter("errors", "errors").Inc()
-		s.WithAttribute("env", "prod").WithAttribute("region", "us").Counter("errors", "errors").Inc()
+		s.WithAttribute("env", "dev").WithAttribute("region", "us").WithAttribute("env", "prod").Counter("errors", "errors").Inc()
 		text := ctx.Encode()
 		expectSeries(t, text, map[string]float64{
 			series("service_errors_total", "env=prod", "region=us"): 2,

@@ -128,7 +128,7 @@ func spawnAfterAbort(t *testing.T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		type ctxs struct{ own, child simrt.Context }
 		got := simrt.NewOneshot[ctxs]()
-		h := simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+		h := simrt.Spawn(ctx.Child("late"), func(ctx simrt.Context) struct{} {
 			got.Send(ctxs{own: ctx, child: ctx.Child("late")})
 			parkForever(ctx)
 			return struct{}{}
@@ -147,6 +147,9 @@ func spawnAfterAbort(t *testing.T, r Runner) {
 			if _, err := late.Await(ctx); !errors.Is(err, simrt.ErrClosed) {
 				t.Errorf("Await of a task spawned from an aborted context: err = %v, want ErrClosed", err)
 			}
+		}
+		if n := runningTasks(t, ctx, "late"); n != 0 {
+			t.Errorf("running tasks named late* = %d, want 0: a closed spawn never counts as running", n)
 		}
 	})
 	if n := ran.Load(); n != 0 {
