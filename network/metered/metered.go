@@ -117,12 +117,12 @@ type sink struct {
 // Send implements simrt.Sink.Send; a successful send adds its length to
 // the outbound bandwidth.
 func (s *sink) Send(bufs ...[]byte) error {
+	n := 0
+	for _, b := range bufs { // before Send, which may consume bufs
+		n += len(b)
+	}
 	if err := s.inner.Send(bufs...); err != nil {
 		return err
-	}
-	n := 0
-	for _, b := range bufs {
-		n += len(b)
 	}
 	s.m.OutboundBandwidth.Add(float64(n))
 	return nil
