@@ -15,6 +15,7 @@ var shutdownCases = []testCase{
 	{"ShutdownTimeout", "Stop with a timeout returns ErrTimeout while a holder never lets go; the stop itself has happened", shutdownTimeout},
 	{"ShutdownMultipleStopCalls", "concurrent Stops all wait for the same holders and all return nil; the first value wins; a Stop after completion returns at once", shutdownMultipleStopCalls},
 	{"UnfulfilledShutdown", "tasks waiting on a StopSignal that never fires do not keep Start from returning; they are unwound", unfulfilledShutdown},
+	{"ShutdownHolderAborted", "a StopSignal held by a task that is aborted is released by the abort: Stop does not wait for it", shutdownHolderAborted},
 	{"StopSignalRelease", "Release ends a hold before its task ends, and a released signal still reports the stop value", stopSignalRelease},
 }
 
@@ -164,6 +165,20 @@ func stopSignalRelease(t *testing.T, r Runner) {
 		}
 		if h.Done() {
 			t.Errorf("the holder ended; the case meant it to outlive its hold")
+		}
+	})
+}
+
+func shutdownHolderAborted(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		h := holdStop(ctx, func(ctx simrt.Context, s *simrt.StopSignal) struct{} {
+			parkForever(ctx) // never waits for the signal, never releases it
+			return struct{}{}
+		})
+		h.Abort()
+		h.Await(ctx)
+		if err := ctx.Stop(1, 0); err != nil {
+			t.Errorf("Stop after the holder was aborted: %v", err)
 		}
 	})
 }

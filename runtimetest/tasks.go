@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/simrt/simrt"
 )
@@ -17,6 +18,8 @@ var taskCases = []testCase{
 	{"AbortRunsDefers", "an aborted task unwinds: its deferred calls run and the code after its park does not", abortRunsDefers},
 	{"AbortAfterCompletionKeepsResult", "aborting a finished task changes nothing: Await still returns its value", abortAfterCompletionKeepsResult},
 	{"SpawnAfterAbort", "spawning from the context of an aborted task (or a Child of it) yields a handle already closed, and the function never runs", spawnAfterAbort},
+	{"SpawnAfterCompletion", "spawning from the context of a task that has returned (an escaped context) yields a handle already closed", spawnAfterCompletion},
+	{"SelfAbort", "a task that aborts its own handle keeps running until its next park, where it unwinds", selfAbort},
 	{"SpawnAbortOnParentAbort", "aborting a task aborts the tasks it spawned", spawnAbortOnParentAbort},
 	{"SpawnAbortOnParentCompletion", "when a task returns, the tasks it spawned are aborted", spawnAbortOnParentCompletion},
 	{"SpawnCascadingAbort", "aborting a task aborts its children and grandchildren", spawnCascadingAbort},
@@ -154,6 +157,50 @@ func spawnAfterAbort(t *testing.T, r Runner) {
 	})
 	if n := ran.Load(); n != 0 {
 		t.Fatalf("%d functions spawned from an aborted context ran", n)
+	}
+}
+
+func spawnAfterCompletion(t *testing.T, r Runner) {
+	var ran atomic.Bool
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		h := simrt.Spawn(ctx, func(ctx simrt.Context) simrt.Context { return ctx })
+		escaped, err := h.Await(ctx)
+		if err != nil {
+			t.Errorf("Await: %v", err)
+			return
+		}
+		late := simrt.Spawn(escaped, func(simrt.Context) int { ran.Store(true); return 1 })
+		if _, err := late.Await(ctx); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("Await of a task spawned from a finished task's context: err = %v, want ErrClosed", err)
+		}
+	})
+	if ran.Load() {
+		t.Fatal("a function spawned from a finished task's context ran")
+	}
+}
+
+func selfAbort(t *testing.T, r Runner) {
+	var before, after atomic.Bool
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		self := simrt.NewOneshot[*simrt.Handle[int]]()
+		unwound := simrt.NewSignal()
+		h := simrt.Spawn(ctx, func(ctx simrt.Context) int {
+			defer unwound.Fire(1)
+			me, _ := self.Recv(ctx)
+			me.Abort()
+			before.Store(true) // no park yet: still running
+			ctx.Sleep(time.Millisecond)
+			after.Store(true)
+			return 1
+		})
+		self.Send(h)
+		if _, err := h.Await(ctx); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("Await of a self-aborted task: err = %v, want ErrClosed", err)
+		}
+		unwound.Wait(ctx)
+	})
+	if !before.Load() || after.Load() {
+		t.Fatalf("self-aborted task: ran until its park %v, ran past it %v; want true, false", before.Load(), after.Load())
 	}
 }
 
