@@ -20,8 +20,10 @@
 //	s := memory.New()
 //	b, _, _ := s.Open("p", []byte("log"))
 //	_ = b.WriteAt(0, simrt.WriteSync, []byte("hello"))
+//	_ = b.WriteAt(5, 0, []byte(" world")) // never synced
 //	_ = b.Close()
-//	fmt.Println(s.LogicalBlob("p", []byte("log"))) // [104 101 108 108 111] true
+//	data, _ := s.LogicalBlob("p", []byte("log")) // "hello"
+//	r := memory.Restore(s.Snapshot())             // what survives a crash
 //
 // A Storage is safe for concurrent use, though the simulator only ever uses
 // it from one task at a time. Memory blobs are limited to MaxSize bytes.
