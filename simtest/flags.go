@@ -69,7 +69,7 @@ var (
 	flagParallel = &setting{name: "parallel",
 		usage: "`n` simulations at once in Explore (default GOMAXPROCS)"}
 	flagEvents = &setting{name: "events",
-		usage: "`n` last events in a failure report (default 20)"}
+		usage: "`n` last events in a failure report (default 20); 0 turns the event log off, for the fastest sweeps"}
 	flagCrypto = &setting{name: "cryptorand", isBool: true,
 		usage: "seed crypto/... from each simulation's seed (testing/cryptotest); seeds run one at a time"}
 
@@ -137,14 +137,14 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		}
 		return b
 	}
-	number := func(s *setting, def int) int {
+	number := func(s *setting, def, least int) int {
 		v, ok := get(s)
 		if !ok || err != nil {
 			return def
 		}
 		n, e := strconv.Atoi(v)
-		if e != nil || n < 1 {
-			err = fmt.Errorf("simtest: -simrt.%s=%q: want a positive number", s.name, v)
+		if e != nil || n < least {
+			err = fmt.Errorf("simtest: -simrt.%s=%q: want a number of at least %d", s.name, v, least)
 		}
 		return n
 	}
@@ -169,7 +169,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 	st.check = boolean(flagCheck)
 	st.crypto = boolean(flagCrypto)
 
-	st.parallel = number(flagParallel, st.parallel)
-	st.events = number(flagEvents, st.events)
+	st.parallel = number(flagParallel, st.parallel, 1)
+	st.events = number(flagEvents, st.events, 0)
 	return st, err
 }

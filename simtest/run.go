@@ -208,10 +208,15 @@ func (f *failure) report(testName string) string {
 	if task == "" {
 		task = "<root>"
 	}
-	fmt.Fprintf(&b, "simrt: seed %d failed at %v of simulated time (%s) in task %q",
-		f.seed, f.time.Sub(f.start), f.time.UTC().Format(time.RFC3339Nano), task)
-	if !f.known {
-		b.WriteString(" (the last to run; time of its last event)")
+	switch {
+	case f.known || len(f.events) > 0:
+		fmt.Fprintf(&b, "simrt: seed %d failed at %v of simulated time (%s) in task %q",
+			f.seed, f.time.Sub(f.start), f.time.UTC().Format(time.RFC3339Nano), task)
+		if !f.known {
+			b.WriteString(" (the last to run; time of its last event)")
+		}
+	default:
+		fmt.Fprintf(&b, "simrt: seed %d failed (the event log is off: replay for the time, task and last events)", f.seed)
 	}
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "%s\n", f.what)

@@ -181,7 +181,8 @@ var (
 // go test prints at the end confirm the failures.
 func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 	args := []string{"-test.run=" + s.run, "-test.v=true", "-test.count=1", "-test.timeout=0",
-		"-simrt.seeds=" + seeds.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing"}
+		"-simrt.seeds=" + seeds.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing",
+		"-simrt.events=0"} // the fastest runs; replay shows the events
 	cmd := exec.CommandContext(ctx, bin, append(args, s.extra...)...)
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
