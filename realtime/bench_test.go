@@ -3,10 +3,14 @@
 package realtime_test
 
 import (
+	"io"
+	"net"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/tcp"
 	"github.com/simrt/simrt/realtime"
 )
 
@@ -55,5 +59,139 @@ func BenchmarkSpawnAwait(b *testing.B) {
 			}
 		}
 		m.report(b)
+	})
+}
+
+// BenchmarkPingPong64 measures one round trip of a 64-byte message over
+// loopback TCP: through the production runtime (tasks, Send and Recv of
+// the runtime's network) and through plain goroutines and package net.
+func BenchmarkPingPong64(b *testing.B) {
+	const size = 64
+	b.Run("realtime", func(b *testing.B) {
+		b.ReportAllocs()
+		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+			l, err := ctx.Bind(loopback)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			simrt.Spawn(ctx.Child("echo"), func(simrt.Context) int {
+				_, si, st, err := l.Accept()
+				if err != nil {
+					return 0
+				}
+				defer si.Close()
+				defer st.Close()
+				for {
+					msg, err := st.Recv(size)
+					if err != nil || si.Send(msg) != nil {
+						return 0
+					}
+				}
+			})
+			si, st, err := ctx.Dial(l.Addr())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer si.Close()
+			defer st.Close()
+			msg := make([]byte, size)
+			m := meter()
+			for b.Loop() {
+				if err := si.Send(msg); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := st.Recv(size); err != nil {
+					b.Fatal(err)
+				}
+			}
+			m.report(b)
+		})
+	})
+	b.Run("tcp", func(b *testing.B) {
+		// The runtime's TCP network on plain goroutines, without the
+		// runtime: what the network layer costs apart from the runtime.
+		b.ReportAllocs()
+		n := tcp.New(nil, tcp.Config{})
+		l, err := n.Bind(loopback)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		var echo sync.WaitGroup
+		echo.Go(func() {
+			_, si, st, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer si.Close()
+			defer st.Close()
+			for {
+				msg, err := st.Recv(size)
+				if err != nil || si.Send(msg) != nil {
+					return
+				}
+			}
+		})
+		si, st, err := n.Dial(l.Addr())
+		if err != nil {
+			b.Fatal(err)
+		}
+		msg := make([]byte, size)
+		m := meter()
+		for b.Loop() {
+			if err := si.Send(msg); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := st.Recv(size); err != nil {
+				b.Fatal(err)
+			}
+		}
+		m.report(b)
+		si.Close()
+		st.Close()
+		echo.Wait()
+	})
+	b.Run("net", func(b *testing.B) {
+		b.ReportAllocs()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ln.Close()
+		var echo sync.WaitGroup
+		echo.Go(func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			buf := make([]byte, size)
+			for {
+				if _, err := io.ReadFull(c, buf); err != nil {
+					return
+				}
+				if _, err := c.Write(buf); err != nil {
+					return
+				}
+			}
+		})
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		msg, buf := make([]byte, size), make([]byte, size)
+		m := meter()
+		for b.Loop() {
+			if _, err := c.Write(msg); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+		m.report(b)
+		c.Close()
+		echo.Wait()
 	})
 }
