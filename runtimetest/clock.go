@@ -1,7 +1,6 @@
 package runtimetest
 
 import (
-	"bytes"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -16,8 +15,6 @@ var clockCases = []testCase{
 	{"ClockTimeoutTie", "when f finishes at the very moment its Timeout runs out, f wins, as in the reference's biased select (only a simulation can produce the tie)", clockTimeoutTie},
 	{"ClockSleepUntilFarFuture", "SleepUntil of the largest time.Time does not overflow: it simply waits, and a Timeout cuts it short", clockSleepUntilFarFuture},
 	{"ClockTimeout", "Timeout returns f's result when f finishes in time and ErrTimeout otherwise, after unwinding f (its deferred calls run)", clockTimeout},
-	{"Randomness", "the context reads random bytes; a simulation draws them from its seed (same seed, same bytes), production from crypto/rand", randomness},
-	{"DeadlockDetection", "a simulation with no runnable task and no pending timer panics \"runtime stalled\" (production has no such check)", deadlockDetection},
 }
 
 // maxTime is the largest time.Time.
@@ -124,44 +121,4 @@ func clockTimeoutTie(t *testing.T, r Runner) {
 			t.Errorf("Timeout(10ms) of a 10ms sleep = %v, want nil: f wins a tie", err)
 		}
 	})
-}
-
-func randomness(t *testing.T, r Runner) {
-	draw := func(seed uint64) (b []byte, u uint64) {
-		r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
-			b = make([]byte, 32)
-			if n, err := ctx.Read(b); n != len(b) || err != nil {
-				t.Errorf("Read = %d, %v; want %d, nil", n, err, len(b))
-			}
-			u = ctx.Rand().Uint64()
-		})
-		return b, u
-	}
-	b1, u1 := draw(7)
-	b2, u2 := draw(7)
-	if bytes.Equal(b1, make([]byte, 32)) {
-		t.Errorf("Read returned only zeros")
-	}
-	if r.Simulated {
-		if !bytes.Equal(b1, b2) || u1 != u2 {
-			t.Errorf("one seed gave different draws: %x/%d, then %x/%d", b1, u1, b2, u2)
-		}
-		if b3, _ := draw(8); bytes.Equal(b1, b3) {
-			t.Errorf("seeds 7 and 8 gave the same bytes %x", b1)
-		}
-	} else if bytes.Equal(b1, b2) {
-		t.Errorf("two production runs read the same 32 bytes %x", b1)
-	}
-}
-
-func deadlockDetection(t *testing.T, r Runner) {
-	if !r.Simulated {
-		t.Skip("only a simulated runtime detects deadlocks; production waits forever")
-	}
-	v, panicked := r.runPanics(t, Options{}, func(ctx simrt.Context) {
-		simrt.NewChan[int](1).Recv(ctx) // nobody will ever send
-	})
-	if !panicked || v != "runtime stalled" {
-		t.Fatalf("Start panicked %v with %v, want \"runtime stalled\"", panicked, v)
-	}
 }

@@ -1,0 +1,115 @@
+package runtimetest
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+// Cases whose expectations depend on Runner.Simulated.
+var simulationCases = []testCase{
+	{"Randomness", "the context reads random bytes; a simulation draws them from its seed (same seed, same bytes), production from crypto/rand", randomness},
+	{"SameSeedSameRun", "a simulation run twice with one seed interleaves its tasks the same way and encodes the same metric text, byte for byte; another seed interleaves them differently (production promises neither)", sameSeedSameRun},
+	{"DeadlockDetection", "a simulation with no runnable task and no pending timer panics \"runtime stalled\" (production has no such check)", deadlockDetection},
+}
+
+func randomness(t *testing.T, r Runner) {
+	draw := func(seed uint64) (b []byte, u uint64) {
+		r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
+			b = make([]byte, 32)
+			if n, err := ctx.Read(b); n != len(b) || err != nil {
+				t.Errorf("Read = %d, %v; want %d, nil", n, err, len(b))
+			}
+			u = ctx.Rand().Uint64()
+		})
+		return b, u
+	}
+	b1, u1 := draw(7)
+	b2, u2 := draw(7)
+	if bytes.Equal(b1, make([]byte, 32)) {
+		t.Errorf("Read returned only zeros")
+	}
+	if r.Simulated {
+		if !bytes.Equal(b1, b2) || u1 != u2 {
+			t.Errorf("one seed gave different draws: %x/%d, then %x/%d", b1, u1, b2, u2)
+		}
+		if b3, _ := draw(8); bytes.Equal(b1, b3) {
+			t.Errorf("seeds 7 and 8 gave the same bytes %x", b1)
+		}
+	} else if bytes.Equal(b1, b2) {
+		t.Errorf("two production runs read the same 32 bytes %x", b1)
+	}
+}
+
+// workload runs a few tasks that take turns on a mutex, sleep for random
+// spans and report to a channel; it returns the order of the reports and
+// the metric text at the end.
+func workload(t *testing.T, r Runner, seed uint64) (order, metrics string) {
+	r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
+		var mu simrt.Mutex
+		log := simrt.NewUnboundedChan[string]()
+		var hs []*simrt.Handle[int]
+		for w := range 8 {
+			c := ctx.Child(fmt.Sprintf("w%d", w))
+			hs = append(hs, simrt.Spawn(c, func(ctx simrt.Context) int {
+				n := ctx.Counter("steps", "steps taken")
+				for i := range 5 {
+					ctx.Sleep(time.Duration(ctx.Rand().IntN(3)) * time.Millisecond)
+					mu.Lock(ctx)
+					log.Send(ctx, fmt.Sprintf("%d.%d", w, i))
+					simrt.Reschedule(ctx)
+					mu.Unlock()
+					n.Inc()
+				}
+				return w
+			}))
+		}
+		for _, h := range hs {
+			h.Await(ctx)
+		}
+		log.Close()
+		var b strings.Builder
+		for {
+			v, ok := log.Recv(ctx)
+			if !ok {
+				break
+			}
+			b.WriteString(v + " ")
+		}
+		order, metrics = b.String(), ctx.Encode()
+	})
+	return order, metrics
+}
+
+func sameSeedSameRun(t *testing.T, r Runner) {
+	if !r.Simulated {
+		t.Skip("production schedules are not reproducible")
+	}
+	o1, m1 := workload(t, r, 3)
+	o2, m2 := workload(t, r, 3)
+	if o1 != o2 {
+		t.Errorf("one seed, two orders:\n%s\n%s", o1, o2)
+	}
+	if m1 != m2 {
+		t.Errorf("one seed, two metric texts:\n%s\n----\n%s", m1, m2)
+	}
+	if o3, _ := workload(t, r, 4); o3 == o1 {
+		t.Errorf("seeds 3 and 4 gave the same order %s", o1)
+	}
+}
+
+func deadlockDetection(t *testing.T, r Runner) {
+	if !r.Simulated {
+		t.Skip("only a simulated runtime detects deadlocks; production waits forever")
+	}
+	v, panicked := r.runPanics(t, Options{}, func(ctx simrt.Context) {
+		simrt.NewChan[int](1).Recv(ctx) // nobody will ever send
+	})
+	if !panicked || v != "runtime stalled" {
+		t.Fatalf("Start panicked %v with %v, want \"runtime stalled\"", panicked, v)
+	}
+}
