@@ -33,6 +33,13 @@
 // spawned from its parent's earlier Child contexts; the Go rule is the one
 // DESIGN.md fixes and the suite checks.
 //
+// # Handles
+//
+// A task's handle completes when the runtime reports the task's outcome, after
+// its bookkeeping: once Await has returned a task's value, the task no longer
+// counts in runtime_tasks_running and its StopSignals are released. Abort
+// takes a task out of runtime_tasks_running at once, before it unwinds.
+//
 // # Where runtimes differ
 //
 // The cases are the same for every runtime and never assert on elapsed wall
@@ -42,6 +49,8 @@
 //     it by exactly d; a real clock only guarantees that at least d passed.
 //   - Randomness: a simulator draws from the seeded generator, so one seed
 //     gives the same bytes every run; production draws from crypto/rand.
+//   - Schedules: a simulator run twice with one seed interleaves its tasks
+//     the same way and ends with the same metric text, byte for byte.
 //   - Deadlocks: a simulator panics "runtime stalled" when no task can
 //     progress and no timer is pending; a production runtime just waits,
 //     so that case is skipped there.
@@ -51,6 +60,8 @@
 //   - Metric lifetimes: client_golang collectors are never unregistered, so
 //     the reference's drop-removes-metric cases have no Go form; the Go
 //     rule is that registering again returns the collector already there.
+//   - Buffer pools: simrt passes plain []byte, so test_buffer_pooler has no
+//     Go form; the read and write option cases belong to storagetest.
 package runtimetest
 
 import (
