@@ -53,7 +53,11 @@
 //     the same way and ends with the same metric text, byte for byte.
 //   - Deadlocks: a simulator panics "runtime stalled" when no task can
 //     progress and no timer is pending; a production runtime just waits,
-//     so that case is skipped there.
+//     so that case is skipped there. Likewise only a simulation can make a
+//     function and its Timeout finish at the same instant.
+//
+// # Reference tests without a Go form
+//
 //   - Execution modes: simrt has no dedicated or blocking spawns, so the
 //     reference's Shared(true) and Dedicated variants fold into the plain
 //     cases, and task metrics always carry execution="Shared".
