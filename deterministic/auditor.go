@@ -111,6 +111,22 @@ func (a *Auditor) processTask(id uint64, name string) {
 	a.buf = b[:0]
 }
 
+// spawn is Event("spawn", id, name) without allocating.
+func (a *Auditor) spawn(id uint64, name string) {
+	if a.log != nil {
+		var idb [8]byte
+		binary.BigEndian.PutUint64(idb[:], id)
+		a.Event("spawn", idb[:], []byte(name))
+		return
+	}
+	b := a.begin("spawn")
+	b = binary.BigEndian.AppendUint64(b, 8)
+	b = binary.BigEndian.AppendUint64(b, id)
+	b = appendString(b, name)
+	a.digest = crc32.Update(0, castagnoli, b)
+	a.buf = b[:0]
+}
+
 // State returns the fingerprint as 8 lowercase hex characters. Reading it
 // changes nothing.
 func (a *Auditor) State() string {

@@ -25,7 +25,8 @@ type Context struct {
 	name  string
 	attrs []metrics.Attr
 	node  *supervise.Node
-	host  netip.Addr // the simulated host this context acts as, if set
+	host  netip.Addr         // the simulated host this context acts as, if set
+	label *metrics.TaskLabel // task metrics of tasks spawned here, once resolved
 }
 
 var _ simrt.Context = (*Context)(nil)
@@ -55,7 +56,7 @@ func (c *Context) Child(label string) simrt.Context {
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node, host: c.host}
+	return &Context{rt: c.rt, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node, host: c.host, label: c.label}
 }
 
 // Name implements simrt.Supervisor.Name.

@@ -31,6 +31,7 @@ type runtime struct {
 
 	ready   []*task
 	spare   []*task
+	idle    []*coroutine // finished tasks' coroutines, for reuse
 	timers  timers
 	current *task
 	root    *task
@@ -161,7 +162,11 @@ func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) 
 		done(simrt.ErrClosed)
 		return func() {}
 	}
-	label := rt.taskMetric.Label(ctx.name, "Task")
+	label := ctx.label
+	if label == nil {
+		label = rt.taskMetric.Label(ctx.name, "Task")
+		ctx.label = label
+	}
 	label.Spawned.Add(1)
 	t := &task{name: ctx.name, label: label, done: done}
 	node := ctx.node.Spawn(t)
@@ -170,13 +175,13 @@ func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) 
 		return func() {}
 	}
 	label.Running.Add(1)
-	child := &Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: node.Child(), host: ctx.host}
+	child := &taskContext{}
+	node.InitChild(&child.node)
+	child.Context = Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: &child.node, host: ctx.host, label: label}
 	t.node = node
-	t.fn = func() { f(child) }
+	t.f, t.ctx = f, &child.Context
 	rt.admit(t)
-	var idb [8]byte
-	binary.BigEndian.PutUint64(idb[:], t.id)
-	rt.auditor.Event("spawn", idb[:], []byte(t.name))
+	rt.auditor.spawn(t.id, t.name)
 	return node.Abort
 }
 
@@ -186,9 +191,9 @@ func (rt *runtime) resume(t *task) {
 	t.label.Polls.Add(1)
 	rt.current = t
 	rt.progress.Add(1)
-	_, alive := t.next()
+	finished, _ := t.next()
 	rt.current = nil
-	if !alive {
+	if finished {
 		rt.finish(t)
 	}
 }
@@ -196,6 +201,7 @@ func (rt *runtime) resume(t *task) {
 // finish does the bookkeeping of a task that ended.
 func (rt *runtime) finish(t *task) {
 	t.finished = true
+	t.release()
 	rt.unlinkLive(t)
 	if !t.ct.IsAborted() {
 		t.label.Running.Add(-1)
@@ -239,7 +245,14 @@ func (rt *runtime) finish(t *task) {
 	if t.root {
 		rt.stop = true
 	}
-	t.fn, t.done = nil, nil
+	t.fn, t.f, t.ctx, t.done = nil, nil, nil, nil
+}
+
+// taskContext is a spawned task's context allocated together with its
+// supervision node.
+type taskContext struct {
+	Context
+	node supervise.Node
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.

@@ -131,15 +131,20 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 		t.ct.Abort()
 		rt.ready = rt.ready[:0]
 		rt.current = t
-		_, alive := t.next()
+		finished, _ := t.next()
 		rt.current = nil
-		if alive {
-			// The task caught the abort and parked anyway: Park panics
-			// for aborted tasks, so this cannot happen; stop it regardless.
-			t.stop()
+		if !finished {
+			// Park panics for aborted tasks, so a task cannot park again
+			// while unwinding; stop its coroutine regardless.
+			t.co.stop()
+			t.co.t, t.co = nil, nil
 		}
 		rt.finish(t)
 	}
+	for _, c := range rt.idle {
+		c.stop()
+	}
+	rt.idle = nil
 	rt.ready, rt.spare = nil, nil
 	storage := rt.crashStorage()
 	rt.done = true

@@ -29,18 +29,20 @@ type task struct {
 	permit   bool
 	parked   bool
 	id       uint64
-	next     func() (struct{}, bool)
-	yield    func(struct{}) bool
+	next     func() (bool, bool) // resume: (task finished, coroutine alive)
+	yield    func(bool) bool     // park: yield(false)
 	rt       *runtime
 	name     string
 	label    *metrics.TaskLabel
 	ct       core.Task
 
 	root bool
-	node *supervise.Node // spawn node; nil for the root
-	fn   func()
-	done func(error) // reports the outcome to the handle
-	stop func()
+	node *supervise.Node     // spawn node; nil for the root
+	fn   func()              // the root's function
+	f    func(simrt.Context) // a spawned task's function ...
+	ctx  simrt.Context       // ... and its context
+	done func(error)         // reports the outcome to the handle
+	co   *coroutine
 
 	outcome    outcome
 	panicValue any
@@ -56,7 +58,7 @@ func (t *task) Park() {
 		return
 	}
 	t.parked = true
-	t.yield(struct{}{})
+	t.yield(false)
 	t.parked = false
 	t.permit = false
 }
@@ -79,7 +81,7 @@ func (t *task) Yield() {
 		t.queued = true
 		t.rt.ready = append(t.rt.ready, t)
 	}
-	t.yield(struct{}{})
+	t.yield(false)
 }
 
 // Abort implements supervise.Aborter: the task unwinds the next time the
@@ -94,15 +96,18 @@ func (t *task) Abort() {
 	}
 }
 
-// body is the coroutine: run the function, record how it ended.
-func (t *task) body(yield func(struct{}) bool) {
-	t.yield = yield
+// run runs the task's function on its coroutine and records how it ended.
+func (t *task) run() {
 	defer t.recover()
 	if t.ct.IsAborted() {
 		t.outcome = outcomeAborted
 		return
 	}
-	t.fn()
+	if t.f != nil {
+		t.f(t.ctx)
+	} else {
+		t.fn()
+	}
 	t.outcome = outcomeOK
 }
 
@@ -120,8 +125,66 @@ func (t *task) recover() {
 	t.panicStack = debug.Stack()
 }
 
+// coroutine is an iter.Pull coroutine that runs tasks one after another:
+// when a task ends, the coroutine reports it and waits for the next task,
+// so spawning reuses a parked goroutine instead of creating one.
+type coroutine struct {
+	next  func() (bool, bool)
+	stop  func()
+	yield func(bool) bool
+	t     *task
+}
+
+func newCoroutine() *coroutine {
+	c := &coroutine{}
+	c.next, c.stop = iter.Pull(c.loop)
+	return c
+}
+
+func (c *coroutine) loop(yield func(bool) bool) {
+	c.yield = yield
+	for {
+		t := c.t
+		t.yield = yield
+		t.run()
+		if !yield(true) {
+			return
+		}
+	}
+}
+
+// maxIdleCoroutines bounds the coroutines a runtime keeps for reuse.
+const maxIdleCoroutines = 4096
+
+// start gives t a coroutine, reusing an idle one when there is one.
 func (t *task) start() {
 	t.ct.SetBackend(t)
 	t.ct.Name = t.name
-	t.next, t.stop = iter.Pull(t.body)
+	rt := t.rt
+	var c *coroutine
+	if n := len(rt.idle); n > 0 {
+		c = rt.idle[n-1]
+		rt.idle[n-1] = nil
+		rt.idle = rt.idle[:n-1]
+	} else {
+		c = newCoroutine()
+	}
+	c.t = t
+	t.co = c
+	t.next = c.next
+}
+
+// release returns t's coroutine to the pool once t has ended.
+func (t *task) release() {
+	c := t.co
+	if c == nil {
+		return
+	}
+	t.co, t.next, t.yield = nil, nil, nil
+	c.t = nil
+	if len(t.rt.idle) < maxIdleCoroutines && !t.rt.closing {
+		t.rt.idle = append(t.rt.idle, c)
+		return
+	}
+	c.stop()
 }

@@ -52,6 +52,12 @@ func (n *Node) Child() *Node {
 	return &Node{tree: n.tree, parent: n, idx: -1}
 }
 
+// InitChild makes c, which the caller allocated (typically inside a larger
+// struct, to save an allocation), a new node below n, as Child does.
+func (n *Node) InitChild(c *Node) {
+	*c = Node{tree: n.tree, parent: n, idx: -1}
+}
+
 func (n *Node) linked() bool { return n.parent == nil || n.idx >= 0 }
 
 // Spawn links n (and any unlinked ancestors) into the tree and adds a new
