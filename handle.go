@@ -88,8 +88,9 @@ func (h *Handle[T]) Await(ctx Runtime) (T, error) {
 		h.mu.Lock()
 		h.q.Remove(w)
 		if h.done {
-			defer h.mu.Unlock()
-			return h.v, h.err
+			v, err := h.v, h.err
+			h.mu.Unlock()
+			return v, err
 		}
 	}
 }

@@ -71,8 +71,9 @@ func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
 		o.mu.Lock()
 		o.q.Remove(w)
 		if o.doneLocked() {
-			defer o.mu.Unlock()
-			return o.resultLocked()
+			v, err := o.resultLocked()
+			o.mu.Unlock()
+			return v, err
 		}
 	}
 }
