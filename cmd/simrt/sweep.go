@@ -201,7 +201,8 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 		running bool
 		block   []string
 		failed  = map[uint64]bool{}
-		tail    []string // the last lines, for a process that dies
+		blocks  = map[uint64][]string{} // the output of each seed that had some
+		tail    []string                // the last lines, for a process that dies
 	)
 	finish := func() {
 		if !running {
@@ -217,6 +218,9 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 		}
 		if bad {
 			failed[current] = true
+		}
+		if len(block) > 0 {
+			blocks[current] = slices.Clone(block)
 		}
 		s.seedDone(current, bad, block)
 	}
@@ -238,7 +242,7 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 			finish()
 			if seed, _ := strconv.ParseUint(m[1], 10, 64); !failed[seed] {
 				failed[seed] = true
-				s.lateFailure(seed)
+				s.lateFailure(seed, blocks[seed])
 			}
 			continue
 		}
@@ -271,7 +275,7 @@ func (s *sweep) seedDone(seed uint64, failed bool, report []string) {
 // lateFailure records a seed that passed its report but failed its
 // verdict (a failure simtest did not report, such as a t.Error after the
 // simulation returned).
-func (s *sweep) lateFailure(seed uint64) {
+func (s *sweep) lateFailure(seed uint64, report []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.failures {
@@ -279,9 +283,11 @@ func (s *sweep) lateFailure(seed uint64) {
 			return
 		}
 	}
-	s.failures = append(s.failures, sweepFailure{seed: seed})
+	f := sweepFailure{seed: seed, report: report}
+	s.failures = append(s.failures, f)
 	s.bar.Clear()
-	fmt.Fprintf(s.stdout, "FAIL seed %d (see: simrt replay %s -run %s -seed %d)\n", seed, s.pkg, s.runFlag, seed)
+	fmt.Fprintf(s.stdout, "FAIL seed %d: %s\n    replay: simrt replay %s -run %s -seed %d\n",
+		seed, f.headline(), s.pkg, s.runFlag, seed)
 }
 
 // processFailed reports a test process that failed without naming a seed
