@@ -25,9 +25,6 @@ func (rt *runtime) initNetwork() {
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.rt.check()
-	if c.rt.network == nil {
-		return nil, simrt.ErrBindFailed
-	}
 	l, err := c.rt.network.Bind(addr)
 	if err != nil {
 		return nil, err
@@ -41,9 +38,6 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt.check()
-	if c.rt.network == nil {
-		return nil, nil, simrt.ErrConnectionFailed
-	}
 	sink, stream, err := c.rt.network.Dial(addr)
 	if err != nil {
 		return nil, nil, err

@@ -26,8 +26,8 @@ type runtime struct {
 	taskMetric *metrics.Tasks
 	rand       *rand.Rand
 	pool       *pool
-	network    simrt.Network // nil until a network is wired
-	storage    simrt.Storage // nil until storage is wired
+	network    simrt.Network
+	storage    simrt.Storage
 	metrics    *metricsServer
 
 	// admission orders spawns against shutdown: a spawn adds to live under
@@ -36,6 +36,7 @@ type runtime struct {
 	closing   atomic.Bool
 	live      sync.WaitGroup
 	io        closers // every open I/O resource, closed at shutdown
+	blobs     closers // every open blob, closed once every task has ended
 
 	root    *task
 	failure atomic.Pointer[failure]
@@ -167,6 +168,7 @@ func (rt *runtime) close() {
 	}
 	rt.io.closeAll()
 	rt.live.Wait()
+	rt.blobs.closeAll()
 	if rt.metrics != nil {
 		rt.metrics.close()
 	}

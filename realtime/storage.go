@@ -1,58 +1,152 @@
 package realtime
 
 import (
-	"errors"
+	"sync"
+	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage/disk"
+	"github.com/simrt/simrt/storage/metered"
 )
 
-// initStorage wires the production storage. Placeholder until storage/disk
-// lands: every operation fails.
-func (rt *runtime) initStorage() {}
+// initStorage wires the production storage: blob tracking (below) over
+// metered over disk. The directory is created on first use, so a program
+// that never touches storage leaves nothing on disk.
+func (rt *runtime) initStorage() {
+	rt.storage = metered.New(&lazyDisk{dir: rt.cfg.StorageDirectory}, rt.registry.Registerer())
+}
 
-var errNoStorage = errors.New("realtime: storage not wired yet")
-
-// Open implements simrt.Storage.Open.
+// Open implements simrt.Storage.Open on files under
+// Config.StorageDirectory.
 func (c *Context) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
 	c.rt.check()
-	if c.rt.storage == nil {
-		return nil, 0, errNoStorage
+	b, size, err := c.rt.storage.Open(partition, name)
+	if err != nil {
+		return nil, 0, err
 	}
-	return c.rt.storage.Open(partition, name)
+	return c.rt.trackBlob(b), size, nil
 }
 
 // OpenVersioned implements simrt.Storage.OpenVersioned.
 func (c *Context) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
 	c.rt.check()
-	if c.rt.storage == nil {
-		return nil, 0, 0, errNoStorage
+	b, size, v, err := c.rt.storage.OpenVersioned(partition, name, versions)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	return c.rt.storage.OpenVersioned(partition, name, versions)
+	return c.rt.trackBlob(b), size, v, nil
 }
 
 // Remove implements simrt.Storage.Remove.
 func (c *Context) Remove(partition string, name []byte) error {
 	c.rt.check()
-	if c.rt.storage == nil {
-		return errNoStorage
-	}
 	return c.rt.storage.Remove(partition, name)
 }
 
 // RemovePartition implements simrt.Storage.RemovePartition.
 func (c *Context) RemovePartition(partition string) error {
 	c.rt.check()
-	if c.rt.storage == nil {
-		return errNoStorage
-	}
 	return c.rt.storage.RemovePartition(partition)
 }
 
 // Scan implements simrt.Storage.Scan.
 func (c *Context) Scan(partition string) ([][]byte, error) {
 	c.rt.check()
-	if c.rt.storage == nil {
-		return nil, errNoStorage
-	}
 	return c.rt.storage.Scan(partition)
+}
+
+// lazyDisk is a disk.Storage made on first use.
+type lazyDisk struct {
+	dir  string
+	once sync.Once
+	s    *disk.Storage
+	err  error
+}
+
+func (l *lazyDisk) get() (*disk.Storage, error) {
+	l.once.Do(func() { l.s, l.err = disk.New(l.dir) })
+	return l.s, l.err
+}
+
+func (l *lazyDisk) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
+	s, err := l.get()
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.Open(partition, name)
+}
+
+func (l *lazyDisk) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
+	s, err := l.get()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return s.OpenVersioned(partition, name, versions)
+}
+
+func (l *lazyDisk) Remove(partition string, name []byte) error {
+	s, err := l.get()
+	if err != nil {
+		return err
+	}
+	return s.Remove(partition, name)
+}
+
+func (l *lazyDisk) RemovePartition(partition string) error {
+	s, err := l.get()
+	if err != nil {
+		return err
+	}
+	return s.RemovePartition(partition)
+}
+
+func (l *lazyDisk) Scan(partition string) ([][]byte, error) {
+	s, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return s.Scan(partition)
+}
+
+// trackBlob registers b so that a blob still open when every task has
+// ended is closed (its file descriptor released) before Start returns.
+// Blobs are closed after the tasks, never under them: a task unwinding at
+// shutdown may still sync its blobs.
+func (rt *runtime) trackBlob(b simrt.Blob) simrt.Blob {
+	tb := &blob{rt: rt, inner: b}
+	rt.blobs.add(tb)
+	return tb
+}
+
+type blob struct {
+	rt     *runtime
+	inner  simrt.Blob
+	closed atomic.Bool
+}
+
+var _ simrt.Blob = (*blob)(nil)
+
+// ReadAt implements simrt.Blob.ReadAt.
+func (b *blob) ReadAt(p []byte, offset uint64) error { return b.inner.ReadAt(p, offset) }
+
+// WriteAt implements simrt.Blob.WriteAt.
+func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) error {
+	return b.inner.WriteAt(offset, opts, bufs...)
+}
+
+// Resize implements simrt.Blob.Resize.
+func (b *blob) Resize(size uint64) error { return b.inner.Resize(size) }
+
+// Sync implements simrt.Blob.Sync.
+func (b *blob) Sync() error { return b.inner.Sync() }
+
+// StartSync implements simrt.Blob.StartSync.
+func (b *blob) StartSync() *simrt.Handle[struct{}] { return b.inner.StartSync() }
+
+// Close implements simrt.Blob.Close.
+func (b *blob) Close() error {
+	if b.closed.CompareAndSwap(false, true) {
+		b.rt.blobs.remove(b)
+	}
+	return b.inner.Close()
 }
