@@ -29,11 +29,6 @@ type Auditor struct {
 // NewAuditor returns an auditor in its initial state ("00000000").
 func NewAuditor() *Auditor { return &Auditor{} }
 
-func appendField(b []byte, f []byte) []byte {
-	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
-	return append(b, f...)
-}
-
 func appendString(b []byte, f string) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
 	return append(b, f...)
@@ -42,13 +37,35 @@ func appendString(b []byte, f string) []byte {
 // Event records one event: its label and fields. The new state is the
 // CRC-32C of the previous state, the label and each field, every one
 // prefixed with its length, so field boundaries and event boundaries are
-// both part of the fingerprint. Fields are not retained.
+// both part of the fingerprint. Fields are neither retained nor copied
+// (large ones are hashed in place).
 func (a *Auditor) Event(label string, fields ...[]byte) {
 	b := a.begin(label)
+	crc := uint32(0)
 	for _, f := range fields {
-		b = appendField(b, f)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		b, crc = a.hashBytes(b, crc, f)
 	}
-	a.finish(b, label, fields)
+	a.end(b, crc, label, fields)
+}
+
+// hashBytes adds p to the event being hashed: small fields are gathered in
+// b, large ones are hashed where they are. CRC-32C is streaming, so the
+// result does not depend on where the buffer is flushed.
+func (a *Auditor) hashBytes(b []byte, crc uint32, p []byte) ([]byte, uint32) {
+	if len(p) <= 512 {
+		return append(b, p...), crc
+	}
+	crc = crc32.Update(crc, castagnoli, b)
+	return b[:0], crc32.Update(crc, castagnoli, p)
+}
+
+func (a *Auditor) end(b []byte, crc uint32, label string, fields [][]byte) {
+	a.digest = crc32.Update(crc, castagnoli, b)
+	a.buf = b[:0]
+	if a.log != nil {
+		a.log.add(a, label, fields)
+	}
 }
 
 // EventChunks records an event whose single payload field is given in
@@ -56,8 +73,10 @@ func (a *Auditor) Event(label string, fields ...[]byte) {
 // same bytes sent in one piece or several audit the same.
 func (a *Auditor) EventChunks(label string, prefix [][]byte, chunks [][]byte) {
 	b := a.begin(label)
+	crc := uint32(0)
 	for _, f := range prefix {
-		b = appendField(b, f)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		b, crc = a.hashBytes(b, crc, f)
 	}
 	n := 0
 	for _, c := range chunks {
@@ -65,17 +84,17 @@ func (a *Auditor) EventChunks(label string, prefix [][]byte, chunks [][]byte) {
 	}
 	b = binary.BigEndian.AppendUint64(b, uint64(n))
 	for _, c := range chunks {
-		b = append(b, c...)
+		b, crc = a.hashBytes(b, crc, c)
 	}
+	var logged [][]byte
 	if a.log != nil {
 		joined := make([]byte, 0, n)
 		for _, c := range chunks {
 			joined = append(joined, c...)
 		}
-		a.finish(b, label, append(append([][]byte(nil), prefix...), joined))
-		return
+		logged = append(append(logged, prefix...), joined)
 	}
-	a.finish(b, label, nil)
+	a.end(b, crc, label, logged)
 }
 
 func (a *Auditor) begin(label string) []byte {
@@ -85,15 +104,6 @@ func (a *Auditor) begin(label string) []byte {
 	return appendString(b, label)
 }
 
-func (a *Auditor) finish(b []byte, label string, fields [][]byte) {
-	a.digest = crc32.Update(0, castagnoli, b)
-	if cap(b) <= 4096 {
-		a.buf = b[:0]
-	}
-	if a.log != nil {
-		a.log.add(a, label, fields)
-	}
-}
 
 // processTask is Event("process_task", id, name) without the variadic slice.
 func (a *Auditor) processTask(id uint64, name string) {
@@ -104,7 +114,7 @@ func (a *Auditor) processTask(id uint64, name string) {
 	if a.log != nil {
 		var idb [8]byte
 		binary.BigEndian.PutUint64(idb[:], id)
-		a.finish(b, "process_task", [][]byte{idb[:], []byte(name)})
+		a.end(b, 0, "process_task", [][]byte{idb[:], []byte(name)})
 		return
 	}
 	a.digest = crc32.Update(0, castagnoli, b)
