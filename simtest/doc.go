@@ -35,7 +35,8 @@
 //	-simrt.shard=i/n      every n-th seed from position i, to split a sweep (SIMRT_SHARD)
 //	-simrt.keepgoing      report every failing seed, not just the first (SIMRT_KEEPGOING)
 //	-simrt.parallel=N     simulations at once in Explore; default GOMAXPROCS (SIMRT_PARALLEL)
-//	-simrt.events=N       last events in a failure report; default 20, 0 for the fastest sweeps (SIMRT_EVENTS)
+//	-simrt.events=N       last events in a failure report; default 20 for one seed, 0 (no event
+//	                      log, the fastest) when Explore runs several (SIMRT_EVENTS)
 //	-simrt.trace=out.json write a Perfetto trace of each simulation (SIMRT_TRACE)
 //	-simrt.checkdeterminism  run each simulation twice and compare (SIMRT_CHECKDETERMINISM)
 //	-simrt.cryptorand     seed crypto/... per simulation, see SeedCrypto (SIMRT_CRYPTORAND)

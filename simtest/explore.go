@@ -40,6 +40,12 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		workers = 1
 	}
 	workers = int(min(uint64(workers), max(total, 1)))
+	if st.events == autoEvents {
+		st.events = reportEvents
+		if total > 1 {
+			st.events = 0
+		}
+	}
 
 	var (
 		next   atomic.Uint64

@@ -69,7 +69,7 @@ var (
 	flagParallel = &setting{name: "parallel",
 		usage: "`n` simulations at once in Explore (default GOMAXPROCS)"}
 	flagEvents = &setting{name: "events",
-		usage: "`n` last events in a failure report (default 20); 0 turns the event log off, for the fastest sweeps"}
+		usage: "`n` last events in a failure report; 0 turns the event log off (default 20 for one seed, 0 when Explore runs several)"}
 	flagCrypto = &setting{name: "cryptorand", isBool: true,
 		usage: "seed crypto/... from each simulation's seed (testing/cryptotest); seeds run one at a time"}
 
@@ -83,6 +83,14 @@ func init() {
 	}
 }
 
+// autoEvents asks for the default length of the event ring: reportEvents
+// when one simulation runs, none in a sweep, where the ring would cost more
+// than the simulation and a failure's replay shows the events anyway.
+const (
+	autoEvents   = -1
+	reportEvents = 20
+)
+
 // settings is what one call of Run, Explore or CheckDeterminism was asked
 // to do, from the flags and the environment.
 type settings struct {
@@ -94,7 +102,7 @@ type settings struct {
 	trace     string
 	check     bool
 	parallel  int
-	events    int
+	events    int // autoEvents: 20 for one simulation, 0 in a sweep
 	crypto    bool
 }
 
@@ -119,7 +127,7 @@ func loadSettings() (settings, error) {
 // resolve builds settings from lookup, which returns a setting's raw value
 // and whether it was given.
 func resolve(lookup func(*setting) (string, bool)) (settings, error) {
-	st := settings{shard: seeds.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: 20}
+	st := settings{shard: seeds.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: autoEvents}
 	var err error
 	get := func(s *setting) (string, bool) {
 		v, ok := lookup(s)

@@ -53,7 +53,7 @@ func parseReport(t *testing.T, out, seed string) report {
 func TestFailingSeedReplays(t *testing.T) {
 	for _, helper := range []string{"TestHelperPanic", "TestHelperFatal"} {
 		t.Run(helper, func(t *testing.T) {
-			sweep := runHelper(t, helper, "-simrt.seeds=0..199", "-simrt.parallel=2")
+			sweep := runHelper(t, helper, "-simrt.seeds=0..199", "-simrt.parallel=2", "-simrt.events=20")
 			m := reFirst.FindStringSubmatch(sweep)
 			if m == nil {
 				t.Fatalf("no first failing seed in:\n%s", sweep)
@@ -73,6 +73,16 @@ func TestFailingSeedReplays(t *testing.T) {
 				t.Errorf("replay ran more than the one seed:\n%s", replay)
 			}
 		})
+	}
+}
+
+func TestSweepReportWithoutEvents(t *testing.T) {
+	out := runHelper(t, "TestHelperPanic", "-simrt.seeds=0..9")
+	// A sweep keeps no event log by default; a panic still names its task,
+	// time and stack.
+	if !strings.Contains(out, `in task "b"`) || !strings.Contains(out, "panic: b became leader before a") ||
+		strings.Contains(out, "last 20") {
+		t.Errorf("sweep report:\n%s", out)
 	}
 }
 

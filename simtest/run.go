@@ -39,6 +39,9 @@ func Run(t *testing.T, cfg deterministic.Config, root Func) {
 	if st.hasSeed {
 		cfg.Seed = st.seed
 	}
+	if st.events == autoEvents {
+		st.events = reportEvents
+	}
 	runSeed(t, t.Name(), cfg, st, st.trace, root)
 }
 
