@@ -104,7 +104,6 @@ func (a *Auditor) begin(label string) []byte {
 	return appendString(b, label)
 }
 
-
 // processTask is Event("process_task", id, name) without the variadic slice.
 func (a *Auditor) processTask(id uint64, name string) {
 	b := a.begin("process_task")

@@ -38,10 +38,11 @@ type Config struct {
 	// skipped, a run with nothing ready waits instead of stalling, and Pace
 	// delivers real results at deterministic simulated times.
 	External bool
-	// Watchdog is how long one resume of a task may take in real time before
-	// the run is stopped with a panic that names the task and its stack (a
-	// task blocked in a native Go call freezes the simulation). Zero means
-	// 10 s; negative disables the watchdog.
+	// Watchdog is how long one resume of a task may stay blocked in a native
+	// Go call (a channel, sync.Mutex, time.Sleep, real I/O: each freezes the
+	// simulation) before the run is stopped with a panic that names the task
+	// and shows the stacks. A task that is merely computing is never
+	// stopped. Zero means 10 s; negative disables the watchdog.
 	Watchdog time.Duration
 	// EventLog keeps audited events for comparison (see Auditor.Log): the
 	// last EventLog events when positive, all of them when negative, none

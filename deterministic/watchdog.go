@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"strings"
 	"time"
 )
 
@@ -35,7 +36,10 @@ func (rt *runtime) startWatchdog() (stop func()) {
 					continue
 				}
 				if now.Sub(since) >= limit {
-					rt.watchdogFire(now.Sub(since))
+					if stacks, blocked := blockedTask(); blocked {
+						rt.watchdogFire(now.Sub(since), stacks)
+					}
+					since = now // busy computing, not blocked: look again later
 				}
 			}
 		}
@@ -43,7 +47,33 @@ func (rt *runtime) startWatchdog() (stop func()) {
 	return func() { close(done); <-exited }
 }
 
-func (rt *runtime) watchdogFire(stuck time.Duration) {
+// blockedTask reports whether a goroutine running a simulated task is
+// blocked in the Go runtime (a channel, a lock, a sleep, I/O) rather than
+// computing or parked by the executor, and returns every goroutine's stack.
+func blockedTask() ([]byte, bool) {
+	buf := make([]byte, 1<<20)
+	buf = buf[:goruntime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if !strings.Contains(g, "deterministic.(*coroutine).loop") {
+			continue
+		}
+		header, _, _ := strings.Cut(g, "\n")
+		_, status, ok := strings.Cut(header, "[")
+		if !ok {
+			continue
+		}
+		status, _, _ = strings.Cut(status, "]")
+		status, _, _ = strings.Cut(status, ",")
+		switch status {
+		case "coroutine", "running", "runnable", "syscall":
+		default:
+			return buf, true
+		}
+	}
+	return buf, false
+}
+
+func (rt *runtime) watchdogFire(stuck time.Duration, buf []byte) {
 	name := "<unknown>"
 	if t := rt.current; t != nil { // racy read, for the message only
 		name = t.name
@@ -51,8 +81,6 @@ func (rt *runtime) watchdogFire(stuck time.Duration) {
 			name = "<root>"
 		}
 	}
-	buf := make([]byte, 1<<20)
-	buf = buf[:goruntime.Stack(buf, true)]
 	msg := fmt.Sprintf("deterministic: watchdog: task %q has not parked for %v of real time; "+
 		"it is probably blocked in a native Go call (channel, sync.Mutex, time.Sleep, real I/O). "+
 		"Inside a simulation, block only through simrt primitives (simrt.Chan, simrt.Mutex, ctx.Sleep, ...).\n\n%s",

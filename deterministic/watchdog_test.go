@@ -36,3 +36,16 @@ func TestWatchdogNamesStuckTask(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchdogSparesBusyTask: a task that computes for longer than the
+// watchdog's limit without parking is slow, not stuck; the run goes on.
+func TestWatchdogSparesBusyTask(t *testing.T) {
+	New(Config{Watchdog: 50 * time.Millisecond}).Start(func(ctx *Context) {
+		end := time.Now().Add(300 * time.Millisecond) // wall clock: the test is about real time
+		n := 0
+		for time.Now().Before(end) {
+			n++
+		}
+		ctx.Sleep(time.Second)
+	})
+}
