@@ -2,7 +2,9 @@ package deterministic
 
 import (
 	"iter"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/simrt/simrt"
 )
@@ -31,6 +33,68 @@ func BenchmarkPullRoundTrip(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkPullShuffled is the same round trip in the executor's access
+// pattern: every n resumes, the order of the n coroutines is reshuffled.
+// With 10,000 coroutines their stacks no longer fit in cache, and this is
+// the floor any stackful executor pays.
+func BenchmarkPullShuffled(b *testing.B) {
+	for _, n := range []int{2, 100, 10_000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			nexts := make([]func() (struct{}, bool), n)
+			stops := make([]func(), n)
+			for i := range n {
+				nexts[i], stops[i] = iter.Pull(func(yield func(struct{}) bool) {
+					for yield(struct{}{}) {
+					}
+				})
+			}
+			order := make([]int, n)
+			for i := range order {
+				order[i] = i
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%n == 0 {
+					r.Shuffle(n, func(a, c int) { order[a], order[c] = order[c], order[a] })
+				}
+				nexts[order[i%n]]()
+			}
+			b.StopTimer()
+			for _, s := range stops {
+				s()
+			}
+		})
+	}
+}
+
+// BenchmarkTimers1M sets 1,000,000 timers with random deadlines and lets
+// them all fire; each timer costs O(log n).
+func BenchmarkTimers1M(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Seeded(uint64(i)).Start(func(ctx *Context) {
+			fired := 0
+			last := time.Duration(-1)
+			start := ctx.Now()
+			for range 1_000_000 {
+				ctx.AfterFunc(time.Duration(ctx.rt.rng.Int64N(int64(time.Hour))), func() {
+					d := ctx.Now().Sub(start)
+					if d < last {
+						b.Fatal("timers fired out of order")
+					}
+					last = d
+					fired++
+				})
+			}
+			ctx.Sleep(2 * time.Hour)
+			if fired != 1_000_000 {
+				b.Fatalf("%d timers fired", fired)
+			}
+		})
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1_000_000), "ns/timer")
 }
 
 // BenchmarkExecutorResume measures one resume+park of a task by the
