@@ -13,6 +13,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/telemetry/logging"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -74,9 +75,13 @@ func (c *Context) taskLabel() *metrics.TaskLabel {
 	return l
 }
 
-// Logger returns the runtime's logger (Config.Logger) with the attribute
-// task set to this context's name, so every record names its task.
-func (c *Context) Logger() *slog.Logger { return c.rt.log.With("task", c.name) }
+// Logger returns the runtime's logger (Config.Logger) through a
+// telemetry/logging handler: every record carries the name of this
+// context's task (attribute task) and the runtime's time. System code that
+// must not import realtime builds the same logger with logging.NewHandler.
+func (c *Context) Logger() *slog.Logger {
+	return slog.New(logging.NewHandler(c.rt.log.Handler(), c))
+}
 
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
