@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/simrt/simrt"
+	"go.etcd.io/raft/v3"
+)
+
+// logger writes a run's events, stamped with simulated time, when the run
+// is verbose; otherwise it discards them at the cost of a nil check.
+type logger struct {
+	w     io.Writer // nil: discard
+	start time.Time
+}
+
+func (l *logger) enabled() bool { return l != nil && l.w != nil }
+
+// printf writes one line stamped with the simulated time since the start.
+func (l *logger) printf(c simrt.Clock, format string, args ...any) {
+	if !l.enabled() {
+		return
+	}
+	fmt.Fprintf(l.w, "%9.3fs  %s\n", c.Now().Sub(l.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// raft returns a raft.Logger for node id. raft's own messages are
+// discarded (the node logs what matters); Fatal and Panic panic, so that a
+// raft invariant failure fails the run instead of exiting the process.
+func (l *logger) raft(id uint64) raft.Logger { return raftLogger{id: id} }
+
+// raftLogger adapts raft's logging: everything below Fatal is dropped.
+type raftLogger struct{ id uint64 }
+
+var _ raft.Logger = raftLogger{}
+
+// Debug implements raft.Logger.
+func (raftLogger) Debug(...any) {}
+
+// Debugf implements raft.Logger.
+func (raftLogger) Debugf(string, ...any) {}
+
+// Info implements raft.Logger.
+func (raftLogger) Info(...any) {}
+
+// Infof implements raft.Logger.
+func (raftLogger) Infof(string, ...any) {}
+
+// Warning implements raft.Logger.
+func (raftLogger) Warning(...any) {}
+
+// Warningf implements raft.Logger.
+func (raftLogger) Warningf(string, ...any) {}
+
+// Error implements raft.Logger.
+func (raftLogger) Error(...any) {}
+
+// Errorf implements raft.Logger.
+func (raftLogger) Errorf(string, ...any) {}
+
+// Fatal implements raft.Logger: it panics.
+func (l raftLogger) Fatal(v ...any) { panic(fmt.Sprintf("raft n%d: %s", l.id, fmt.Sprint(v...))) }
+
+// Fatalf implements raft.Logger: it panics.
+func (l raftLogger) Fatalf(format string, v ...any) {
+	panic(fmt.Sprintf("raft n%d: %s", l.id, fmt.Sprintf(format, v...)))
+}
+
+// Panic implements raft.Logger.
+func (l raftLogger) Panic(v ...any) { panic(fmt.Sprintf("raft n%d: %s", l.id, fmt.Sprint(v...))) }
+
+// Panicf implements raft.Logger.
+func (l raftLogger) Panicf(format string, v ...any) {
+	panic(fmt.Sprintf("raft n%d: %s", l.id, fmt.Sprintf(format, v...)))
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+)
+
+func main() {
+	var (
+		seedsFlag = flag.String("seeds", "0..199", "seeds to sweep: N, A..B (inclusive), or a comma-separated list of both")
+		seedFlag  = flag.Int64("seed", -1, "replay one seed, verbosely")
+		bugFlag   = flag.String("bug", "", "plant a bug and hunt for it ("+bugNames()+")")
+		nodes     = flag.Int("nodes", 5, "cluster size")
+		clients   = flag.Int("clients", 3, "concurrent clients")
+		duration  = flag.Duration("duration", 10*time.Second, "simulated length of each run")
+		parallel  = flag.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once")
+		out       = flag.String("out", os.TempDir(), "directory for the HTML visualisation of a linearizability violation")
+		quiet     = flag.Bool("quiet", false, "no progress bar")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\nplanted bugs:\n")
+		for _, b := range bugs {
+			fmt.Fprintf(flag.CommandLine.Output(), "  %-17s %s\n", b.name, b.desc)
+		}
+		fmt.Fprintln(flag.CommandLine.Output())
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	bs, err := parseBugs(*bugFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "raftkv:", err)
+		os.Exit(2)
+	}
+	base := simConfig{Bugs: bs, Nodes: *nodes, Clients: *clients, Duration: *duration, OutDir: *out}
+	if *seedFlag >= 0 {
+		base.Seed = uint64(*seedFlag)
+		if !replay(os.Stdout, base) {
+			os.Exit(1)
+		}
+		return
+	}
+	seeds, err := parseSeeds(*seedsFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "raftkv:", err)
+		os.Exit(2)
+	}
+	var bar io.Writer = os.Stderr
+	if *quiet {
+		bar = nil
+	}
+	rep := sweep(sweepConfig{base: base, seeds: seeds, parallel: *parallel, stopAtFirst: len(bs) > 0, progress: bar})
+	rep.print(os.Stdout)
+	if len(bs) > 0 && len(rep.failures) == 0 || len(bs) == 0 && len(rep.failures) > 0 {
+		os.Exit(1)
+	}
+}
+
+// replay runs one seed with its events logged to w and reports whether it
+// passed.
+func replay(w io.Writer, cfg simConfig) bool {
+	cfg.Verbose = w
+	o := runSeed(cfg)
+	fmt.Fprintf(w, "\nseed %d (bugs: %v): %d operations, %d whole-cluster crashes, %v simulated, audit %s\n",
+		o.Seed, cfg.Bugs, o.Ops, o.Crashes, o.SimTime, o.Audit)
+	if o.Failure == "" {
+		fmt.Fprintln(w, "PASS")
+		return true
+	}
+	fmt.Fprintf(w, "FAIL: %s\n", o.Failure)
+	if o.Visual != "" {
+		fmt.Fprintf(w, "visualisation: %s\n", o.Visual)
+	}
+	return false
+}
