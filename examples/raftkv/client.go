@@ -11,7 +11,7 @@ import (
 const (
 	requestTimeout = 300 * time.Millisecond
 	retryBackoff   = 20 * time.Millisecond
-	maxThink       = 40 * time.Millisecond
+	maxThink       = 100 * time.Millisecond
 )
 
 // keys is the key space the clients share: small, so that operations

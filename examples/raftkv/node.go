@@ -314,8 +314,11 @@ func (n *node) ready() {
 		if raft.IsEmptyHardState(hs) {
 			hs = nil
 		}
+		// A hard state whose term and vote are unchanged (only the commit
+		// index moved) need not be durable: raft learns the commit index
+		// again from the leader. Skipping it keeps every log write synced.
 		save := hs
-		if n.bugs.has(bugForgetHardState) {
+		if !rd.MustSync || n.bugs.has(bugForgetHardState) {
 			save = nil
 		}
 		sync := rd.MustSync && !n.bugs.has(bugUnsyncedAck)

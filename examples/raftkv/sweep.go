@@ -154,7 +154,7 @@ func cmpUint(a, b uint64) int {
 
 // replayCommand is the command that replays one seed.
 func (r *report) replayCommand(seed uint64) string {
-	b := r.cfg.base
+	b := r.cfg.base.withDefaults()
 	cmd := fmt.Sprintf("cd examples && go run ./raftkv -seed %d", seed)
 	if len(b.Bugs) > 0 {
 		cmd += " -bug " + b.Bugs.String()

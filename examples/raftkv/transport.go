@@ -35,7 +35,44 @@ func clientHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 1, byt
 func frameHeader(n int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 
 // writeFrame sends one length-prefixed frame.
-func writeFrame(s simrt.Sink, payload []byte) error { return s.Send(frameHeader(len(payload)), payload) }
+func writeFrame(s simrt.Sink, payload []byte) error {
+	return s.Send(frameHeader(len(payload)), payload)
+}
+
+// frameReader receives length-prefixed frames. When several whole frames
+// have already arrived, it takes them with one Recv, so a burst of raft
+// messages costs one receive instead of two per frame.
+type frameReader struct {
+	s   simrt.Stream
+	buf []byte // whole frames received but not yet returned
+}
+
+// next returns the next frame.
+func (r *frameReader) next() ([]byte, error) {
+	if len(r.buf) == 0 {
+		p := r.s.Peek(64 << 10)
+		k := 0
+		for k+4 <= len(p) {
+			n := int(binary.BigEndian.Uint32(p[k:]))
+			if n > maxFrame || k+4+n > len(p) {
+				break
+			}
+			k += 4 + n
+		}
+		if k == 0 {
+			return readFrame(r.s)
+		}
+		b, err := r.s.Recv(k)
+		if err != nil {
+			return nil, err
+		}
+		r.buf = b
+	}
+	n := int(binary.BigEndian.Uint32(r.buf))
+	f := r.buf[4 : 4+n]
+	r.buf = r.buf[4+n:]
+	return f, nil
+}
 
 // readFrame receives one length-prefixed frame.
 func readFrame(s simrt.Stream) ([]byte, error) {
@@ -111,8 +148,9 @@ func (n *node) serveConns(ctx simrt.Context, accepted *simrt.Chan[conn]) {
 
 // servePeer steps every raft message a peer sends into the inbox.
 func (n *node) servePeer(ctx simrt.Context, c conn) {
+	r := frameReader{s: c.stream}
 	for {
-		f, err := readFrame(c.stream)
+		f, err := r.next()
 		if err != nil {
 			return
 		}
