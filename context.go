@@ -57,12 +57,14 @@ type Attribute = metrics.Attr
 // Spawner starts tasks and coordinates shutdown. Use Spawn to start a task;
 // SpawnTask is the runtime half that Spawn is built on.
 type Spawner interface {
-	// SpawnTask starts f as a new task below this context. done is called
-	// exactly once, by the runtime, when the task's outcome is known: nil
-	// after f returned, a *PanicError after a caught panic, ErrClosed when
-	// the task was aborted or could not start. The returned function aborts
-	// the task and everything below it. Prefer Spawn.
-	SpawnTask(f func(ctx Context), done func(err error)) (abort func())
+	// SpawnTask starts t as a new task below this context: the runtime calls
+	// t.Run on the new task, then t.Done with the outcome (nil after Run
+	// returned, a *PanicError after a caught panic, ErrClosed when the task
+	// was aborted or could not start). Done may be called again later (an
+	// aborted task reports ErrClosed at once and again when it has unwound);
+	// only the first call counts. The returned Aborter aborts the task and
+	// everything below it. Prefer Spawn.
+	SpawnTask(t Task) Aborter
 	// Stop signals every StopSignal with value (the first value wins) and
 	// waits until every signal taken before the first Stop has been
 	// released, or until timeout passes (ErrTimeout). A timeout <= 0 waits
@@ -73,6 +75,44 @@ type Spawner interface {
 	// Stop open. Taken after Stop, it has already fired and holds nothing.
 	Stopped() *StopSignal
 }
+
+// Task is the work SpawnTask runs. Spawn provides one; runtimes call Run on
+// the new task and Done with its outcome.
+type Task interface {
+	Run(ctx Context)
+	Done(err error)
+}
+
+// Aborter stops a task and everything below it.
+type Aborter interface {
+	Abort()
+}
+
+// TaskFuncs adapts two functions to a Task. Either may be nil.
+type TaskFuncs struct {
+	RunFunc  func(ctx Context)
+	DoneFunc func(err error)
+}
+
+// Run implements Task.Run.
+func (t TaskFuncs) Run(ctx Context) {
+	if t.RunFunc != nil {
+		t.RunFunc(ctx)
+	}
+}
+
+// Done implements Task.Done.
+func (t TaskFuncs) Done(err error) {
+	if t.DoneFunc != nil {
+		t.DoneFunc(err)
+	}
+}
+
+// NoAbort is the Aborter of a task that never started.
+type NoAbort struct{}
+
+// Abort implements Aborter and does nothing.
+func (NoAbort) Abort() {}
 
 // Clock tells and waits for runtime time: simulated in the simulator, the
 // wall clock in production.

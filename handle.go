@@ -15,8 +15,32 @@ type Handle[T any] struct {
 	v       T
 	err     error
 	q       core.WaitQueue
-	abort   func()
+	abort   Aborter
 	onAbort error // what Await returns after Abort: ErrClosed for tasks
+
+	f      func(Context) T // the task's function, until it runs
+	result T               // what f returned, until the runtime reports success
+}
+
+// spawned is the Task that Spawn hands to the runtime: the handle itself,
+// seen through a type that keeps Run and Done out of Handle's method set.
+type spawned[T any] Handle[T]
+
+func (s *spawned[T]) Run(ctx Context) {
+	h := (*Handle[T])(s)
+	f := h.f
+	h.f = nil
+	h.result = f(ctx)
+}
+
+func (s *spawned[T]) Done(err error) {
+	h := (*Handle[T])(s)
+	if err != nil {
+		var zero T
+		h.complete(zero, err)
+		return
+	}
+	h.complete(h.result, nil)
 }
 
 // Spawn starts f as a new task below ctx and returns its handle. The task
@@ -31,18 +55,8 @@ type Handle[T any] struct {
 //
 // Spawn may be called from any task of the runtime that owns ctx.
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
-	h := &Handle[T]{onAbort: ErrClosed}
-	var v T // written by the task, read when the runtime reports success
-	h.abort = ctx.SpawnTask(func(c Context) {
-		v = f(c)
-	}, func(err error) {
-		if err != nil {
-			var zero T
-			h.complete(zero, err)
-			return
-		}
-		h.complete(v, nil)
-	})
+	h := &Handle[T]{onAbort: ErrClosed, f: f}
+	h.abort = ctx.SpawnTask((*spawned[T])(h))
 	return h
 }
 
@@ -110,7 +124,7 @@ func (h *Handle[T]) Abort() {
 	var zero T
 	h.complete(zero, h.onAbort)
 	if h.abort != nil {
-		h.abort()
+		h.abort.Abort()
 	}
 }
 

@@ -7,13 +7,12 @@ import "testing"
 // runtime does with its bookkeeping in between.
 type deferredSpawner struct {
 	Context // only SpawnTask is used
-	f       func(Context)
-	done    func(error)
+	task    Task
 }
 
-func (s *deferredSpawner) SpawnTask(f func(Context), done func(error)) func() {
-	s.f, s.done = f, done
-	return func() {}
+func (s *deferredSpawner) SpawnTask(t Task) Aborter {
+	s.task = t
+	return NoAbort{}
 }
 
 // TestSpawnCompletesWhenRuntimeReports pins that a task handle completes
@@ -22,11 +21,11 @@ func (s *deferredSpawner) SpawnTask(f func(Context), done func(error)) func() {
 func TestSpawnCompletesWhenRuntimeReports(t *testing.T) {
 	s := &deferredSpawner{}
 	h := Spawn[int](s, func(Context) int { return 7 })
-	s.f(s)
+	s.task.Run(s)
 	if h.Done() {
 		t.Fatal("handle completed when the function returned, before the runtime reported the outcome")
 	}
-	s.done(nil)
+	s.task.Done(nil)
 	if !h.Done() || h.v != 7 || h.err != nil {
 		t.Fatalf("after done(nil): Done=%v v=%v err=%v; want true 7 nil", h.Done(), h.v, h.err)
 	}

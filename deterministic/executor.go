@@ -156,11 +156,11 @@ func (rt *runtime) unlinkLive(t *task) {
 }
 
 // spawn implements Spawner.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) func() {
+func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	rt.check()
 	if rt.closing {
-		done(simrt.ErrClosed)
-		return func() {}
+		body.Done(simrt.ErrClosed)
+		return simrt.NoAbort{}
 	}
 	label := ctx.label
 	if label == nil {
@@ -168,21 +168,21 @@ func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) 
 		ctx.label = label
 	}
 	label.Spawned.Add(1)
-	t := &task{name: ctx.name, label: label, done: done}
+	t := &task{name: ctx.name, label: label, body: body}
 	node := ctx.node.Spawn(t)
 	if node == nil {
-		done(simrt.ErrClosed)
-		return func() {}
+		body.Done(simrt.ErrClosed)
+		return simrt.NoAbort{}
 	}
 	label.Running.Add(1)
 	child := &taskContext{}
 	node.InitChild(&child.node)
 	child.Context = Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: &child.node, host: ctx.host, label: label}
 	t.node = node
-	t.f, t.ctx = f, &child.Context
+	t.ctx = &child.Context
 	rt.admit(t)
 	rt.auditor.spawn(t.id, t.name)
-	return node.Abort
+	return node
 }
 
 // resume runs t until it parks or ends.
@@ -209,12 +209,12 @@ func (rt *runtime) finish(t *task) {
 	t.ct.RunExitHooks()
 	switch t.outcome {
 	case outcomeOK:
-		if t.done != nil {
-			t.done(nil)
+		if t.body != nil {
+			t.body.Done(nil)
 		}
 	case outcomeAborted, outcomeNone:
-		if t.done != nil {
-			t.done(simrt.ErrClosed)
+		if t.body != nil {
+			t.body.Done(simrt.ErrClosed)
 		}
 	case outcomePanicked:
 		if rt.cfg.OnTaskPanic != nil && !rt.closing {
@@ -222,20 +222,20 @@ func (rt *runtime) finish(t *task) {
 		}
 		switch {
 		case rt.closing:
-			if t.done != nil {
-				t.done(simrt.ErrClosed)
+			if t.body != nil {
+				t.body.Done(simrt.ErrClosed)
 			}
 		case t.root || !rt.cfg.CatchPanics:
 			if rt.failure == nil {
 				rt.failure = &failure{task: t.name, value: t.panicValue, stack: t.panicStack}
 			}
 			rt.stop = true
-			if t.done != nil {
-				t.done(simrt.ErrClosed)
+			if t.body != nil {
+				t.body.Done(simrt.ErrClosed)
 			}
 		default:
-			if t.done != nil {
-				t.done(&simrt.PanicError{Value: t.panicValue, Stack: t.panicStack})
+			if t.body != nil {
+				t.body.Done(&simrt.PanicError{Value: t.panicValue, Stack: t.panicStack})
 			}
 		}
 	}
@@ -245,7 +245,7 @@ func (rt *runtime) finish(t *task) {
 	if t.root {
 		rt.stop = true
 	}
-	t.fn, t.f, t.ctx, t.done = nil, nil, nil, nil
+	t.fn, t.body, t.ctx = nil, nil, nil
 }
 
 // taskContext is a spawned task's context allocated together with its

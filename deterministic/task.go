@@ -37,11 +37,10 @@ type task struct {
 	ct       core.Task
 
 	root bool
-	node *supervise.Node     // spawn node; nil for the root
-	fn   func()              // the root's function
-	f    func(simrt.Context) // a spawned task's function ...
-	ctx  simrt.Context       // ... and its context
-	done func(error)         // reports the outcome to the handle
+	node *supervise.Node // spawn node; nil for the root
+	fn   func()          // the root's function
+	body simrt.Task      // a spawned task's work, which also takes its outcome ...
+	ctx  simrt.Context   // ... and its context
 	co   *coroutine
 
 	outcome    outcome
@@ -91,8 +90,8 @@ func (t *task) Abort() {
 		return
 	}
 	t.label.Running.Add(-1)
-	if t.done != nil {
-		t.done(simrt.ErrClosed)
+	if t.body != nil {
+		t.body.Done(simrt.ErrClosed)
 	}
 }
 
@@ -103,8 +102,8 @@ func (t *task) run() {
 		t.outcome = outcomeAborted
 		return
 	}
-	if t.f != nil {
-		t.f(t.ctx)
+	if t.body != nil {
+		t.body.Run(t.ctx)
 	} else {
 		t.fn()
 	}

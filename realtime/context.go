@@ -103,8 +103,8 @@ func (c *Context) Name() simrt.Name {
 // SpawnTask implements simrt.Spawner.SpawnTask; use simrt.Spawn. The task
 // runs on a new goroutine. Once shutdown has begun, the handle is closed at
 // once.
-func (c *Context) SpawnTask(f func(simrt.Context), done func(error)) func() {
-	return c.rt.spawn(c, f, done)
+func (c *Context) SpawnTask(t simrt.Task) simrt.Aborter {
+	return c.rt.spawn(c, t)
 }
 
 // Stop implements simrt.Spawner.Stop.

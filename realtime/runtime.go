@@ -70,11 +70,11 @@ func (rt *runtime) check() {
 }
 
 // spawn implements Spawner.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) func() {
+func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	rt.check()
 	label := ctx.taskLabel()
 	label.Spawned.Add(1)
-	t := newTask(rt, ctx.name, label, done)
+	t := newTask(rt, ctx.name, label, work)
 	label.Running.Add(1)
 	rt.admission.RLock()
 	var node *supervise.Node
@@ -85,16 +85,15 @@ func (rt *runtime) spawn(ctx *Context, f func(simrt.Context), done func(error)) 
 		rt.admission.RUnlock()
 		t.ended.Store(true)
 		t.releaseGauge()
-		done(simrt.ErrClosed)
-		return func() {}
+		work.Done(simrt.ErrClosed)
+		return simrt.NoAbort{}
 	}
 	rt.live.Add(1)
 	rt.admission.RUnlock()
 	t.node = node
-	t.fn = f
 	t.ctx.rt, t.ctx.task, t.ctx.name, t.ctx.attrs = rt, t, ctx.name, ctx.attrs
 	go t.run()
-	return node.Abort
+	return node
 }
 
 // run is the body of a task's goroutine.
@@ -104,7 +103,7 @@ func (t *task) run() {
 	t.call(t.body)
 }
 
-func (t *task) body() { t.fn(&t.ctx) }
+func (t *task) body() { t.work.Run(&t.ctx) }
 
 // finish does the bookkeeping of a task that ended, on its goroutine.
 func (rt *runtime) finish(t *task) {
@@ -122,8 +121,8 @@ func (rt *runtime) finish(t *task) {
 	case outcomePanicked:
 		err = rt.panicked(t)
 	}
-	if t.done != nil {
-		t.done(err)
+	if t.work != nil {
+		t.work.Done(err)
 	}
 	t.node.Finish()
 }

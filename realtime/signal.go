@@ -45,7 +45,7 @@ func StopOnSignal(ctx simrt.Context, timeout time.Duration, sigs ...os.Signal) (
 			bridge.Wait()
 		})
 	}
-	abort := ctx.Child("signals").SpawnTask(func(c simrt.Context) {
+	abort := ctx.Child("signals").SpawnTask(simrt.TaskFuncs{RunFunc: func(c simrt.Context) {
 		s, err := got.Recv(c)
 		unwire()
 		if err != nil {
@@ -56,6 +56,6 @@ func StopOnSignal(ctx simrt.Context, timeout time.Duration, sigs ...os.Signal) (
 			value = 128 + int(n)
 		}
 		_ = c.Stop(value, timeout)
-	}, func(error) { unwire() })
-	return abort
+	}, DoneFunc: func(error) { unwire() }})
+	return abort.Abort
 }

@@ -35,9 +35,8 @@ type task struct {
 	ct    core.Task
 	rt    *runtime
 	label *metrics.TaskLabel
-	node  *supervise.Node // spawn node; nil for the root
-	done  func(error)     // reports the outcome to the handle; never changes
-	fn    func(simrt.Context)
+	node  *supervise.Node         // spawn node; nil for the root
+	work  simrt.Task              // the spawned work, which also takes the outcome; nil for the root
 	ctx   Context                 // the context the task receives
 	wake  chan struct{}           // made by the task's goroutine before it first parks
 	io    atomic.Pointer[closers] // real I/O this task opened, closed if it is aborted
@@ -57,8 +56,8 @@ type taskPanic struct {
 	stack []byte
 }
 
-func newTask(rt *runtime, name string, label *metrics.TaskLabel, done func(error)) *task {
-	t := &task{rt: rt, label: label, done: done}
+func newTask(rt *runtime, name string, label *metrics.TaskLabel, work simrt.Task) *task {
+	t := &task{rt: rt, label: label, work: work}
 	t.ct.SetBackend(t)
 	t.ct.Name = name
 	return t
@@ -127,8 +126,8 @@ func (t *task) Abort() {
 	}
 	t.closers().closeAll()
 	t.releaseGauge()
-	if t.done != nil {
-		t.done(simrt.ErrClosed)
+	if t.work != nil {
+		t.work.Done(simrt.ErrClosed)
 	}
 }
 

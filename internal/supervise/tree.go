@@ -144,6 +144,16 @@ func (n *Node) Abort() {
 }
 
 func (t *Tree) abort(n *Node, tasks []Aborter) []Aborter {
+	if len(n.children) == 0 { // the common case: no walk, no allocation
+		if !n.aborted {
+			n.aborted = true
+			if n.task != nil {
+				tasks = append(tasks, n.task)
+				n.task = nil
+			}
+		}
+		return tasks
+	}
 	stack := []*Node{n}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]

@@ -62,8 +62,12 @@ func (s *sink) Send(bufs ...[]byte) error {
 		return simrt.ErrClosed
 	}
 	s.poisoned = true // stays so unless Send completes
+	// Work on our own slice header: the loop below and net.Buffers.WriteTo
+	// consume it, and the caller's slice must stay as it was.
 	if len(bufs) > 1 {
 		bufs = join(bufs)
+	} else {
+		bufs = append([][]byte(nil), bufs...)
 	}
 	for len(bufs) > 0 && len(bufs[0]) == 0 {
 		bufs = bufs[1:]
