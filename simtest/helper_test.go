@@ -65,3 +65,19 @@ func TestHelperStall(t *testing.T) {
 		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v }).Await(ctx)
 	})
 }
+
+// TestHelperMapOrder picks whom to spawn by ranging over a map: runs of
+// one seed differ, and -simrt.checkdeterminism says where.
+func TestHelperMapOrder(t *testing.T) {
+	helper(t)
+	peers := map[string]bool{"alice": true, "bob": true, "carol": true, "dave": true,
+		"erin": true, "frank": true, "grace": true, "heidi": true}
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		for range 32 {
+			for name := range peers {
+				simrt.Spawn(ctx.Child(name), func(ctx simrt.Context) int { return 0 }).Await(ctx)
+				break
+			}
+		}
+	})
+}

@@ -115,3 +115,12 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+func TestCheckDeterminismFlagCatchesMapOrder(t *testing.T) {
+	out := runHelper(t, "TestHelperMapOrder", "-simrt.seeds=0..1", "-simrt.checkdeterminism")
+	for _, want := range []string{"simrt: seed 0 is not deterministic", "first divergent event: #", "kind spawn", "iteration over a Go map"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
