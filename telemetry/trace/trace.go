@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -273,8 +274,13 @@ func (b *builder) compact() {
 	b.sends = out
 }
 
-// out returns the metadata, then the events.
+// out returns the metadata, then the events, their times rounded to the
+// nanosecond.
 func (b *builder) out() []Event {
+	for i := range b.evs {
+		b.evs[i].Ts = math.Round(b.evs[i].Ts*1e3) / 1e3
+		b.evs[i].Dur = math.Round(b.evs[i].Dur*1e3) / 1e3
+	}
 	meta := []Event{{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": b.title}}}
 	if !b.t0.IsZero() || len(b.evs) > 0 {
 		meta[0].Args["start"] = b.t0.UTC().Format(time.RFC3339Nano)
