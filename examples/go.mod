@@ -9,6 +9,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/simrt/simrt v0.0.0-00010101000000-000000000000
 	go.etcd.io/raft/v3 v3.7.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -24,5 +25,4 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )

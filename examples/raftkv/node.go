@@ -123,7 +123,9 @@ func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
 		MaxInflightMsgs: 64,
 		PreVote:         true,
 		ReadOnlyOption:  raft.ReadOnlySafe,
-		Logger:          cfg.log.raft(cfg.id),
+		// A follower answers a write with a redirect; raft must not forward it.
+		DisableProposalForwarding: true,
+		Logger:                    cfg.log.raft(cfg.id),
 	})
 	if err != nil {
 		panic("raftkv: new raft node: " + err.Error())
@@ -176,9 +178,26 @@ func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
 		if !ok {
 			return
 		}
-		n.handle(ev)
+		fromLeader := n.handle(ev)
+		for range maxEventBatch - 1 {
+			if ev, ok = n.inbox.TryRecv(); !ok {
+				break
+			}
+			if from := n.handle(ev); from != 0 {
+				fromLeader = from
+			}
+		}
+		n.ready()
+		if fromLeader != 0 && fromLeader == n.lead {
+			n.idle = 0
+		}
 	}
 }
+
+// maxEventBatch bounds how many queued events the node handles before it
+// processes a Ready: one log write and one round of messages then serve
+// the whole batch.
+const maxEventBatch = 64
 
 // openWALRetry opens the log, waiting for a previous incarnation that is
 // still being unwound to release it.
@@ -201,9 +220,11 @@ func lastIndex(ms *raft.MemoryStorage) uint64 {
 	return i
 }
 
-// handle handles one event and then every Ready it leads to.
-func (n *node) handle(ev event) {
-	var fromLeader uint64
+// handle handles one event. It returns the sender of a message only a
+// leader sends (an append, a heartbeat or a snapshot), or 0: once the Ready
+// has been processed, a message from the current leader restarts the
+// election timer.
+func (n *node) handle(ev event) (fromLeader uint64) {
 	switch {
 	case ev.msg != nil:
 		switch ev.msg.GetType() {
@@ -218,10 +239,7 @@ func (n *node) handle(ev event) {
 	case ev.unreachable != 0:
 		n.rn.ReportUnreachable(ev.unreachable)
 	}
-	n.ready()
-	if fromLeader != 0 && fromLeader == n.lead {
-		n.idle = 0
-	}
+	return fromLeader
 }
 
 // tick advances the clock. Only a leader ticks raft itself: raft draws

@@ -8,7 +8,6 @@ import (
 
 	"github.com/simrt/simrt"
 	pb "go.etcd.io/raft/v3/raftpb"
-	"google.golang.org/protobuf/proto"
 )
 
 // Every node listens on one port; the first byte a dialer sends says who
@@ -154,8 +153,8 @@ func (n *node) servePeer(ctx simrt.Context, c conn) {
 		if err != nil {
 			return
 		}
-		m := new(pb.Message)
-		if err := proto.Unmarshal(f, m); err != nil {
+		m, err := decodeMessage(f)
+		if err != nil {
 			return
 		}
 		if n.inbox.Send(ctx, event{msg: m}) != nil {
@@ -209,11 +208,7 @@ func newPeerLink(to uint64) *peerLink {
 
 // send queues a message, or drops it when the queue is full.
 func (p *peerLink) send(m *pb.Message) {
-	b, err := proto.Marshal(m)
-	if err != nil {
-		panic("raftkv: marshal: " + err.Error())
-	}
-	p.out.TrySend(b)
+	p.out.TrySend(appendMessage(nil, m))
 }
 
 // run is the sender task: it batches queued frames into one Send and tells
