@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -208,17 +209,17 @@ func (rt *runtime) finish(t *task) {
 	}
 	t.ct.RunExitHooks()
 	switch t.outcome {
-	case outcomeOK:
+	case core.OutcomeOK:
 		if t.body != nil {
 			t.body.Done(nil)
 		}
-	case outcomeAborted, outcomeNone:
+	case core.OutcomeAborted, core.OutcomeNone:
 		if t.body != nil {
 			t.body.Done(simrt.ErrClosed)
 		}
-	case outcomePanicked:
+	case core.OutcomePanicked:
 		if rt.cfg.OnTaskPanic != nil && !rt.closing {
-			rt.cfg.OnTaskPanic(t.name, t.panicValue, t.panicStack)
+			rt.cfg.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
 		}
 		switch {
 		case rt.closing:
@@ -227,7 +228,7 @@ func (rt *runtime) finish(t *task) {
 			}
 		case t.root || !rt.cfg.CatchPanics:
 			if rt.failure == nil {
-				rt.failure = &failure{task: t.name, value: t.panicValue, stack: t.panicStack}
+				rt.failure = &failure{task: t.name, value: t.panic.Value, stack: t.panic.Stack}
 			}
 			rt.stop = true
 			if t.body != nil {
@@ -235,7 +236,7 @@ func (rt *runtime) finish(t *task) {
 			}
 		default:
 			if t.body != nil {
-				t.body.Done(&simrt.PanicError{Value: t.panicValue, Stack: t.panicStack})
+				t.body.Done(&simrt.PanicError{Value: t.panic.Value, Stack: t.panic.Stack})
 			}
 		}
 	}

@@ -2,21 +2,11 @@ package deterministic
 
 import (
 	"iter"
-	"runtime/debug"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/telemetry/metrics"
-)
-
-type outcome uint8
-
-const (
-	outcomeNone     outcome = iota // still running, or ended by runtime.Goexit
-	outcomeOK                      // the function returned
-	outcomeAborted                 // unwound by an abort, or never started
-	outcomePanicked                // panicked
 )
 
 // task is one simulated task: a coroutine plus the scheduling state the
@@ -43,9 +33,8 @@ type task struct {
 	ctx  simrt.Context   // ... and its context
 	co   *coroutine
 
-	outcome    outcome
-	panicValue any
-	panicStack []byte
+	outcome core.Outcome
+	panic   *core.Panic
 
 	prevLive, nextLive *task // live tasks, in id order
 }
@@ -97,31 +86,15 @@ func (t *task) Abort() {
 
 // run runs the task's function on its coroutine and records how it ended.
 func (t *task) run() {
-	defer t.recover()
-	if t.ct.IsAborted() {
-		t.outcome = outcomeAborted
-		return
-	}
+	t.outcome, t.panic = t.ct.Call(t.call)
+}
+
+func (t *task) call() {
 	if t.body != nil {
 		t.body.Run(t.ctx)
 	} else {
 		t.fn()
 	}
-	t.outcome = outcomeOK
-}
-
-func (t *task) recover() {
-	r := recover()
-	if r == nil {
-		return
-	}
-	if core.IsAbort(r) {
-		t.outcome = outcomeAborted
-		return
-	}
-	t.outcome = outcomePanicked
-	t.panicValue = r
-	t.panicStack = debug.Stack()
 }
 
 // coroutine is an iter.Pull coroutine that runs tasks one after another:

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
 )
 
 // Runner runs one production runtime. Make it with New and call Start once.
@@ -62,8 +63,8 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	if s := rt.root.io.Load(); s != nil {
 		s.forget()
 	}
-	if rt.root.outcome == outcomePanicked {
-		rt.log.Error("task panicked", "task", "", "panic", fmt.Sprint(rt.root.panic.value), "stack", string(rt.root.panic.stack))
+	if rt.root.outcome == core.OutcomePanicked {
+		rt.log.Error("task panicked", "task", "", "panic", fmt.Sprint(rt.root.panic.Value), "stack", string(rt.root.panic.Stack))
 		rt.fail(rt.root)
 	}
 	rt.close()

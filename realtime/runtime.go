@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -115,10 +116,10 @@ func (rt *runtime) finish(t *task) {
 	}
 	var err error
 	switch t.outcome {
-	case outcomeOK:
-	case outcomeAborted, outcomeNone:
+	case core.OutcomeOK:
+	case core.OutcomeAborted, core.OutcomeNone:
 		err = simrt.ErrClosed
-	case outcomePanicked:
+	case core.OutcomePanicked:
 		err = rt.panicked(t)
 	}
 	if t.work != nil {
@@ -131,7 +132,7 @@ func (rt *runtime) finish(t *task) {
 // *simrt.PanicError when panics are caught, otherwise ErrClosed, after
 // recording the failure and aborting the root so that Start re-raises it.
 func (rt *runtime) panicked(t *task) error {
-	rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(t.panic.value), "stack", string(t.panic.stack))
+	rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(t.panic.Value), "stack", string(t.panic.Stack))
 	switch {
 	case rt.closing.Load():
 		return simrt.ErrClosed
@@ -139,13 +140,13 @@ func (rt *runtime) panicked(t *task) error {
 		rt.fail(t)
 		return simrt.ErrClosed
 	default:
-		return &simrt.PanicError{Value: t.panic.value, Stack: t.panic.stack}
+		return &simrt.PanicError{Value: t.panic.Value, Stack: t.panic.Stack}
 	}
 }
 
 // fail records the first uncaught panic and stops the root.
 func (rt *runtime) fail(t *task) {
-	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name(), value: t.panic.value, stack: t.panic.stack}) {
+	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name(), value: t.panic.Value, stack: t.panic.Stack}) {
 		return
 	}
 	if r := rt.root; r != t && r.ct.Abort() {

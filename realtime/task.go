@@ -3,22 +3,12 @@ package realtime
 import (
 	"fmt"
 	goruntime "runtime"
-	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/telemetry/metrics"
-)
-
-type outcome uint8
-
-const (
-	outcomeNone     outcome = iota // still running, or ended by runtime.Goexit
-	outcomeOK                      // the function returned
-	outcomeAborted                 // unwound by an abort, or never started
-	outcomePanicked                // panicked
 )
 
 // Permit states of a task (see Park and Unpark).
@@ -47,13 +37,8 @@ type task struct {
 	root     bool
 
 	// Written by the task's goroutine only, read after it ends.
-	outcome outcome
-	panic   *taskPanic
-}
-
-type taskPanic struct {
-	value any
-	stack []byte
+	outcome core.Outcome
+	panic   *core.Panic
 }
 
 func newTask(rt *runtime, name string, label *metrics.TaskLabel, work simrt.Task) *task {
@@ -141,25 +126,10 @@ func (t *task) releaseGauge() {
 
 // call runs f and records how it ended.
 func (t *task) call(f func()) {
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		if core.IsAbort(r) {
-			t.outcome = outcomeAborted
-			return
-		}
-		t.outcome = outcomePanicked
-		t.panic = &taskPanic{value: r, stack: debug.Stack()}
-	}()
-	if t.ct.IsAborted() {
-		t.outcome = outcomeAborted
-		return
-	}
-	t.label.Polls.Add(1)
-	f()
-	t.outcome = outcomeOK
+	t.outcome, t.panic = t.ct.Call(func() {
+		t.label.Polls.Add(1)
+		f()
+	})
 }
 
 var _ core.Backend = (*task)(nil)
