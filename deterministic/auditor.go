@@ -23,7 +23,7 @@ type Auditor struct {
 	digest uint32
 	buf    []byte
 	log    *EventLog
-	where  func() (time.Time, string) // simulated time and running task, for the log
+	where  func() (int64, string) // simulated time (ns since the epoch) and running task, for the log
 }
 
 // NewAuditor returns an auditor in its initial state ("00000000").
@@ -194,31 +194,45 @@ func isPrintable(f []byte) bool {
 
 // EventLog keeps audited events so that two runs of one seed can be compared
 // event by event. It keeps the last Limit events, or all when Limit < 0.
+// Recording reuses the storage of overwritten events and formats nothing,
+// so a small ring is cheap enough to keep on in sweeps.
 type EventLog struct {
-	Limit  int
-	next   uint64
-	events []Event // ring when Limit > 0
-	start  int
+	Limit   int
+	next    uint64
+	entries []logEntry // ring when Limit > 0
+	start   int
+}
+
+type logEntry struct {
+	index  uint64
+	now    int64
+	task   string
+	label  string
+	data   []byte // the fields, back to back
+	ends   []int  // end offset of each field in data
+	digest uint32
 }
 
 func (l *EventLog) add(a *Auditor, label string, fields [][]byte) {
-	var t time.Time
-	task := "<runtime>"
-	if a.where != nil {
-		t, task = a.where()
-	}
-	cp := make([][]byte, len(fields))
-	for i, f := range fields {
-		cp[i] = append([]byte(nil), f...)
-	}
-	e := Event{Index: l.next, Time: t, Task: task, Label: label, Fields: cp, State: a.State()}
-	l.next++
-	if l.Limit > 0 && len(l.events) == l.Limit {
-		l.events[l.start] = e
+	var e *logEntry
+	if l.Limit > 0 && len(l.entries) == l.Limit {
+		e = &l.entries[l.start]
 		l.start = (l.start + 1) % l.Limit
-		return
+	} else {
+		l.entries = append(l.entries, logEntry{})
+		e = &l.entries[len(l.entries)-1]
 	}
-	l.events = append(l.events, e)
+	e.index, e.label, e.digest = l.next, label, a.digest
+	e.now, e.task = 0, "<runtime>"
+	if a.where != nil {
+		e.now, e.task = a.where()
+	}
+	e.data, e.ends = e.data[:0], e.ends[:0]
+	for _, f := range fields {
+		e.data = append(e.data, f...)
+		e.ends = append(e.ends, len(e.data))
+	}
+	l.next++
 }
 
 // Events returns the kept events, oldest first.
@@ -226,9 +240,23 @@ func (l *EventLog) Events() []Event {
 	if l == nil {
 		return nil
 	}
-	out := make([]Event, 0, len(l.events))
-	out = append(out, l.events[l.start:]...)
-	return append(out, l.events[:l.start]...)
+	out := make([]Event, 0, len(l.entries))
+	for i := range l.entries {
+		e := &l.entries[(l.start+i)%len(l.entries)]
+		fields := make([][]byte, len(e.ends))
+		prev := 0
+		for j, end := range e.ends {
+			fields[j] = append([]byte(nil), e.data[prev:end]...)
+			prev = end
+		}
+		var d [4]byte
+		binary.BigEndian.PutUint32(d[:], e.digest)
+		out = append(out, Event{
+			Index: e.index, Time: time.Unix(0, e.now).UTC(), Task: e.task,
+			Label: e.label, Fields: fields, State: hex.EncodeToString(d[:]),
+		})
+	}
+	return out
 }
 
 // Total returns how many events were recorded, kept or not.

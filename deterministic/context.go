@@ -41,6 +41,10 @@ func From(ctx simrt.Context) *Context {
 	return c
 }
 
+// Seed returns the seed the simulation was configured with (0 when a
+// Config.Source replaced the seeded generator).
+func (c *Context) Seed() uint64 { return c.rt.cfg.Seed }
+
 // Auditor returns the runtime's auditor.
 func (c *Context) Auditor() *Auditor {
 	c.rt.check()

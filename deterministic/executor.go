@@ -102,12 +102,12 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 }
 
 // where tells the event log the simulated time and the running task.
-func (rt *runtime) where() (time.Time, string) {
+func (rt *runtime) where() (int64, string) {
 	name := "<runtime>"
 	if rt.current != nil {
 		name = rt.current.name
 	}
-	return time.Unix(0, rt.now).UTC(), name
+	return rt.now, name
 }
 
 func (rt *runtime) check() {

@@ -94,6 +94,6 @@ func ExampleNewHandler() {
 	})
 	fmt.Println("done")
 	// Output:
-	// time=1970-01-01T00:00:01.250Z level=INFO msg=elected task=node_2 term=3
+	// time=1970-01-01T00:00:01.250Z level=INFO msg=elected seed=7 task=node_2 term=3
 	// done
 }
