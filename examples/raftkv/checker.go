@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -82,7 +83,13 @@ func check(history []*op, cfg simConfig) (failure, visual string) {
 	if porcupine.CheckOperations(kvModel, ops) {
 		return "", ""
 	}
-	failure = fmt.Sprintf("linearizability violation in %d operations", len(ops))
+	var bad []string
+	for k, part := range kvModel.Partition(ops) {
+		if !porcupine.CheckOperations(kvModel, part) {
+			bad = append(bad, fmt.Sprintf("%s (%d operations)", keys[k], len(part)))
+		}
+	}
+	failure = "linearizability violation on key " + strings.Join(bad, ", key ")
 	if cfg.OutDir == "" {
 		return failure, ""
 	}

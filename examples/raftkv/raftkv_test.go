@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHealthySweep runs a short sweep of the healthy cluster: no seed may
@@ -97,5 +98,14 @@ func TestReplayCommand(t *testing.T) {
 	want := "cd examples && go run ./raftkv -seed 59 -bug no-term-check"
 	if got != want {
 		t.Fatalf("replay command %q, want %q", got, want)
+	}
+}
+
+// TestNoProgressFails checks the liveness check: with every node cut off
+// for good, no client finishes, and the run fails with "no progress".
+func TestNoProgressFails(t *testing.T) {
+	o := runSeed(simConfig{Seed: 1, Nodes: 3, Duration: 3 * time.Second, isolateAll: true})
+	if !strings.HasPrefix(o.Failure, "no progress") {
+		t.Fatalf("failure %q, want no progress", o.Failure)
 	}
 }

@@ -20,6 +20,10 @@ type simConfig struct {
 	Duration time.Duration // simulated length of the run; 10s by default
 	Verbose  io.Writer     // where to log the run's events; nil: nowhere
 	OutDir   string        // where to write the visualisation of a failure; "": nowhere
+
+	// isolateAll cuts every node off for the whole run, so that no client
+	// can finish: it exists to test the liveness check.
+	isolateAll bool
 }
 
 func (c simConfig) withDefaults() simConfig {
@@ -158,7 +162,11 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 	if remaining == 0 {
 		done.Fire(0)
 	}
-	if ctx.Now().Before(s.healAt) {
+	if s.cfg.isolateAll {
+		for id := 1; id <= s.cfg.Nodes; id++ {
+			ctx.Network().Isolate(nodeHost(uint64(id)))
+		}
+	} else if ctx.Now().Before(s.healAt) {
 		simrt.Spawn(ctx.Child("nemesis"), func(simrt.Context) struct{} { s.nemesis(ctx, c); return struct{}{} })
 	}
 
