@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -81,15 +82,17 @@ func (c *client) next(ctx simrt.Context) *op {
 		cmd.Kind = OpGet
 	case r < 7:
 		cmd.Kind = OpPut
-		cmd.Value = fmt.Sprintf("%d.%d", c.id, c.seq)
+		cmd.Value = value(c.id, c.seq)
 	default:
 		cmd.Kind = OpCAS
 		cmd.Expect = c.seen[cmd.Key]
-		cmd.Value = fmt.Sprintf("%d.%d", c.id, c.seq)
+		cmd.Value = value(c.id, c.seq)
 	}
 	o := &op{client: c.id, cmd: cmd, call: c.sim.since(ctx)}
 	c.sim.history = append(c.sim.history, o)
-	c.sim.log.printf(ctx, "c%d: invoke %v", c.id, cmd)
+	if c.sim.log.enabled() {
+		c.sim.log.printf(ctx, "c%d: invoke %v", c.id, cmd)
+	}
 	return o
 }
 
@@ -107,7 +110,9 @@ func (c *client) complete(ctx simrt.Context, res Result) {
 			c.seen[o.cmd.Key] = o.cmd.Value
 		}
 	}
-	c.sim.log.printf(ctx, "c%d: return %v -> %s", c.id, o.cmd, describeResult(o.cmd.Kind, res))
+	if c.sim.log.enabled() {
+		c.sim.log.printf(ctx, "c%d: return %v -> %s", c.id, o.cmd, describeResult(o.cmd.Kind, res))
+	}
 	c.cur = nil
 }
 
@@ -199,4 +204,9 @@ func describeResult(k OpKind, r Result) string {
 		return "failed"
 	}
 	return "ok"
+}
+
+// value returns the unique value client id writes with sequence number seq.
+func value(id int, seq uint64) string {
+	return strconv.Itoa(id) + "." + strconv.FormatUint(seq, 10)
 }

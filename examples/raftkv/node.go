@@ -254,7 +254,9 @@ func (n *node) tick() {
 	}
 	n.idle++
 	if n.idle >= n.timeout {
-		n.log.printf(n.ctx, "n%d: election timeout after %d ticks, campaigning", n.id, n.idle)
+		if n.log.enabled() {
+			n.log.printf(n.ctx, "n%d: election timeout after %d ticks, campaigning", n.id, n.idle)
+		}
 		_ = n.rn.Campaign()
 		n.resetElection()
 	}
@@ -319,7 +321,7 @@ func (n *node) ready() {
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
 		if ss := rd.SoftState; ss != nil {
-			if ss.Lead != n.lead || ss.RaftState != n.state {
+			if (ss.Lead != n.lead || ss.RaftState != n.state) && n.log.enabled() {
 				n.log.printf(n.ctx, "n%d: %v, leader n%d", n.id, ss.RaftState, ss.Lead)
 			}
 			n.state, n.lead = ss.RaftState, ss.Lead

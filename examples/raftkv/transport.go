@@ -206,9 +206,12 @@ func newPeerLink(to uint64) *peerLink {
 	return &peerLink{to: to, out: simrt.NewChan[[]byte](peerQueue)}
 }
 
-// send queues a message, or drops it when the queue is full.
+// send queues a message as a whole frame, length prefix included, or
+// drops it when the queue is full.
 func (p *peerLink) send(m *pb.Message) {
-	p.out.TrySend(appendMessage(nil, m))
+	f := appendMessage(make([]byte, 4, 64), m)
+	binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+	p.out.TrySend(f)
 }
 
 // run is the sender task: it batches queued frames into one Send and tells
@@ -220,19 +223,19 @@ func (p *peerLink) run(ctx simrt.Context, n *node) {
 			c.close()
 		}
 	}()
-	bufs := make([][]byte, 0, 2*maxBatch)
+	bufs := make([][]byte, 0, maxBatch)
 	for {
 		f, ok := p.out.Recv(ctx)
 		if !ok {
 			return
 		}
-		bufs = append(bufs[:0], frameHeader(len(f)), f)
-		for len(bufs) < 2*maxBatch {
+		bufs = append(bufs[:0], f)
+		for len(bufs) < maxBatch {
 			f, ok := p.out.TryRecv()
 			if !ok {
 				break
 			}
-			bufs = append(bufs, frameHeader(len(f)), f)
+			bufs = append(bufs, f)
 		}
 		if c == nil {
 			sink, stream, err := ctx.Dial(nodeAddr(p.to))
