@@ -346,6 +346,10 @@ func (s *sweep) summary(elapsed time.Duration) int {
 	if len(s.failures) > 0 || s.processes > 0 {
 		return 1
 	}
+	if s.done == 0 && len(s.seeds) > 0 {
+		fmt.Fprintf(s.stdout, "no seed ran: does -run %s match a test that calls simtest.Explore or simtest.Run?\n", s.runFlag)
+		return 1
+	}
 	return 0
 }
 
