@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -80,6 +81,11 @@ func TestPlantedBugsFound(t *testing.T) {
 			}
 			f := rep.failures[0]
 			t.Logf("found at seed %d: %s", f.Seed, f.Failure)
+			if strings.HasPrefix(f.Failure, "linearizability") {
+				if _, err := os.Stat(f.Visual); err != nil {
+					t.Errorf("no visualisation of the violation: %v", err)
+				}
+			}
 			again := base
 			again.Seed = f.Seed
 			r := runSeed(again)
