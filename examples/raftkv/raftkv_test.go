@@ -12,9 +12,9 @@ import (
 // TestHealthySweep runs a short sweep of the healthy cluster: no seed may
 // fail.
 func TestHealthySweep(t *testing.T) {
-	n := uint64(40)
+	n := uint64(100)
 	if testing.Short() {
-		n = 10
+		n = 20
 	}
 	rep := sweep(sweepConfig{base: simConfig{OutDir: t.TempDir()}, seeds: []seedRange{{0, n - 1}}, parallel: runtime.GOMAXPROCS(0)})
 	if len(rep.failures) > 0 {
@@ -111,7 +111,7 @@ func TestReplayCommand(t *testing.T) {
 // for good, no client finishes, and the run fails with "no progress".
 func TestNoProgressFails(t *testing.T) {
 	o := runSeed(simConfig{Seed: 1, Nodes: 3, Duration: 3 * time.Second, isolateAll: true})
-	if !strings.HasPrefix(o.Failure, "no progress") {
-		t.Fatalf("failure %q, want no progress", o.Failure)
+	if !strings.HasPrefix(o.Failure, "no progress") || !strings.Contains(o.Failure, "still waits on") {
+		t.Fatalf("failure %q, want no progress naming the waiting clients", o.Failure)
 	}
 }
