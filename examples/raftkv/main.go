@@ -12,7 +12,7 @@ import (
 
 func main() {
 	var (
-		seedsFlag = flag.String("seeds", "0..199", "seeds to sweep: N, A..B (inclusive), or a comma-separated list of both")
+		seedsFlag = flag.String("seeds", "0..199", "seeds to sweep: N, A..B (inclusive), or a comma-separated list of both (with -bug: 0..999 unless given)")
 		seedFlag  = flag.Int64("seed", -1, "replay one seed, verbosely")
 		bugFlag   = flag.String("bug", "", "plant a bug and hunt for it ("+bugNames()+")")
 		nodes     = flag.Int("nodes", 5, "cluster size")
@@ -50,6 +50,9 @@ func main() {
 		}
 		return
 	}
+	if len(bs) > 0 && !flagSet("seeds") {
+		*seedsFlag = "0..999" // the budget within which every planted bug must be found
+	}
 	seeds, err := parseSeeds(*seedsFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "raftkv:", err)
@@ -82,4 +85,11 @@ func replay(w io.Writer, cfg simConfig) bool {
 		fmt.Fprintf(w, "visualisation: %s\n", o.Visual)
 	}
 	return false
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
