@@ -86,12 +86,20 @@ func TestPlantedBugsFound(t *testing.T) {
 					t.Errorf("no visualisation of the violation: %v", err)
 				}
 			}
-			again := base
-			again.Seed = f.Seed
-			r := runSeed(again)
-			r.Visual, f.Visual = "", ""
-			if r != f {
-				t.Fatalf("replay of seed %d differs:\nsweep:  %+v\nreplay: %+v", f.Seed, f, r)
+			// Replay twice, verbosely: the same outcome as in the sweep, and
+			// the same event log byte for byte.
+			var logs [2]bytes.Buffer
+			for i := range logs {
+				again := base
+				again.Seed, again.Verbose = f.Seed, &logs[i]
+				r := runSeed(again)
+				r.Visual, f.Visual = "", ""
+				if r != f {
+					t.Fatalf("replay of seed %d differs:\nsweep:  %+v\nreplay: %+v", f.Seed, f, r)
+				}
+			}
+			if !bytes.Equal(logs[0].Bytes(), logs[1].Bytes()) {
+				t.Fatalf("two replays of seed %d logged different events", f.Seed)
 			}
 		})
 	}
