@@ -20,7 +20,7 @@ func main() {
 		duration  = flag.Duration("duration", 10*time.Second, "simulated length of each run")
 		parallel  = flag.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once")
 		out       = flag.String("out", os.TempDir(), "directory for the HTML visualisation of a linearizability violation")
-		quiet     = flag.Bool("quiet", false, "no progress bar")
+		quiet     = flag.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
 		keepGoing = flag.Bool("keepgoing", false, "with -bug, run every seed and list every failure")
 	)
 	flag.Usage = func() {
@@ -58,9 +58,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "raftkv:", err)
 		os.Exit(2)
 	}
-	var bar io.Writer = os.Stderr
-	if *quiet {
-		bar = nil
+	var bar io.Writer
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && !*quiet {
+		bar = os.Stderr // a progress bar only on a terminal
 	}
 	rep := sweep(sweepConfig{base: base, seeds: seeds, parallel: *parallel, stopAtFirst: len(bs) > 0 && !*keepGoing, progress: bar})
 	rep.print(os.Stdout)
