@@ -69,6 +69,7 @@
 //	no-term-check     answer a pending write by log index alone, without
 //	                  checking the applied entry's term
 //
-// The sweep finds each within a few dozen seeds, and each finding replays
+// The sweep finds each within the first 100 seeds (seeds 7, 0, 2 and 70
+// today), far inside the budget of 1,000, and each finding replays
 // byte for byte from its seed (TestPlantedBugsFound).
 package main
