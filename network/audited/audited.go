@@ -100,6 +100,10 @@ type sink struct {
 	inner  simrt.Sink
 	rec    Recorder
 	remote []byte
+	// scratch holds the fields of one event: passing a slice of it to a
+	// Recorder allocates nothing per Send. A half is used by one task at
+	// a time.
+	scratch [2][]byte
 }
 
 // Send implements simrt.Sink.Send: send_attempt(remote, payload), the
@@ -107,7 +111,8 @@ type sink struct {
 // error) or send_success(remote).
 func (s *sink) Send(bufs ...[]byte) error {
 	if cr, ok := s.rec.(chunkRecorder); ok {
-		cr.EventChunks("send_attempt", [][]byte{s.remote}, bufs)
+		s.scratch[0] = s.remote
+		cr.EventChunks("send_attempt", s.scratch[:1], bufs)
 	} else {
 		var joined []byte
 		for _, b := range bufs {
@@ -119,7 +124,8 @@ func (s *sink) Send(bufs ...[]byte) error {
 		s.rec.Event("send_failure", s.remote, []byte(err.Error()))
 		return err
 	}
-	s.rec.Event("send_success", s.remote)
+	s.scratch[0] = s.remote
+	s.rec.Event("send_success", s.scratch[:1]...)
 	return nil
 }
 
@@ -127,24 +133,28 @@ func (s *sink) Send(bufs ...[]byte) error {
 func (s *sink) Close() error { return s.inner.Close() }
 
 type stream struct {
-	inner  simrt.Stream
-	rec    Recorder
-	remote []byte
+	inner   simrt.Stream
+	rec     Recorder
+	remote  []byte
+	scratch [2][]byte // see sink.scratch
+	n       [8]byte
 }
 
 // Recv implements simrt.Stream.Recv: recv_attempt(remote, n as 8 bytes
 // big-endian), then recv_failure(remote, error) or recv_success(remote,
 // bytes). An abandoned Recv records only its attempt.
 func (s *stream) Recv(n int) ([]byte, error) {
-	var nb [8]byte
-	binary.BigEndian.PutUint64(nb[:], uint64(n))
-	s.rec.Event("recv_attempt", s.remote, nb[:])
+	binary.BigEndian.PutUint64(s.n[:], uint64(n))
+	s.scratch[0], s.scratch[1] = s.remote, s.n[:]
+	s.rec.Event("recv_attempt", s.scratch[:]...)
 	b, err := s.inner.Recv(n)
 	if err != nil {
 		s.rec.Event("recv_failure", s.remote, []byte(err.Error()))
 		return nil, err
 	}
-	s.rec.Event("recv_success", s.remote, b)
+	s.scratch[0], s.scratch[1] = s.remote, b
+	s.rec.Event("recv_success", s.scratch[:]...)
+	s.scratch[1] = nil
 	return b, nil
 }
 
