@@ -159,14 +159,17 @@ func (c *Context) CurrentTask() *core.Task {
 		panic(fmt.Sprintf("realtime: blocking call through the context of task %q, which has ended; "+
 			"a task must block only through the Context it was given", c.task.name()))
 	}
+	if c.task.marker.Load() == nil {
+		c.task.markGoroutine() // blocking through its own context: this is its goroutine
+	}
 	return &c.task.ct
 }
 
 // AfterFunc implements simrt.Runtime with a wall-clock timer; f runs on its
 // own goroutine.
-func (c *Context) AfterFunc(d time.Duration, f func()) func() bool {
+func (c *Context) AfterFunc(d time.Duration, f func()) simrt.Timer {
 	c.rt.check()
-	return time.AfterFunc(d, f).Stop
+	return time.AfterFunc(d, f)
 }
 
 // Read implements io.Reader (and simrt.Randomness) with crypto/rand; it

@@ -30,20 +30,71 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 		return nil, err
 	}
 	tl := &listener{rt: c.rt, owner: c.task, inner: l}
+	tl.tg = newTarget(l)
 	c.rt.track(c.task, tl)
 	return tl, nil
 }
 
 // Dial implements simrt.Network.Dial over TCP. The connection is closed if
 // the task owning this context is aborted, and at shutdown.
+//
+// Called on the goroutine of the context's task, the connect runs on a
+// helper goroutine while the task parks on its result, so an abort or a simrt.Timeout cuts Dial short as in the
+// simulator. An abandoned connect goes on in the background until it
+// completes (its connection is then closed) or fails, within
+// Config.Network.ConnectTimeout.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt.check()
-	sink, stream, err := c.rt.network.Dial(addr)
-	if err != nil {
-		return nil, nil, err
+	if !c.task.onOwnGoroutine() {
+		// Another goroutine dials through this context (the context used
+		// as a plain simrt.Network): it cannot park the context's task.
+		sink, stream, err := c.rt.network.Dial(addr)
+		if err != nil {
+			return nil, nil, err
+		}
+		tc := newConn(c.rt, c.task, sink, stream)
+		return &tc.sink, &tc.stream, nil
 	}
-	tc := newConn(c.rt, c.task, sink, stream)
+	res := simrt.NewOneshot[dialed]()
+	c.rt.dials.Add(1)
+	go func() {
+		defer c.rt.dials.Add(-1)
+		var d dialed
+		d.sink, d.stream, d.err = c.rt.network.Dial(addr)
+		if !res.Send(d) { // the dialing task has gone
+			d.close()
+		}
+	}()
+	taken := false
+	defer func() {
+		if !taken { // unwound: whatever the helper delivers is closed
+			res.Close()
+			if d, ok := res.TryRecv(); ok {
+				d.close()
+			}
+		}
+	}()
+	d, _ := res.Recv(c)
+	taken = true
+	if d.err != nil {
+		return nil, nil, d.err
+	}
+	tc := newConn(c.rt, c.task, d.sink, d.stream)
 	return &tc.sink, &tc.stream, nil
+}
+
+// dialed is the outcome of a connect.
+type dialed struct {
+	sink   simrt.Sink
+	stream simrt.Stream
+	err    error
+}
+
+func (d dialed) close() {
+	if d.err == nil {
+		d.sink.Close()
+		d.stream.Close()
+	}
 }
 
 // Resolve implements simrt.Resolver with the system resolver. The lookup
@@ -94,13 +145,28 @@ type listener struct {
 	owner  *task
 	inner  simrt.Listener
 	closed atomic.Bool
+	tg     ioTarget // an interrupted Accept closes the listener
 }
 
 var _ simrt.Listener = (*listener)(nil)
 
-// Accept implements simrt.Listener.Accept.
+// Accept implements simrt.Listener.Accept. If the listener's owner is
+// interrupted (a Timeout expires, an abort) while Accept blocks, the
+// listener is closed, and Accept unwinds the owner (see interrupt.go).
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
+	if l.tg.cut.Load() {
+		return netip.AddrPort{}, nil, nil, simrt.ErrClosed
+	}
+	o := l.owner
+	rec := o.beginIO(&l.tg)
 	peer, sink, stream, err := l.inner.Accept()
+	if rec && o.endIO(&l.tg) {
+		if err == nil {
+			sink.Close()
+			stream.Close()
+		}
+		o.ct.CheckInterrupt()
+	}
 	if err != nil {
 		return peer, nil, nil, err
 	}
@@ -133,7 +199,9 @@ type conn struct {
 func newConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c := &conn{rt: rt, owner: owner}
 	c.sink = sink{c: c, inner: s}
+	c.sink.tg = newTarget(s)
 	c.stream = stream{c: c, inner: st}
+	c.stream.tg = newTarget(st)
 	c.open.Store(2)
 	rt.track(owner, c)
 	return c
@@ -156,12 +224,29 @@ type sink struct {
 	c      *conn
 	inner  simrt.Sink
 	closed atomic.Bool
+	tg     ioTarget // an interrupted Send shuts the write half down
 }
 
 var _ simrt.Sink = (*sink)(nil)
 
-// Send implements simrt.Sink.Send.
-func (s *sink) Send(bufs ...[]byte) error { return s.inner.Send(bufs...) }
+// Send implements simrt.Sink.Send. If the connection's owner is
+// interrupted (a Timeout expires, an abort) while Send blocks, the write
+// half is shut down and poisoned, and Send unwinds the owner (see
+// interrupt.go).
+func (s *sink) Send(bufs ...[]byte) error {
+	if s.tg.cut.Load() {
+		return simrt.ErrClosed
+	}
+	o := s.c.owner
+	if !o.beginIO(&s.tg) {
+		return s.inner.Send(bufs...)
+	}
+	err := s.inner.Send(bufs...)
+	if o.endIO(&s.tg) {
+		o.ct.CheckInterrupt()
+	}
+	return err
+}
 
 // Close implements simrt.Sink.Close.
 func (s *sink) Close() error {
@@ -176,12 +261,33 @@ type stream struct {
 	c      *conn
 	inner  simrt.Stream
 	closed atomic.Bool
+	tg     ioTarget // an interrupted Recv shuts the read half down
 }
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv.
-func (s *stream) Recv(n int) ([]byte, error) { return s.inner.Recv(n) }
+// Recv implements simrt.Stream.Recv. If the connection's owner is
+// interrupted (a Timeout expires, an abort) while Recv blocks, the read
+// half is shut down and poisoned, and Recv unwinds the owner (see
+// interrupt.go). A Recv of bytes already buffered cannot block and runs
+// directly.
+func (s *stream) Recv(n int) ([]byte, error) {
+	if s.tg.cut.Load() {
+		return nil, simrt.ErrClosed
+	}
+	if n <= 0 || len(s.inner.Peek(n)) >= n {
+		return s.inner.Recv(n)
+	}
+	o := s.c.owner
+	if !o.beginIO(&s.tg) {
+		return s.inner.Recv(n)
+	}
+	b, err := s.inner.Recv(n)
+	if o.endIO(&s.tg) {
+		o.ct.CheckInterrupt()
+	}
+	return b, err
+}
 
 // Peek implements simrt.Stream.Peek.
 func (s *stream) Peek(max int) []byte { return s.inner.Peek(max) }

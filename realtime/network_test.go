@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"strings"
 	"testing"
 
 	"github.com/simrt/simrt"
@@ -20,12 +19,6 @@ var loopback = netip.MustParseAddrPort("127.0.0.1:0")
 // I/O tracking layer over metered over tcp), from realtime tasks.
 func TestNetConformance(t *testing.T) {
 	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
-		if strings.Contains(t.Name(), "/Canceled") {
-			// A Send or Recv blocked in the kernel cannot be cut short by
-			// simrt.Timeout in realtime (see PRODUCTION.md); only the
-			// network's own read and write timeouts end it.
-			t.Skip("simrt.Timeout does not interrupt a blocked Send or Recv in realtime")
-		}
 		start(realtime.Config{}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
 	})
 }

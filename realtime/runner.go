@@ -58,6 +58,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 		}
 	}()
 	rt.root.call(func() { root(ctx) })
+	rt.root.unmarkGoroutine() // the caller's goroutine gets its labels back
 	rt.root.ended.Store(true)
 	rt.root.ct.RunExitHooks()
 	if s := rt.root.io.Load(); s != nil {

@@ -36,8 +36,9 @@ type runtime struct {
 	admission sync.RWMutex
 	closing   atomic.Bool
 	live      sync.WaitGroup
-	io        closers // every open I/O resource, closed at shutdown
-	blobs     closers // every open blob, closed once every task has ended
+	io        closers      // every open I/O resource, closed at shutdown
+	dials     atomic.Int32 // connects in flight on helper goroutines (Context.Dial)
+	blobs     closers      // every open blob, closed once every task has ended
 
 	root    *task
 	failure atomic.Pointer[failure]
@@ -92,6 +93,7 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	rt.live.Add(1)
 	rt.admission.RUnlock()
 	t.node = node
+	t.spawner = ctx.task
 	t.ctx.rt, t.ctx.task, t.ctx.name, t.ctx.attrs = rt, t, ctx.name, ctx.attrs
 	go t.run()
 	return node
@@ -101,6 +103,8 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 func (t *task) run() {
 	defer t.rt.live.Done()
 	defer t.rt.finish(t) // also after runtime.Goexit
+	startGoroutine(t.spawner)
+	t.spawner = nil
 	t.call(t.body)
 }
 

@@ -3,7 +3,9 @@ package realtime
 import (
 	"fmt"
 	goruntime "runtime"
+	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
@@ -30,6 +32,14 @@ type task struct {
 	ctx   Context                 // the context the task receives
 	wake  chan struct{}           // made by the task's goroutine before it first parks
 	io    atomic.Pointer[closers] // real I/O this task opened, closed if it is aborted
+
+	// The network operation this task is taken to be blocked in, cut
+	// short if the task is interrupted (see interrupt.go).
+	ioMu     sync.Mutex
+	ioOp     atomic.Pointer[ioTarget] // written under ioMu
+	marker   atomic.Pointer[struct{}] // its goroutine's own profiler label set, once it has opened I/O
+	unmarked unsafe.Pointer           // the label set the goroutine had before, for tasks it spawns
+	spawner  *task                    // the task whose context spawned this one, until it starts
 
 	permit   atomic.Int32
 	ended    atomic.Bool // the task's function has returned or unwound
@@ -80,8 +90,13 @@ func (t *task) Park() {
 }
 
 // Unpark implements core.Backend: it wakes a blocked Park, or makes the
-// next one return at once. Safe from any goroutine.
+// next one return at once. Safe from any goroutine. If the task has been
+// interrupted (an abort, an expired deadline) while blocked in a network
+// operation, it also cuts that operation short.
 func (t *task) Unpark() {
+	if t.ioOp.Load() != nil && t.ct.InterruptPending() {
+		t.interruptIO()
+	}
 	for {
 		switch t.permit.Load() {
 		case permitReady:

@@ -152,3 +152,22 @@ func (s *stream) Peek(max int) []byte { return s.inner.Peek(max) }
 
 // Close implements simrt.Stream.Close.
 func (s *stream) Close() error { return s.inner.Close() }
+
+// interrupter is implemented by halves and listeners whose blocked
+// operation another goroutine can cut short (network/tcp).
+type interrupter interface{ Interrupt() }
+
+func interrupt(inner any) {
+	if i, ok := inner.(interrupter); ok {
+		i.Interrupt()
+	}
+}
+
+// Interrupt passes an interruption on to the inner listener, if it has one.
+func (l *listener) Interrupt() { interrupt(l.inner) }
+
+// Interrupt passes an interruption on to the inner sink, if it has one.
+func (s *sink) Interrupt() { interrupt(s.inner) }
+
+// Interrupt passes an interruption on to the inner stream, if it has one.
+func (s *stream) Interrupt() { interrupt(s.inner) }

@@ -129,6 +129,12 @@ func (s *sink) fail(err error) error {
 	return err
 }
 
+// Interrupt shuts the write half down in the kernel, so that a Send
+// blocked on it, on another goroutine, fails at once (and poisons the
+// sink). It touches nothing else and is safe to call concurrently with
+// Send; the sink must still be closed.
+func (s *sink) Interrupt() { s.c.c.CloseWrite() }
+
 // Close implements simrt.Sink.Close: it shuts down the write half (the
 // peer reads the end of the stream), or closes the socket if the stream
 // is closed too.
@@ -233,6 +239,12 @@ func (s *stream) Peek(max int) []byte {
 	}
 	return s.buf[s.r:min(s.w, s.r+max):min(s.w, s.r+max)]
 }
+
+// Interrupt shuts the read half down in the kernel, so that a Recv
+// blocked on it, on another goroutine, fails at once (and poisons the
+// stream). It touches nothing else and is safe to call concurrently with
+// Recv; the stream must still be closed.
+func (s *stream) Interrupt() { s.c.c.CloseRead() }
 
 // Close implements simrt.Stream.Close: it shuts down the read half, or
 // closes the socket if the sink is closed too.

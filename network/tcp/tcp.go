@@ -151,6 +151,11 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 // Addr implements simrt.Listener.Addr.
 func (l *listener) Addr() netip.AddrPort { return l.addr }
 
+// Interrupt closes the listener, so that an Accept blocked on it, on
+// another goroutine, returns at once. Safe to call concurrently with
+// Accept.
+func (l *listener) Interrupt() { l.ln.Close() }
+
 // Close implements simrt.Listener.Close.
 func (l *listener) Close() error {
 	l.ln.Close()

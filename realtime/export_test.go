@@ -1,0 +1,7 @@
+package realtime
+
+import "github.com/simrt/simrt"
+
+// DialsInFlight reports how many connects run on helper goroutines,
+// including abandoned ones.
+func DialsInFlight(ctx simrt.Context) int { return int(From(ctx).rt.dials.Load()) }
