@@ -189,8 +189,15 @@ type Strategy interface {
 type Runtime interface {
 	// CurrentTask returns the task that is making this call.
 	CurrentTask() *core.Task
-	// AfterFunc calls f once d of runtime time has passed, unless stop is
-	// called first (stop reports whether it prevented the call). f runs
-	// outside any task and must only wake tasks; it must not block.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
+	// AfterFunc calls f once d of runtime time has passed, unless the
+	// returned timer is stopped first. f runs outside any task and must only
+	// wake tasks; it must not block.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending AfterFunc call. *time.Timer is one.
+type Timer interface {
+	// Stop prevents the call and reports true, or reports false if the
+	// call already happened or the timer was already stopped.
+	Stop() bool
 }

@@ -23,7 +23,7 @@ type afterCase struct {
 	mu      sync.Mutex
 	w       *core.Waiter
 	started bool
-	stop    func() bool
+	timer   Timer
 }
 
 func (c *afterCase) arm(w *core.Waiter) bool {
@@ -35,7 +35,7 @@ func (c *afterCase) arm(w *core.Waiter) bool {
 	c.w = w
 	if !c.started {
 		c.started = true
-		c.stop = c.rt.AfterFunc(c.d, c.onTimer)
+		c.timer = c.rt.AfterFunc(c.d, c.onTimer)
 	}
 	return false
 }
@@ -63,8 +63,8 @@ func (c *afterCase) fire() {
 }
 
 func (c *afterCase) release() {
-	if c.stop != nil {
-		c.stop()
+	if c.timer != nil {
+		c.timer.Stop()
 	}
 }
 
@@ -77,9 +77,9 @@ func (c *afterCase) release() {
 func Timeout(ctx Runtime, d time.Duration, f func() error) (err error) {
 	t := ctx.CurrentTask()
 	dl := t.PushDeadline()
-	stop := ctx.AfterFunc(d, dl.Expire)
+	timer := ctx.AfterFunc(d, dl.Expire)
 	defer func() {
-		stop()
+		timer.Stop()
 		t.PopDeadline(dl)
 		if r := recover(); r != nil {
 			if got, ok := r.(*core.Deadline); ok && got == dl {

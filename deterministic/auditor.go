@@ -52,12 +52,20 @@ func (a *Auditor) Event(label string, fields ...[]byte) {
 // hashBytes adds p to the event being hashed: small fields are gathered in
 // b, large ones are hashed where they are. CRC-32C is streaming, so the
 // result does not depend on where the buffer is flushed.
+//
+// Large fields go through b in pieces rather than straight to crc32.Update:
+// crc32's assembly hides from escape analysis that the bytes are only read,
+// so handing it a caller's slice would make every audited field (and the
+// small arrays callers build fields in) escape to the heap.
 func (a *Auditor) hashBytes(b []byte, crc uint32, p []byte) ([]byte, uint32) {
-	if len(p) <= 512 {
-		return append(b, p...), crc
+	const piece = 4096
+	for len(b)+len(p) > piece {
+		k := piece - len(b)
+		b = append(b, p[:k]...)
+		crc = crc32.Update(crc, castagnoli, b)
+		b, p = b[:0], p[k:]
 	}
-	crc = crc32.Update(crc, castagnoli, b)
-	return b[:0], crc32.Update(crc, castagnoli, p)
+	return append(b, p...), crc
 }
 
 func (a *Auditor) end(b []byte, crc uint32, label string, fields [][]byte) {

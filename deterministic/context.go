@@ -120,16 +120,9 @@ func (c *Context) CurrentTask() *core.Task { return &c.rt.currentTask().ct }
 
 // AfterFunc implements simrt.Runtime: f runs in the executor, between
 // tasks, once d of simulated time has passed.
-func (c *Context) AfterFunc(d time.Duration, f func()) func() bool {
+func (c *Context) AfterFunc(d time.Duration, f func()) simrt.Timer {
 	c.rt.check()
-	tm := c.rt.afterFunc(d, nil, f)
-	return func() bool {
-		if tm.cancelled {
-			return false
-		}
-		tm.cancelled = true
-		return true
-	}
+	return c.rt.afterFunc(d, nil, f)
 }
 
 var fieldFillBytes = []byte("fill_bytes")

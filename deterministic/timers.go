@@ -11,6 +11,15 @@ type timer struct {
 	cancelled bool
 }
 
+// Stop implements simrt.Timer: a stopped timer stays in the heap, inert.
+func (tm *timer) Stop() bool {
+	if tm.cancelled {
+		return false
+	}
+	tm.cancelled = true
+	return true
+}
+
 // timers is a binary min-heap ordered by (at, seq): timers due at the same
 // instant fire in the order they were set. It never reads a clock.
 type timers struct {

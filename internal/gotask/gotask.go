@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simrt/simrt"
+
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -85,8 +87,8 @@ func (r *Runtime) CurrentTask() *core.Task {
 }
 
 // AfterFunc implements simrt.Runtime with a wall-clock timer.
-func (r *Runtime) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
+func (r *Runtime) AfterFunc(d time.Duration, f func()) simrt.Timer {
+	return time.AfterFunc(d, f)
 }
 
 // Now returns the wall-clock time.

@@ -39,10 +39,10 @@ type pipe struct {
 	recvq core.WaitQueue // the stream, waiting for bytes
 	sendq core.WaitQueue // the sink, waiting for the stream to drain
 
-	timer    func() bool // stops the delivery timer
-	timerAt  time.Time
-	timerGen uint64
-	hold     func() bool // stops the hold timer (HoldTimeout)
+	timer   simrt.Timer // the delivery timer
+	onTimer func()      // timerFired, bound once
+	timerAt time.Time
+	hold    simrt.Timer // the hold timer (HoldTimeout)
 }
 
 func (p *pipe) inFlight() bool { return p.head < len(p.flight) }
@@ -119,20 +119,22 @@ func (p *pipe) arm(at, now time.Time) {
 		if !p.timerAt.After(at) {
 			return
 		}
-		p.timer()
+		p.timer.Stop()
 	}
-	p.timerGen++
-	gen := p.timerGen
+	if p.onTimer == nil { // made once per pipe: arming allocates nothing more
+		p.onTimer = p.timerFired
+	}
 	p.timerAt = at
-	p.timer = p.net.rt.AfterFunc(at.Sub(now), func() {
-		p.net.mu.Lock()
-		defer p.net.mu.Unlock()
-		if p.timerGen != gen {
-			return
-		}
-		p.timer = nil
-		p.pump()
-	})
+	p.timer = p.net.rt.AfterFunc(at.Sub(now), p.onTimer)
+}
+
+// timerFired pumps the pipe when its delivery timer fires. A stopped timer
+// never fires, so the one firing is always the current one.
+func (p *pipe) timerFired() {
+	p.net.mu.Lock()
+	defer p.net.mu.Unlock()
+	p.timer = nil
+	p.pump()
 }
 
 // armHold starts the HoldTimeout clock when a partition holds bytes.
@@ -156,7 +158,7 @@ func (p *pipe) armHold() {
 
 func (p *pipe) stopHold() {
 	if p.hold != nil {
-		p.hold()
+		p.hold.Stop()
 		p.hold = nil
 	}
 }
@@ -167,9 +169,8 @@ func (p *pipe) discard() {
 	p.shared.reset()
 	p.local.reset()
 	if p.timer != nil {
-		p.timer()
+		p.timer.Stop()
 		p.timer = nil
-		p.timerGen++
 	}
 	p.stopHold()
 }

@@ -20,7 +20,7 @@ type env struct {
 }
 
 func (e env) CurrentTask() *core.Task                         { return e.rt.CurrentTask() }
-func (e env) AfterFunc(d time.Duration, f func()) func() bool { return e.rt.AfterFunc(d, f) }
+func (e env) AfterFunc(d time.Duration, f func()) simrt.Timer { return e.rt.AfterFunc(d, f) }
 func (e env) Network() simrt.Network                          { return e.net }
 func (e env) Sleep(d time.Duration)                           { simrt.Select(e.rt, simrt.After(e.rt, d, nil)) }
 func (e env) Go(f func(nettest.Env)) func()                   { return e.rt.Go(func() { f(e) }) }

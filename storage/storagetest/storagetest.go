@@ -47,7 +47,7 @@ func (goroutine) CurrentTask() *core.Task {
 	return core.NewTask("storagetest", make(permit, 1))
 }
 
-func (goroutine) AfterFunc(time.Duration, func()) (stop func() bool) {
+func (goroutine) AfterFunc(time.Duration, func()) simrt.Timer {
 	panic("storagetest: no timers")
 }
 
