@@ -12,11 +12,11 @@ import (
 )
 
 // initNetwork wires the production network: tracking (below) over
-// metered over tcp. The tcp network gets no runtime: a realtime task
-// cannot be found from the goroutine that calls Send or Recv (halves carry
-// no context and are handed between tasks), so each operation blocks its
-// own goroutine, bounded by the configured timeouts, and an abort or
-// shutdown unblocks it by closing the connection.
+// metered over tcp. The tcp network gets no runtime: halves carry no
+// context and are handed between tasks, so each operation blocks its own
+// goroutine, bounded by the configured timeouts; an abort or shutdown
+// unblocks it by closing the connection, and a Timeout of the task that
+// owns it by shutting the half down (interrupt.go).
 func (rt *runtime) initNetwork() {
 	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.registry.Registerer())
 }

@@ -18,5 +18,7 @@
 // past), and the half is poisoned. Operations that complete at once (bytes
 // already buffered, a send the kernel accepts whole) take no goroutine.
 // With a nil Runtime every operation blocks its goroutine and only the
-// configured timeouts end it.
+// configured timeouts end it, unless another goroutine calls the
+// Interrupt method of the half or listener (a kernel shutdown of the half,
+// or closing the listener), as the realtime runtime does for simrt.Timeout.
 package tcp

@@ -1,0 +1,226 @@
+package realtime_test
+
+import (
+	"errors"
+	"net/netip"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/tcp"
+	"github.com/simrt/simrt/realtime"
+)
+
+// slowNet has network timeouts far beyond the tests' bounds: an operation
+// that returns in time was cut short by simrt.Timeout, not by them.
+var slowNet = realtime.Config{Network: tcp.Config{ConnectTimeout: time.Hour, ReadTimeout: time.Hour, WriteTimeout: time.Hour}}
+
+const (
+	cut   = 200 * time.Millisecond // the Timeout under test
+	bound = 10 * time.Second       // far below the network's timeouts
+)
+
+// timed runs f under a Timeout of cut and checks it returns ErrTimeout
+// between cut and bound.
+func timed(t *testing.T, ctx simrt.Context, what string, f func() error) {
+	t.Helper()
+	begin := time.Now()
+	err := simrt.Timeout(ctx, cut, f)
+	took := time.Since(begin)
+	if !errors.Is(err, simrt.ErrTimeout) {
+		t.Errorf("%s under Timeout: %v, want ErrTimeout", what, err)
+	}
+	if took < cut || took > bound {
+		t.Errorf("%s under Timeout returned after %v, want within [%v, %v]", what, took, cut, bound)
+	}
+}
+
+// pair connects the calling task to a listener it binds, accepting on a
+// spawned task: it returns the client halves and the accepted ones.
+func pair(t *testing.T, ctx simrt.Context) (simrt.Sink, simrt.Stream, accepted) {
+	l, err := ctx.Bind(loopback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := simrt.NewOneshot[accepted]()
+	simrt.Spawn(ctx.Child("acceptor"), func(simrt.Context) int {
+		if _, si, st, err := l.Accept(); err == nil {
+			got.Send(accepted{si, st})
+		}
+		return 0
+	})
+	si, st, err := ctx.Dial(l.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := got.Recv(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return si, st, srv
+}
+
+func TestTimeoutCutsBlockedRecv(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx)
+		defer si.Close()
+		defer st.Close()
+		defer srv.sink.Close()
+		defer srv.stream.Close()
+		timed(t, ctx, "Recv", func() error { _, err := st.Recv(4); return err })
+		if _, err := st.Recv(1); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("Recv after an abandoned Recv: %v, want ErrClosed", err)
+		}
+		// The other half still works, both ways of the peer too.
+		if err := si.Send([]byte("ping")); err != nil {
+			t.Errorf("Send after the stream was poisoned: %v", err)
+		}
+		if b, err := srv.stream.Recv(4); err != nil || string(b) != "ping" {
+			t.Errorf("peer Recv = %q, %v", b, err)
+		}
+	})
+}
+
+func TestTimeoutCutsBlockedSend(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx)
+		defer si.Close()
+		defer st.Close()
+		defer srv.sink.Close()
+		defer srv.stream.Close()
+		big := make([]byte, 1<<20)
+		blocked := false
+		for range 256 { // up to 256 MiB: more than any socket buffers
+			err := simrt.Timeout(ctx, cut, func() error { return si.Send(big) })
+			if errors.Is(err, simrt.ErrTimeout) {
+				blocked = true
+				break
+			}
+			if err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+		}
+		if !blocked {
+			t.Fatal("no Send ever blocked on a full kernel buffer")
+		}
+		if err := si.Send([]byte{1}); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("Send after an abandoned Send: %v, want ErrClosed", err)
+		}
+		if err := srv.sink.Send([]byte("pong")); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := st.Recv(4); err != nil || string(b) != "pong" {
+			t.Errorf("Recv after the sink was poisoned = %q, %v", b, err)
+		}
+	})
+}
+
+func TestTimeoutCutsBlockedSendWithinBound(t *testing.T) {
+	// A single Send far larger than the socket buffers blocks at once.
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx)
+		defer si.Close()
+		defer st.Close()
+		defer srv.sink.Close()
+		defer srv.stream.Close()
+		timed(t, ctx, "Send(64 MiB)", func() error { return si.Send(make([]byte, 64<<20)) })
+		if err := si.Send([]byte{1}); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("Send after an abandoned Send: %v, want ErrClosed", err)
+		}
+	})
+}
+
+func TestTimeoutCutsBlockedAccept(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		timed(t, ctx, "Accept", func() error { _, _, _, err := l.Accept(); return err })
+		// Unlike the simulator's, the listener is closed by the abandoned
+		// Accept (see PRODUCTION.md).
+		if _, _, _, err := l.Accept(); !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("Accept after an abandoned Accept: %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestTimeoutCutsBlockedDial dials a loopback listener whose accept queue
+// is full: the kernel drops the SYN and the connect hangs.
+func TestTimeoutCutsBlockedDial(t *testing.T) {
+	fd, addr := fullListener(t)
+	defer func() {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
+	}()
+	start(slowNet, func(ctx simrt.Context) {
+		// Fill the accept queue (backlog 0 holds one or two connections).
+		var held []simrt.Sink
+		for range 8 {
+			err := simrt.Timeout(ctx, cut, func() error {
+				si, st, err := ctx.Dial(addr)
+				if err == nil {
+					held = append(held, si)
+					st.Close()
+				}
+				return err
+			})
+			if errors.Is(err, simrt.ErrTimeout) {
+				break // this one hung: the queue is full
+			}
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+		}
+		for _, si := range held {
+			si.Close()
+		}
+		timed(t, ctx, "Dial", func() error {
+			si, st, err := ctx.Dial(addr)
+			if err == nil {
+				si.Close()
+				st.Close()
+			}
+			return err
+		})
+		// The abandoned connects go on in the background: closing the
+		// listener makes their next SYN fail at once.
+		syscall.Close(fd)
+		fd = -1
+		deadline := time.Now().Add(bound)
+		for realtime.DialsInFlight(ctx) > 0 && time.Now().Before(deadline) {
+			ctx.Sleep(10 * time.Millisecond)
+		}
+		if n := realtime.DialsInFlight(ctx); n > 0 {
+			t.Errorf("%d abandoned connects still running after %v", n, bound)
+		}
+	})
+}
+
+// fullListener returns a loopback listening socket with a backlog of 0,
+// which nobody accepts from.
+func fullListener(t *testing.T) (int, netip.AddrPort) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skipf("socket: %v", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	in := sa.(*syscall.SockaddrInet4)
+	return fd, netip.AddrPortFrom(netip.AddrFrom4(in.Addr), uint16(in.Port))
+}
