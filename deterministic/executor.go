@@ -348,11 +348,13 @@ func (rt *runtime) fireTimers() {
 		}
 		tm := rt.timers.pop()
 		if tm.cancelled {
+			rt.timers.recycle(tm)
 			continue
 		}
 		tm.cancelled = true // fired: a later stop reports false
 		if tm.task != nil {
 			tm.task.ct.Unpark()
+			rt.timers.recycle(tm)
 		} else {
 			tm.f()
 		}

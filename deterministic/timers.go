@@ -23,8 +23,9 @@ func (tm *timer) Stop() bool {
 // timers is a binary min-heap ordered by (at, seq): timers due at the same
 // instant fire in the order they were set. It never reads a clock.
 type timers struct {
-	h   []*timer
-	seq uint64
+	h    []*timer
+	seq  uint64
+	free []*timer // popped sleep timers, which nothing else refers to
 }
 
 func (t *timers) len() int { return len(t.h) }
@@ -36,7 +37,14 @@ func (t *timers) less(i, j int) bool {
 
 // add schedules a timer and returns it (so it can be cancelled).
 func (t *timers) add(at int64, tk *task, f func()) *timer {
-	tm := &timer{at: at, seq: t.seq, task: tk, f: f}
+	var tm *timer
+	if n := len(t.free); n > 0 && f == nil {
+		tm = t.free[n-1]
+		t.free = t.free[:n-1]
+		*tm = timer{at: at, seq: t.seq, task: tk}
+	} else {
+		tm = &timer{at: at, seq: t.seq, task: tk, f: f}
+	}
 	t.seq++
 	t.h = append(t.h, tm)
 	i := len(t.h) - 1
@@ -83,6 +91,15 @@ func (t *timers) pop() *timer {
 		i = m
 	}
 	return top
+}
+
+// recycle keeps a popped sleep timer for reuse. Only timers made for a
+// task's own sleep qualify: AfterFunc timers are held by their callers.
+func (t *timers) recycle(tm *timer) {
+	if tm.task != nil && tm.f == nil && len(t.free) < 1024 {
+		tm.task = nil
+		t.free = append(t.free, tm)
+	}
 }
 
 // clear drops every timer.
