@@ -20,10 +20,21 @@ type closers struct {
 type closersState uint8
 
 const (
-	closersOpen      closersState = iota
-	closersForgotten              // the task ended normally: stop tracking
-	closersClosed                 // aborted or shut down: close on sight
+	closersOpen        closersState = iota
+	closersForgotten                // the task ended normally: stop tracking
+	closersInterrupted              // aborted: interrupt on sight, close at shutdown
+	closersClosed                   // shut down: close on sight
 )
+
+// interrupt unblocks c: through Interrupt when c has it, which is safe while
+// another goroutine is inside c, else by closing it.
+func interrupt(c io.Closer) {
+	if i, ok := c.(interrupter); ok {
+		i.Interrupt()
+		return
+	}
+	c.Close()
+}
 
 // add tracks c. If the set was already closed, c is closed at once.
 func (s *closers) add(c io.Closer) {
@@ -37,9 +48,37 @@ func (s *closers) add(c io.Closer) {
 		s.mu.Unlock()
 	case closersForgotten:
 		s.mu.Unlock()
+	case closersInterrupted:
+		s.mu.set[c] = struct{}{} // still closed at shutdown
+		s.mu.Unlock()
+		interrupt(c)
 	case closersClosed:
 		s.mu.Unlock()
 		c.Close()
+	}
+}
+
+// interruptAll unblocks every tracked resource, and every one added later,
+// and keeps tracking them so that closeAll can close them once nobody uses
+// them. An aborted task's I/O is interrupted, not closed: another task may
+// still be inside it, and closing would race with that call.
+func (s *closers) interruptAll() {
+	s.mu.Lock()
+	if s.mu.state != closersOpen {
+		s.mu.Unlock()
+		return
+	}
+	s.mu.state = closersInterrupted
+	if s.mu.set == nil {
+		s.mu.set = make(map[io.Closer]struct{})
+	}
+	set := make([]io.Closer, 0, len(s.mu.set))
+	for c := range s.mu.set {
+		set = append(set, c)
+	}
+	s.mu.Unlock()
+	for _, c := range set {
+		interrupt(c)
 	}
 }
 
@@ -50,7 +89,8 @@ func (s *closers) remove(c io.Closer) {
 	s.mu.Unlock()
 }
 
-// closeAll closes every tracked resource, and every one added later.
+// closeAll closes every tracked resource, and every one added later. Call
+// it only when no goroutine can be inside them (after every task ended).
 func (s *closers) closeAll() {
 	s.mu.Lock()
 	set := s.mu.set

@@ -300,3 +300,30 @@ func (s *stream) Close() error {
 	}
 	return err
 }
+
+// Interrupt shuts both halves down in the kernel, which unblocks a pending
+// Send or Recv without racing with it (the closers of an aborted task call
+// it; Close waits until no task is running). A half that cannot be
+// interrupted is closed instead.
+func (c *conn) Interrupt() {
+	if i := c.sink.tg.inner; i != nil {
+		i.Interrupt()
+	} else {
+		c.sink.Close()
+	}
+	if i := c.stream.tg.inner; i != nil {
+		i.Interrupt()
+	} else {
+		c.stream.Close()
+	}
+}
+
+// Interrupt closes the listener in the kernel, which unblocks a pending
+// Accept without racing with it.
+func (l *listener) Interrupt() {
+	if i := l.tg.inner; i != nil {
+		i.Interrupt()
+		return
+	}
+	l.Close()
+}

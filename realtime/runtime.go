@@ -154,7 +154,7 @@ func (rt *runtime) fail(t *task) {
 		return
 	}
 	if r := rt.root; r != t && r.ct.Abort() {
-		r.closers().closeAll()
+		r.closers().interruptAll()
 	}
 }
 
@@ -168,10 +168,12 @@ func (rt *runtime) close() {
 	rt.admission.Unlock()
 	rt.tree.Root().Abort()
 	if rt.root.ct.Abort() {
-		rt.root.closers().closeAll()
+		rt.root.closers().interruptAll()
 	}
-	rt.io.closeAll()
-	rt.live.Wait()
+	rt.io.interruptAll() // unblock every task in the kernel...
+	rt.live.Wait()       // ...wait until every task goroutine has ended...
+	rt.io.closeAll()     // ...then close, with nobody inside
+	rt.root.closers().closeAll()
 	rt.blobs.closeAll()
 	if rt.metrics != nil {
 		rt.metrics.close()

@@ -118,13 +118,14 @@ func (t *task) Unpark() {
 func (t *task) Yield() { goruntime.Gosched() }
 
 // Abort implements supervise.Aborter: the task unwinds at its next park,
-// real I/O it opened is closed (so a blocked read or write returns), and
+// real I/O it opened is interrupted (so a blocked read or write returns;
+// it is closed at shutdown unless the program closes it first), and
 // its handle reports ErrClosed at once.
 func (t *task) Abort() {
 	if t.ended.Load() || !t.ct.Abort() {
 		return
 	}
-	t.closers().closeAll()
+	t.closers().interruptAll()
 	t.releaseGauge()
 	if t.work != nil {
 		t.work.Done(simrt.ErrClosed)
