@@ -169,14 +169,17 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 		ctx.label = label
 	}
 	label.Spawned.Add(1)
-	t := &task{name: ctx.name, label: label, body: body}
+	// One allocation for the task, its context and the context's node, so
+	// that what a resume touches sits together in memory.
+	tc := &taskWithContext{}
+	t, child := &tc.task, &tc.ctx
+	*t = task{name: ctx.name, label: label, body: body}
 	node := ctx.node.Spawn(t)
 	if node == nil {
 		body.Done(simrt.ErrClosed)
 		return simrt.NoAbort{}
 	}
 	label.Running.Add(1)
-	child := &taskContext{}
 	node.InitChild(&child.node)
 	child.Context = Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: &child.node, host: ctx.host, label: label}
 	t.node = node
@@ -254,6 +257,12 @@ func (rt *runtime) finish(t *task) {
 type taskContext struct {
 	Context
 	node supervise.Node
+}
+
+// taskWithContext is a spawned task allocated together with its context.
+type taskWithContext struct {
+	task task
+	ctx  taskContext
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.
