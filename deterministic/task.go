@@ -41,14 +41,16 @@ type task struct {
 
 // Park implements core.Backend: yield to the executor until unparked.
 func (t *task) Park() {
+	t.ct.BeforePark()
 	if t.permit {
 		t.permit = false
-		return
+	} else {
+		t.parked = true
+		t.yield(false)
+		t.parked = false
+		t.permit = false
 	}
-	t.parked = true
-	t.yield(false)
-	t.parked = false
-	t.permit = false
+	t.ct.AfterPark()
 }
 
 // Unpark implements core.Backend: queue the task if it is parked.
@@ -65,11 +67,13 @@ func (t *task) Unpark() {
 
 // Yield implements core.Backend: go to the back of the ready list.
 func (t *task) Yield() {
+	t.ct.BeforePark()
 	if !t.queued {
 		t.queued = true
 		t.rt.ready = append(t.rt.ready, t)
 	}
 	t.yield(false)
+	t.ct.AfterPark()
 }
 
 // Abort implements supervise.Aborter: the task unwinds the next time the

@@ -71,6 +71,8 @@ func (t *task) closers() *closers {
 
 // Park implements core.Backend by blocking the goroutine until Unpark.
 func (t *task) Park() {
+	t.ct.BeforePark()
+	defer t.ct.AfterPark()
 	if t.permit.CompareAndSwap(permitReady, permitNone) {
 		return
 	}
@@ -115,7 +117,11 @@ func (t *task) Unpark() {
 }
 
 // Yield implements core.Backend by letting other goroutines run.
-func (t *task) Yield() { goruntime.Gosched() }
+func (t *task) Yield() {
+	t.ct.BeforePark()
+	goruntime.Gosched()
+	t.ct.AfterPark()
+}
 
 // Abort implements supervise.Aborter: the task unwinds at its next park,
 // real I/O it opened is interrupted (so a blocked read or write returns;

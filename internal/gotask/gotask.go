@@ -27,9 +27,16 @@ type Runtime struct {
 // New returns a runtime with no tasks.
 func New() *Runtime { return &Runtime{tasks: make(map[uint64]*core.Task)} }
 
-type backend struct{ permit chan struct{} }
+type backend struct {
+	t      *core.Task
+	permit chan struct{}
+}
 
-func (b *backend) Park() { <-b.permit }
+func (b *backend) Park() {
+	b.t.BeforePark()
+	<-b.permit
+	b.t.AfterPark()
+}
 
 func (b *backend) Unpark() {
 	select {
@@ -38,7 +45,11 @@ func (b *backend) Unpark() {
 	}
 }
 
-func (b *backend) Yield() { runtime.Gosched() }
+func (b *backend) Yield() {
+	b.t.BeforePark()
+	runtime.Gosched()
+	b.t.AfterPark()
+}
 
 // Go runs f as a new task on its own goroutine and returns a function that
 // blocks until f has returned or unwound. An abort unwinds f quietly; any
@@ -46,7 +57,9 @@ func (b *backend) Yield() { runtime.Gosched() }
 func (r *Runtime) Go(f func()) (wait func()) {
 	done := make(chan any, 1)
 	go func() {
-		t := core.NewTask("gotask", &backend{permit: make(chan struct{}, 1)})
+		b := &backend{permit: make(chan struct{}, 1)}
+		t := core.NewTask("gotask", b)
+		b.t = t
 		id := goid()
 		r.mu.Lock()
 		r.tasks[id] = t

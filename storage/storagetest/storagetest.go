@@ -51,7 +51,9 @@ func (goroutine) AfterFunc(time.Duration, func()) simrt.Timer {
 	panic("storagetest: no timers")
 }
 
-// permit is a one-slot semaphore with the park/unpark contract.
+// permit is a one-slot semaphore with the park/unpark contract. Its tasks
+// are never aborted and never under a Timeout, so it skips the task's
+// BeforePark/AfterPark checks.
 type permit chan struct{}
 
 func (p permit) Park() { <-p }
