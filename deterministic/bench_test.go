@@ -157,6 +157,47 @@ func BenchmarkGoroutineBaton(b *testing.B) {
 	}
 }
 
+// BenchmarkGoroutineBatonShuffled is the baton executor doing the same work
+// as the simulator: the order of the n goroutines is reshuffled every n
+// hand-offs.
+func BenchmarkGoroutineBatonShuffled(b *testing.B) {
+	for _, n := range []int{2, 100, 10_000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			chans := make([]chan struct{}, n)
+			back := make(chan struct{})
+			done := make(chan struct{})
+			for i := range n {
+				chans[i] = make(chan struct{})
+				go func(c chan struct{}) {
+					for {
+						select {
+						case <-c:
+							back <- struct{}{}
+						case <-done:
+							return
+						}
+					}
+				}(chans[i])
+			}
+			order := make([]int, n)
+			for i := range order {
+				order[i] = i
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%n == 0 {
+					r.Shuffle(n, func(a, c int) { order[a], order[c] = order[c], order[a] })
+				}
+				chans[order[i%n]] <- struct{}{}
+				<-back
+			}
+			b.StopTimer()
+			close(done)
+		})
+	}
+}
+
 // BenchmarkReschedule100k is the workload: 10,000 tasks × 100
 // reschedules with auditing on; reports ns per resume.
 func BenchmarkReschedule10kx100(b *testing.B) {

@@ -50,6 +50,7 @@ type sink struct {
 	n        *Network
 	c        *conn
 	poisoned bool
+	deadline time.Time // the write deadline in force (nil-runtime path)
 }
 
 var _ simrt.Sink = (*sink)(nil)
@@ -64,13 +65,23 @@ func (s *sink) Send(bufs ...[]byte) error {
 	s.poisoned = true // stays so unless Send completes
 	// Work on our own slice header: the loop below and net.Buffers.WriteTo
 	// consume it, and the caller's slice must stay as it was.
+	var one [1][]byte
 	if len(bufs) > 1 {
 		bufs = join(bufs)
-	} else {
-		bufs = append([][]byte(nil), bufs...)
+	} else if len(bufs) == 1 {
+		one[0] = bufs[0]
+		bufs = one[:]
 	}
 	for len(bufs) > 0 && len(bufs[0]) == 0 {
 		bufs = bufs[1:]
+	}
+	if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
+		err := s.writeBlocking(bufs)
+		if err != nil {
+			return err
+		}
+		s.poisoned = false
+		return nil
 	}
 	// Fast path: the kernel takes the bytes without blocking.
 	for len(bufs) > 0 && s.c.raw != nil {
@@ -104,6 +115,39 @@ func (s *sink) Send(bufs ...[]byte) error {
 	}
 	s.poisoned = false
 	return nil
+}
+
+// writeBlocking writes bufs on the calling goroutine, bounded by
+// WriteTimeout; on error the sink is failed.
+func (s *sink) writeBlocking(bufs [][]byte) error {
+	s.deadline = refreshDeadline(s.deadline, s.n.cfg.WriteTimeout, s.c.c.SetWriteDeadline)
+	var err error
+	for _, b := range bufs {
+		if _, err = s.c.c.Write(b); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		if isTimeout(err) {
+			return s.fail(simrt.ErrTimeout)
+		}
+		return s.fail(simrt.ErrSendFailed)
+	}
+	return nil
+}
+
+// refreshDeadline moves a connection's deadline to timeout from now, but
+// only when the one in force is more than an eighth of timeout too early:
+// setting a deadline costs a timer update in the Go runtime, and a
+// ping-pong would pay it on every message. An operation therefore times out
+// after between 7/8 and all of timeout.
+func refreshDeadline(cur time.Time, timeout time.Duration, set func(time.Time) error) time.Time {
+	want := time.Now().Add(timeout)
+	if want.Sub(cur) <= timeout/8 {
+		return cur
+	}
+	set(want)
+	return want
 }
 
 // join copies small vectored input into one buffer, so that it leaves in
@@ -150,6 +194,7 @@ type stream struct {
 	buf      []byte
 	r, w     int // buf[r:w] is buffered
 	poisoned bool
+	deadline time.Time // the read deadline in force (nil-runtime path)
 }
 
 var _ simrt.Stream = (*stream)(nil)
@@ -196,6 +241,21 @@ func (s *stream) fill(n int) error {
 	}
 	var deadline time.Time
 	for s.w-s.r < n {
+		if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
+			if deadline.IsZero() {
+				s.deadline = refreshDeadline(s.deadline, s.n.cfg.ReadTimeout, s.c.c.SetReadDeadline)
+				deadline = s.deadline
+			}
+			k, err := s.c.c.Read(s.buf[s.w:])
+			s.w += k
+			if err != nil {
+				if isTimeout(err) {
+					return simrt.ErrTimeout
+				}
+				return simrt.ErrRecvFailed
+			}
+			continue
+		}
 		if s.c.raw != nil {
 			k, wouldBlock, err := tryRead(s.c.raw, s.buf[s.w:])
 			if err != nil {

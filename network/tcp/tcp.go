@@ -26,9 +26,12 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// ReadTimeout bounds each whole Recv; past it Recv returns
 	// simrt.ErrTimeout and poisons the stream. Zero means 60s.
+	// Without a runtime (production), the deadline is refreshed lazily, so
+	// a Recv may give up after as little as 7/8 of ReadTimeout.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds each whole Send; past it Send returns
 	// simrt.ErrTimeout and poisons the sink. Zero means 60s.
+	// Without a runtime, likewise 7/8 of WriteTimeout at the least.
 	WriteTimeout time.Duration
 	// ReadBufferSize is the size of each stream's read buffer (a Recv of
 	// more bytes grows it). Zero means 64 KiB.
