@@ -211,6 +211,11 @@ func (rt *runtime) finish(t *task) {
 		t.label.Running.Add(-1)
 	}
 	t.ct.RunExitHooks()
+	// Abort what the task spawned before its handle learns the outcome, so
+	// that an awaiter finds the subtree already aborted.
+	if t.node != nil {
+		t.node.Finish()
+	}
 	switch t.outcome {
 	case core.OutcomeOK:
 		if t.body != nil {
@@ -242,9 +247,6 @@ func (rt *runtime) finish(t *task) {
 				t.body.Done(&simrt.PanicError{Value: t.panic.Value, Stack: t.panic.Stack})
 			}
 		}
-	}
-	if t.node != nil {
-		t.node.Finish()
 	}
 	if t.root {
 		rt.stop = true

@@ -126,10 +126,13 @@ func (rt *runtime) finish(t *task) {
 	case core.OutcomePanicked:
 		err = rt.panicked(t)
 	}
+	// Abort everything the task spawned before reporting its outcome, so
+	// that when Await returns the task's subtree is already aborted (its
+	// running gauges released), as in the simulator.
+	t.node.Finish()
 	if t.work != nil {
 		t.work.Done(err)
 	}
-	t.node.Finish()
 }
 
 // panicked logs a task's panic and decides what its handle reports: a
