@@ -48,6 +48,10 @@ type Config struct {
 	// last EventLog events when positive, all of them when negative, none
 	// when zero.
 	EventLog int
+	// Coroutines, when set, lends the run idle task coroutines left by
+	// earlier runs and takes back this run's at the end (see Coroutines).
+	// It changes nothing but speed. Nil means the run makes its own.
+	Coroutines *Coroutines
 	// OnTaskPanic, when set, is called with the task's name, the panic value
 	// and its stack whenever a task (or the root) panics, before the runtime
 	// reacts. Test harnesses use it to report the failing task.

@@ -91,6 +91,9 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 		rt.end, rt.hasEnd = cp.end, cp.hasEnd
 	}
 	rt.auditor.where = rt.where
+	if cfg.Coroutines != nil {
+		rt.idle = cfg.Coroutines.take()
+	}
 	rt.rng = rand.New(rt.src)
 	rt.user = rand.New(auditedSource{rt})
 	rt.taskMetric = metrics.NewTasks(rt.registry)

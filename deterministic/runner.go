@@ -141,8 +141,12 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 		}
 		rt.finish(t)
 	}
-	for _, c := range rt.idle {
-		c.stop()
+	if p := rt.cfg.Coroutines; p != nil {
+		p.put(rt.idle)
+	} else {
+		for _, c := range rt.idle {
+			c.stop()
+		}
 	}
 	rt.idle = nil
 	rt.ready, rt.spare = nil, nil

@@ -158,9 +158,49 @@ func (t *task) release() {
 	}
 	t.co, t.next, t.yield = nil, nil, nil
 	c.t = nil
-	if len(t.rt.idle) < maxIdleCoroutines && !t.rt.closing {
+	if len(t.rt.idle) < maxIdleCoroutines {
 		t.rt.idle = append(t.rt.idle, c)
 		return
 	}
 	c.stop()
+}
+
+// Coroutines keeps idle task coroutines from one simulation to the next.
+// A worker that runs simulation after simulation (a seed sweep) gives each
+// run the same Coroutines through Config.Coroutines, and the tasks of every
+// run after the first reuse parked goroutines instead of creating new ones.
+// Coroutines carry no simulation state, so runs stay independent and
+// deterministic.
+//
+// One Coroutines serves one simulation at a time; using it in two running
+// simulations at once panics. Close stops the coroutines it holds. The zero
+// value is ready to use.
+type Coroutines struct {
+	idle  []*coroutine
+	inUse bool
+}
+
+// take hands the pool's coroutines to a starting runtime.
+func (p *Coroutines) take() []*coroutine {
+	if p.inUse {
+		panic("deterministic.Coroutines: used by two running simulations at once (use one per worker)")
+	}
+	p.inUse = true
+	idle := p.idle
+	p.idle = nil
+	return idle
+}
+
+// put takes back a finished runtime's idle coroutines.
+func (p *Coroutines) put(idle []*coroutine) {
+	p.inUse = false
+	p.idle = idle
+}
+
+// Close stops every coroutine the pool holds. The pool can be used again.
+func (p *Coroutines) Close() {
+	for _, c := range p.idle {
+		c.stop()
+	}
+	p.idle = nil
 }

@@ -74,8 +74,10 @@ func BenchmarkSimulation(b *testing.B) {
 				done := make(chan struct{})
 				for range workers {
 					go func() {
+						var pool deterministic.Coroutines
+						defer pool.Close()
 						for s := range seeds {
-							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1, Coroutines: &pool}).Start(func(ctx *deterministic.Context) {
 								workload50(nil, ctx)
 							})
 						}

@@ -56,6 +56,10 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	)
 	for range workers {
 		wg.Go(func() {
+			// The worker's simulations run one after another, so they can
+			// share idle task coroutines instead of each making its own.
+			var pool deterministic.Coroutines
+			defer pool.Close()
 			for !stop.Load() || st.keepGoing {
 				k := next.Add(1) - 1
 				if k >= total {
@@ -64,6 +68,9 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 				seed := seeds(k)
 				c := cfg
 				c.Seed = seed
+				if c.Coroutines == nil {
+					c.Coroutines = &pool
+				}
 				ok := t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
 					runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
 				})
