@@ -10,13 +10,12 @@ import (
 	"github.com/simrt/simrt/simtest"
 )
 
-// The tests in this file fail on purpose. They run only when another test
-// starts this test binary again with SIMTEST_HELPER set to their name, and
-// that test checks what they print.
-func helper(t *testing.T) {
-	if os.Getenv("SIMTEST_HELPER") != t.Name() {
-		t.Skip("helper: run by other tests")
-	}
+// The tests in this file fail on purpose. They do their work only when
+// another test starts this test binary again with SIMTEST_HELPER set to
+// their name, and that test checks what they print; otherwise they return
+// at once (the os/exec helper-process pattern).
+func helper(t *testing.T) bool {
+	return os.Getenv("SIMTEST_HELPER") == t.Name()
 }
 
 // raceForLeader fails when task "b" finishes before task "a": the order
@@ -41,12 +40,16 @@ func raceForLeader(t *testing.T, ctx *deterministic.Context) {
 }
 
 func TestHelperPanic(t *testing.T) {
-	helper(t)
+	if !helper(t) {
+		return
+	}
 	simtest.Explore(t, deterministic.Config{}, raceForLeader)
 }
 
 func TestHelperFatal(t *testing.T) {
-	helper(t)
+	if !helper(t) {
+		return
+	}
 	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
 		simrt.Spawn(ctx.Child("checker"), func(ctx simrt.Context) int {
 			ctx.Sleep(time.Duration(ctx.Rand().IntN(5)) * time.Millisecond)
@@ -59,7 +62,9 @@ func TestHelperFatal(t *testing.T) {
 }
 
 func TestHelperStall(t *testing.T) {
-	helper(t)
+	if !helper(t) {
+		return
+	}
 	simtest.Run(t, deterministic.Config{Seed: 7}, func(t *testing.T, ctx *deterministic.Context) {
 		ch := simrt.NewChan[int](1)
 		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v }).Await(ctx)
@@ -69,7 +74,9 @@ func TestHelperStall(t *testing.T) {
 // TestHelperMapOrder picks whom to spawn by ranging over a map: runs of
 // one seed differ, and -simrt.checkdeterminism says where.
 func TestHelperMapOrder(t *testing.T) {
-	helper(t)
+	if !helper(t) {
+		return
+	}
 	peers := map[string]bool{"alice": true, "bob": true, "carol": true, "dave": true,
 		"erin": true, "frank": true, "grace": true, "heidi": true}
 	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
