@@ -27,6 +27,9 @@ type Config struct {
 	// StorageDirectory is where blobs live, one directory per partition.
 	// Empty means a new directory os.TempDir()/simrt_realtime_<random>,
 	// chosen when New is called. The runtime never deletes it.
+	// Start makes everything already in it durable (every file and
+	// directory synced) before the root runs, so nothing a crashed earlier
+	// process left in the page cache is read as if it were on disk.
 	StorageDirectory string
 	// Parallelism bounds the worker goroutines that strategies (see
 	// Context.Strategy) run work on, across the whole runtime. Zero means

@@ -1,0 +1,32 @@
+package realtime
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSyncStorageDirAtStartup(t *testing.T) {
+	dir := t.TempDir()
+	if err := syncStorageDir(filepath.Join(dir, "missing")); err != nil {
+		t.Fatalf("a missing directory has nothing to sync: %v", err)
+	}
+	part := filepath.Join(dir, "partition")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(part, "626c6f62"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syncStorageDir(dir); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	if err := os.Chmod(filepath.Join(part, "626c6f62"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 { // root can open anything
+		if err := syncStorageDir(dir); err == nil {
+			t.Fatal("an unreadable blob file must fail the startup sync")
+		}
+	}
+}
