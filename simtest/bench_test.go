@@ -3,6 +3,7 @@ package simtest_test
 import (
 	"flag"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"testing"
 	"time"
@@ -64,8 +65,10 @@ func BenchmarkExplore(b *testing.B) {
 }
 
 // BenchmarkSimulation is the floor for BenchmarkExplore: the same
-// simulations, one per goroutine, without go test's subtests.
+// simulations, one per goroutine, without go test's subtests, at the
+// collector target Explore uses.
 func BenchmarkSimulation(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run("parallel="+strconv.Itoa(workers), func(b *testing.B) {
 			start := time.Now()
