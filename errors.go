@@ -43,6 +43,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error describes the panic.
 func (e *PanicError) Error() string { return fmt.Sprintf("exited: task panicked: %v", e.Value) }
 
 // Unwrap makes errors.Is(err, ErrExited) true.
@@ -54,6 +55,7 @@ type ResolveError struct {
 	Err  error // the resolver's own error, if any
 }
 
+// Error names the host that did not resolve.
 func (e *ResolveError) Error() string {
 	if e.Err != nil {
 		return "dns resolution failed: " + e.Host + ": " + e.Err.Error()
