@@ -29,6 +29,7 @@ func TestLoadThousandConnections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		handled := simrt.NewUnboundedChan[struct{}]()
 		server := simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) int {
 			handlers := ctx.Child("handler")
 			for {
@@ -37,6 +38,7 @@ func TestLoadThousandConnections(t *testing.T) {
 					return 0 // the listener was closed
 				}
 				simrt.Spawn(handlers, func(simrt.Context) int {
+					defer handled.TrySend(struct{}{}) // after the last echo is counted
 					defer si.Close()
 					defer st.Close()
 					for {
@@ -85,6 +87,11 @@ func TestLoadThousandConnections(t *testing.T) {
 			if err, aerr := c.Await(ctx); err != nil || aerr != nil {
 				t.Errorf("client %d: %v, %v", i, err, aerr)
 			}
+		}
+		// A handler counts its last echo after the client may already have
+		// read it: wait until every handler has ended before reading metrics.
+		for range conns {
+			handled.Recv(ctx)
 		}
 		l.Close()
 		if _, err := server.Await(ctx); err != nil {

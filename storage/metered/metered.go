@@ -18,20 +18,66 @@ package metered
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
 )
 
+// The metrics' descriptions are immutable and shared by every metered
+// storage, so building one (once per simulated run) creates no Desc and
+// registers one collector.
+var (
+	descOpenBlobs  = prometheus.NewDesc("runtime_open_blobs", "Number of open blobs.", nil, nil)
+	descReads      = prometheus.NewDesc("runtime_storage_reads_total", "Total number of disk reads.", nil, nil)
+	descReadBytes  = prometheus.NewDesc("runtime_storage_read_bytes_total", "Total amount of data read from disk.", nil, nil)
+	descWrites     = prometheus.NewDesc("runtime_storage_writes_total", "Total number of disk writes.", nil, nil)
+	descWriteBytes = prometheus.NewDesc("runtime_storage_write_bytes_total", "Total amount of data written to disk.", nil, nil)
+	descSyncs      = prometheus.NewDesc("runtime_storage_syncs_total", "Total number of disk syncs.", nil, nil)
+	descResizes    = prometheus.NewDesc("runtime_storage_resizes_total", "Total number of disk resizes.", nil, nil)
+)
+
+// counter and gauge are the only operations the layer needs, on atomics.
+type counter struct{ v atomic.Uint64 }
+
+func (c *counter) Inc()           { c.v.Add(1) }
+func (c *counter) Add(n float64)  { c.v.Add(uint64(n)) }
+func (c *counter) value() float64 { return float64(c.v.Load()) }
+
+type gauge struct{ v atomic.Int64 }
+
+func (g *gauge) Inc()           { g.v.Add(1) }
+func (g *gauge) Dec()           { g.v.Add(-1) }
+func (g *gauge) value() float64 { return float64(g.v.Load()) }
+
+// metrics is the layer's collector: the seven runtime_ storage metrics.
 type metrics struct {
-	openBlobs  prometheus.Gauge
-	reads      prometheus.Counter
-	readBytes  prometheus.Counter
-	writes     prometheus.Counter
-	writeBytes prometheus.Counter
-	syncs      prometheus.Counter
-	resizes    prometheus.Counter
+	openBlobs  gauge
+	reads      counter
+	readBytes  counter
+	writes     counter
+	writeBytes counter
+	syncs      counter
+	resizes    counter
+}
+
+// Describe implements prometheus.Collector.
+func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descOpenBlobs, descReads, descReadBytes, descWrites, descWriteBytes, descSyncs, descResizes} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *metrics) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descOpenBlobs, prometheus.GaugeValue, m.openBlobs.value())
+	for _, c := range []struct {
+		d *prometheus.Desc
+		c *counter
+	}{{descReads, &m.reads}, {descReadBytes, &m.readBytes}, {descWrites, &m.writes}, {descWriteBytes, &m.writeBytes}, {descSyncs, &m.syncs}, {descResizes, &m.resizes}} {
+		ch <- prometheus.MustNewConstMetric(c.d, prometheus.CounterValue, c.c.value())
+	}
 }
 
 var _ simrt.Storage = (*Storage)(nil)
@@ -44,36 +90,22 @@ type Storage struct {
 }
 
 // New wraps inner and registers its metrics with reg. If reg already holds
-// metrics of the same names (another metered storage registered them), the
-// existing ones are shared. New panics if reg refuses them for any other
-// reason.
+// them (another metered storage registered them), the existing ones are
+// shared. New panics if reg refuses them for any other reason.
 func New(inner simrt.Storage, reg prometheus.Registerer) *Storage {
-	counter := func(name, help string) prometheus.Counter {
-		return register(reg, prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help}))
-	}
-	m := &metrics{
-		openBlobs:  register(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: "runtime_open_blobs", Help: "Number of open blobs."})),
-		reads:      counter("runtime_storage_reads_total", "Total number of disk reads."),
-		readBytes:  counter("runtime_storage_read_bytes_total", "Total amount of data read from disk."),
-		writes:     counter("runtime_storage_writes_total", "Total number of disk writes."),
-		writeBytes: counter("runtime_storage_write_bytes_total", "Total amount of data written to disk."),
-		syncs:      counter("runtime_storage_syncs_total", "Total number of disk syncs."),
-		resizes:    counter("runtime_storage_resizes_total", "Total number of disk resizes."),
+	m := &metrics{}
+	if err := reg.Register(m); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		existing, ok := (*metrics)(nil), false
+		if errors.As(err, &are) {
+			existing, ok = are.ExistingCollector.(*metrics)
+		}
+		if !ok {
+			panic("metered.New: " + err.Error())
+		}
+		m = existing
 	}
 	return &Storage{inner: inner, m: m}
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-		panic("metered.New: " + err.Error())
-	}
-	return c
 }
 
 // Open implements simrt.Storage.Open.
