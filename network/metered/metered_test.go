@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/metered"
@@ -57,8 +57,4 @@ func TestCounts(t *testing.T) {
 	})
 }
 
-func value(c prometheus.Counter) float64 {
-	var m dto.Metric
-	c.Write(&m)
-	return m.GetCounter().GetValue()
-}
+func value(c prometheus.Counter) float64 { return testutil.ToFloat64(c) }

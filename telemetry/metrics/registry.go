@@ -12,7 +12,6 @@ package metrics
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -160,7 +159,8 @@ func (r *Registry) Encode() string {
 	if err != nil {
 		panic("metrics: gather: " + err.Error())
 	}
-	slices.SortFunc(mfs, func(a, b *dtoFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+	// Gather returns the families sorted by name, and each family's series
+	// sorted by their labels.
 	var buf bytes.Buffer
 	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeOpenMetrics))
 	for _, mf := range mfs {

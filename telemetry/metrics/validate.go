@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	dto "github.com/prometheus/client_model/go"
 )
-
-type dtoFamily = dto.MetricFamily
 
 // ValidateLabel panics unless label matches [a-zA-Z][a-zA-Z0-9_]*, with the
 // reference's messages.
