@@ -28,14 +28,21 @@ type Tasks struct {
 	spawned, running, polls *prometheus.Desc
 }
 
+// The task metrics' descriptions, immutable and shared by every runtime.
+var (
+	taskLabels      = []string{"name", "kind", "execution"}
+	descTaskSpawned = prometheus.NewDesc("runtime_tasks_spawned_total", "Total number of tasks spawned.", taskLabels, nil)
+	descTaskRunning = prometheus.NewDesc("runtime_tasks_running", "Number of tasks currently running.", taskLabels, nil)
+	descTaskPolls   = prometheus.NewDesc("runtime_task_polls_total", "Total number of task polls.", taskLabels, nil)
+)
+
 // NewTasks registers the task metrics in r and returns the collector.
 func NewTasks(r *Registry) *Tasks {
-	l := []string{"name", "kind", "execution"}
 	t := &Tasks{
 		labels:  make(map[[3]string]*TaskLabel),
-		spawned: prometheus.NewDesc("runtime_tasks_spawned_total", "Total number of tasks spawned.", l, nil),
-		running: prometheus.NewDesc("runtime_tasks_running", "Number of tasks currently running.", l, nil),
-		polls:   prometheus.NewDesc("runtime_task_polls_total", "Total number of task polls.", l, nil),
+		spawned: descTaskSpawned,
+		running: descTaskRunning,
+		polls:   descTaskPolls,
 	}
 	r.reg.MustRegister(t)
 	return t
