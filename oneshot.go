@@ -12,7 +12,6 @@ type Oneshot[T any] struct {
 	mu     sync.Mutex
 	sent   bool
 	closed bool
-	taken  bool
 	v      T
 	q      core.WaitQueue
 }

@@ -3,18 +3,48 @@ package deterministic
 import (
 	"iter"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
 )
 
-// BenchmarkPullRoundTrip is the floor: one bare iter.Pull park/resume round
-// trip, cycling over n coroutines so that their stacks are as cold as the
-// executor's.
-func BenchmarkPullRoundTrip(b *testing.B) {
-	for _, n := range []int{2, 100, 10_000} {
-		b.Run(itoa(n), func(b *testing.B) {
+var benchSizes = []int{2, 100, 10_000}
+
+// order yields the index of the i-th resume over n targets: round robin, or
+// (shuffled) a new random permutation every n resumes, the executor's
+// access pattern.
+type order struct {
+	n        int
+	shuffled bool
+	perm     []int
+	r        *rand.Rand
+}
+
+func newOrder(n int, shuffled bool) *order {
+	o := &order{n: n, shuffled: shuffled, perm: make([]int, n), r: rand.New(rand.NewPCG(1, 2))}
+	for i := range o.perm {
+		o.perm[i] = i
+	}
+	return o
+}
+
+func (o *order) at(i int) int {
+	if !o.shuffled {
+		return i % o.n
+	}
+	if i%o.n == 0 {
+		o.r.Shuffle(o.n, func(a, c int) { o.perm[a], o.perm[c] = o.perm[c], o.perm[a] })
+	}
+	return o.perm[i%o.n]
+}
+
+// benchPull measures a bare iter.Pull park/resume round trip over n
+// coroutines in the given order.
+func benchPull(b *testing.B, shuffled bool) {
+	for _, n := range benchSizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			nexts := make([]func() (struct{}, bool), n)
 			stops := make([]func(), n)
 			for i := range n {
@@ -23,9 +53,10 @@ func BenchmarkPullRoundTrip(b *testing.B) {
 					}
 				})
 			}
+			o := newOrder(n, shuffled)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				nexts[i%n]()
+				nexts[o.at(i)]()
 			}
 			b.StopTimer()
 			for _, s := range stops {
@@ -35,40 +66,15 @@ func BenchmarkPullRoundTrip(b *testing.B) {
 	}
 }
 
+// BenchmarkPullRoundTrip is the floor: one bare iter.Pull park/resume round
+// trip, cycling over n coroutines in a fixed order.
+func BenchmarkPullRoundTrip(b *testing.B) { benchPull(b, false) }
+
 // BenchmarkPullShuffled is the same round trip in the executor's access
 // pattern: every n resumes, the order of the n coroutines is reshuffled.
 // With 10,000 coroutines their stacks no longer fit in cache, and this is
 // the floor any stackful executor pays.
-func BenchmarkPullShuffled(b *testing.B) {
-	for _, n := range []int{2, 100, 10_000} {
-		b.Run(itoa(n), func(b *testing.B) {
-			nexts := make([]func() (struct{}, bool), n)
-			stops := make([]func(), n)
-			for i := range n {
-				nexts[i], stops[i] = iter.Pull(func(yield func(struct{}) bool) {
-					for yield(struct{}{}) {
-					}
-				})
-			}
-			order := make([]int, n)
-			for i := range order {
-				order[i] = i
-			}
-			r := rand.New(rand.NewPCG(1, 2))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%n == 0 {
-					r.Shuffle(n, func(a, c int) { order[a], order[c] = order[c], order[a] })
-				}
-				nexts[order[i%n]]()
-			}
-			b.StopTimer()
-			for _, s := range stops {
-				s()
-			}
-		})
-	}
-}
+func BenchmarkPullShuffled(b *testing.B) { benchPull(b, true) }
 
 // BenchmarkTimers1M sets 1,000,000 timers with random deadlines and lets
 // them all fire; each timer costs O(log n).
@@ -101,8 +107,8 @@ func BenchmarkTimers1M(b *testing.B) {
 // executor, with shuffling, auditing and metrics, over n tasks that each
 // reschedule forever.
 func BenchmarkExecutorResume(b *testing.B) {
-	for _, n := range []int{2, 100, 10_000} {
-		b.Run(itoa(n), func(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			per := b.N/n + 1
 			b.ResetTimer()
 			Seeded(1).Start(func(ctx *Context) {
@@ -125,11 +131,11 @@ func BenchmarkExecutorResume(b *testing.B) {
 	}
 }
 
-// BenchmarkGoroutineBaton is the alternative the design rejected: the same
-// round-robin hand-off between n goroutines, each waiting on its own channel.
-func BenchmarkGoroutineBaton(b *testing.B) {
-	for _, n := range []int{2, 100, 10_000} {
-		b.Run(itoa(n), func(b *testing.B) {
+// benchBaton is the alternative the design rejected: a baton handed
+// between n goroutines, each waiting on its own channel, in the given order.
+func benchBaton(b *testing.B, shuffled bool) {
+	for _, n := range benchSizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			chans := make([]chan struct{}, n)
 			back := make(chan struct{})
 			done := make(chan struct{})
@@ -146,9 +152,10 @@ func BenchmarkGoroutineBaton(b *testing.B) {
 					}
 				}(chans[i])
 			}
+			o := newOrder(n, shuffled)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				chans[i%n] <- struct{}{}
+				chans[o.at(i)] <- struct{}{}
 				<-back
 			}
 			b.StopTimer()
@@ -157,46 +164,12 @@ func BenchmarkGoroutineBaton(b *testing.B) {
 	}
 }
 
+// BenchmarkGoroutineBaton hands the baton round robin.
+func BenchmarkGoroutineBaton(b *testing.B) { benchBaton(b, false) }
+
 // BenchmarkGoroutineBatonShuffled is the baton executor doing the same work
-// as the simulator: the order of the n goroutines is reshuffled every n
-// hand-offs.
-func BenchmarkGoroutineBatonShuffled(b *testing.B) {
-	for _, n := range []int{2, 100, 10_000} {
-		b.Run(itoa(n), func(b *testing.B) {
-			chans := make([]chan struct{}, n)
-			back := make(chan struct{})
-			done := make(chan struct{})
-			for i := range n {
-				chans[i] = make(chan struct{})
-				go func(c chan struct{}) {
-					for {
-						select {
-						case <-c:
-							back <- struct{}{}
-						case <-done:
-							return
-						}
-					}
-				}(chans[i])
-			}
-			order := make([]int, n)
-			for i := range order {
-				order[i] = i
-			}
-			r := rand.New(rand.NewPCG(1, 2))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%n == 0 {
-					r.Shuffle(n, func(a, c int) { order[a], order[c] = order[c], order[a] })
-				}
-				chans[order[i%n]] <- struct{}{}
-				<-back
-			}
-			b.StopTimer()
-			close(done)
-		})
-	}
-}
+// as the simulator: the order is reshuffled every n hand-offs.
+func BenchmarkGoroutineBatonShuffled(b *testing.B) { benchBaton(b, true) }
 
 // BenchmarkReschedule100k is the workload: 10,000 tasks × 100
 // reschedules with auditing on; reports ns per resume.
@@ -232,14 +205,4 @@ func BenchmarkSpawnFinish(b *testing.B) {
 		}
 		b.StopTimer()
 	})
-}
-
-func itoa(n int) string {
-	switch n {
-	case 2:
-		return "2"
-	case 100:
-		return "100"
-	}
-	return "10000"
 }

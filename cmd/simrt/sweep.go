@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -332,7 +333,7 @@ func (s *sweep) summary(elapsed time.Duration) int {
 	fmt.Fprintf(s.stdout, "\nswept %d of %d seeds of %s %s in %v (%.0f seeds/s): %d failed\n",
 		s.done, len(s.seeds), s.pkg, s.runFlag, elapsed.Round(time.Millisecond), rate, len(s.failures))
 	if len(s.failures) > 0 {
-		slices.SortFunc(s.failures, func(a, b sweepFailure) int { return cmpUint(a.seed, b.seed) })
+		slices.SortFunc(s.failures, func(a, b sweepFailure) int { return cmp.Compare(a.seed, b.seed) })
 		failed := make([]uint64, len(s.failures))
 		for i, f := range s.failures {
 			failed[i] = f.seed
@@ -348,16 +349,6 @@ func (s *sweep) summary(elapsed time.Duration) int {
 	}
 	if s.done == 0 && len(s.seeds) > 0 {
 		fmt.Fprintf(s.stdout, "no seed ran: does -run %s match a test that calls simtest.Explore or simtest.Run?\n", s.runFlag)
-		return 1
-	}
-	return 0
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
 		return 1
 	}
 	return 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -135,21 +136,11 @@ func sweep(cfg sweepConfig) *report {
 		bar.Finish()
 	}
 	rep.wall = time.Since(started)
-	slices.SortFunc(rep.failures, func(a, b outcome) int { return cmpUint(a.Seed, b.Seed) })
+	slices.SortFunc(rep.failures, func(a, b outcome) int { return cmp.Compare(a.Seed, b.Seed) })
 	if cfg.stopAtFirst && len(rep.failures) > 1 {
 		rep.failures = rep.failures[:1]
 	}
 	return rep
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // replayCommand is the command that replays one seed.

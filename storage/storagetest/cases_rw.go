@@ -17,7 +17,9 @@ var rwCases = []testCase{
 	}},
 	{"SequentialAccess", func(t *testing.T, s simrt.Storage) {
 		// Two goroutines use one handle in turn (a Blob is used by one task
-		// at a time): what one writes, the next reads.
+		// at a time): what one writes, the next reads. Native goroutines on
+		// purpose: storage operations never park, and this pins that a
+		// handle may move between the goroutines of production tasks.
 		b, _ := open(t, s, "partition", "test_blob")
 		done := make(chan error)
 		go func() { done <- b.WriteAt(0, 0, []byte("concurrent write")) }()

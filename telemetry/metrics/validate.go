@@ -3,7 +3,6 @@ package metrics
 import (
 	"fmt"
 	"strings"
-
 )
 
 // ValidateLabel panics unless label matches [a-zA-Z][a-zA-Z0-9_]*, with the
