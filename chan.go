@@ -1,8 +1,6 @@
 package simrt
 
 import (
-	"sync"
-
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -11,7 +9,7 @@ import (
 // the same in both runtimes. The zero value is not usable; use NewChan or
 // NewUnboundedChan.
 type Chan[T any] struct {
-	mu     sync.Mutex
+	mu     core.Lock
 	buf    []T // ring buffer
 	head   int
 	n      int
@@ -72,6 +70,7 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 		return nil
 	}
 	w := ctx.CurrentTask().Waiter()
+	c.mu.Bind(w.Task)
 	for {
 		c.sendq.Push(w)
 		c.mu.Unlock()
@@ -120,6 +119,7 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 		return v, false
 	}
 	w := ctx.CurrentTask().Waiter()
+	c.mu.Bind(w.Task)
 	for {
 		c.recvq.Push(w)
 		c.mu.Unlock()
@@ -210,6 +210,7 @@ func (rc *recvCase[T]) arm(w *core.Waiter) bool {
 	c := rc.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.mu.Bind(w.Task)
 	if c.n > 0 {
 		rc.v, rc.ok = c.pop(), true
 		c.sendq.NotifyOne()
@@ -251,6 +252,7 @@ func (sc *sendCase[T]) arm(w *core.Waiter) bool {
 	c := sc.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.mu.Bind(w.Task)
 	if c.closed {
 		sc.err = ErrClosed
 		return true

@@ -1,8 +1,6 @@
 package simrt
 
 import (
-	"sync"
-
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -10,7 +8,7 @@ import (
 // completes later (from NewCompletion or Ready). Dropping a Handle does not
 // stop its task.
 type Handle[T any] struct {
-	mu      sync.Mutex
+	mu      core.Lock
 	done    bool
 	v       T
 	err     error
@@ -95,6 +93,7 @@ func (h *Handle[T]) Await(ctx Runtime) (T, error) {
 		return h.v, h.err
 	}
 	w := ctx.CurrentTask().Waiter()
+	h.mu.Bind(w.Task)
 	for {
 		h.q.Push(w)
 		h.mu.Unlock()
@@ -143,6 +142,7 @@ func (c *handleCase[T]) arm(w *core.Waiter) bool {
 	h := c.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.mu.Bind(w.Task)
 	if h.done {
 		c.v, c.err = h.v, h.err
 		return true

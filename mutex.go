@@ -1,15 +1,13 @@
 package simrt
 
 import (
-	"sync"
-
 	"github.com/simrt/simrt/internal/core"
 )
 
 // Mutex is a lock whose Lock parks the task instead of blocking the thread,
 // so it is safe inside the simulator. The zero value is unlocked.
 type Mutex struct {
-	mu     sync.Mutex
+	mu     core.Lock
 	locked bool
 	q      core.WaitQueue
 }
@@ -23,6 +21,7 @@ func (m *Mutex) Lock(ctx Runtime) {
 		return
 	}
 	w := ctx.CurrentTask().Waiter()
+	m.mu.Bind(w.Task)
 	for {
 		m.q.Push(w)
 		m.mu.Unlock()
@@ -80,6 +79,7 @@ func (c *lockCase) arm(w *core.Waiter) bool {
 	m := c.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.mu.Bind(w.Task)
 	if !m.locked {
 		m.locked = true
 		return true

@@ -1,15 +1,13 @@
 package simrt
 
 import (
-	"sync"
-
 	"github.com/simrt/simrt/internal/core"
 )
 
 // Oneshot carries at most one value from a sender to a receiver. The zero
 // value is ready to use.
 type Oneshot[T any] struct {
-	mu     sync.Mutex
+	mu     core.Lock
 	sent   bool
 	closed bool
 	v      T
@@ -63,6 +61,7 @@ func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
 		return o.resultLocked()
 	}
 	w := ctx.CurrentTask().Waiter()
+	o.mu.Bind(w.Task)
 	for {
 		o.q.Push(w)
 		o.mu.Unlock()
@@ -100,6 +99,7 @@ func (c *oneshotCase[T]) arm(w *core.Waiter) bool {
 	o := c.o
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.mu.Bind(w.Task)
 	if o.doneLocked() {
 		c.v, c.err = o.resultLocked()
 		return true

@@ -1,8 +1,6 @@
 package simrt
 
 import (
-	"sync"
-
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -73,7 +71,7 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter) {
 
 // park parks w's task; if the park unwinds (abort or Timeout), w is taken
 // off q under mu and an unused notification is forwarded.
-func park(w *core.Waiter, mu *sync.Mutex, q *core.WaitQueue, forward func()) {
+func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
 	ok := false
 	defer func() {
 		if !ok {

@@ -1,15 +1,13 @@
 package simrt
 
 import (
-	"sync"
-
 	"github.com/simrt/simrt/internal/core"
 )
 
 // Signal is an event that fires once with an int value and wakes every
 // task waiting for it. The zero value is ready to use.
 type Signal struct {
-	mu    sync.Mutex
+	mu    core.Lock
 	fired bool
 	value int
 	q     core.WaitQueue
@@ -46,6 +44,7 @@ func (s *Signal) Wait(ctx Runtime) int {
 		return s.value
 	}
 	w := ctx.CurrentTask().Waiter()
+	s.mu.Bind(w.Task)
 	for {
 		s.q.Push(w)
 		s.mu.Unlock()
@@ -73,6 +72,7 @@ func (c *signalCase) arm(w *core.Waiter) bool {
 	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mu.Bind(w.Task)
 	if s.fired {
 		c.v = s.value
 		return true

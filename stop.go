@@ -1,7 +1,6 @@
 package simrt
 
 import (
-	"sync"
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
@@ -10,7 +9,7 @@ import (
 // Shutdown is the Stop/Stopped machinery, shared by both runtimes; each
 // runtime owns one. User code calls ctx.Stop and ctx.Stopped instead.
 type Shutdown struct {
-	mu      sync.Mutex
+	mu      core.Lock
 	stopped bool
 	holders int
 	fired   Signal // fires with the stop value
@@ -57,7 +56,7 @@ func (s *Shutdown) Stop(ctx Runtime, value int, timeout time.Duration) error {
 // (taken before Stop and not yet released), Stop waits for it.
 type StopSignal struct {
 	s        *Shutdown
-	mu       sync.Mutex
+	mu       core.Lock
 	released bool
 }
 

@@ -1,7 +1,6 @@
 package simrt
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,7 +19,7 @@ type afterCase struct {
 	d       time.Duration
 	f       func()
 	fired   atomic.Bool
-	mu      sync.Mutex
+	mu      core.Lock
 	w       *core.Waiter
 	started bool
 	timer   Timer
@@ -32,6 +31,7 @@ func (c *afterCase) arm(w *core.Waiter) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.mu.Bind(w.Task)
 	c.w = w
 	if !c.started {
 		c.started = true

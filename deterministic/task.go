@@ -135,6 +135,7 @@ const maxIdleCoroutines = 4096
 // start gives t a coroutine, reusing an idle one when there is one.
 func (t *task) start() {
 	t.ct.SetBackend(t)
+	t.ct.SetSequential()
 	t.ct.Name = t.name
 	rt := t.rt
 	var c *coroutine

@@ -65,12 +65,19 @@ type Task struct {
 	single    Waiter   // reused by single-primitive waits
 	// Name is the task's supervision label, used in diagnostics.
 	Name string
+	// sequential: the task's runtime never runs two tasks at once.
+	sequential bool
 }
 
 // NewTask returns a task that parks through b.
 func NewTask(name string, b Backend) *Task {
 	return &Task{backend: b, Name: name}
 }
+
+// SetSequential tells the task that its runtime runs one task at a time
+// and orders them itself, so the primitives it waits on need no locking
+// (see Lock).
+func (t *Task) SetSequential() { t.sequential = true }
 
 // SetBackend replaces the backend. Runtimes call it once, while building the
 // task, when the backend needs the *Task to exist first.
