@@ -18,16 +18,17 @@ type NetworkConfig = simnet.Config
 // per host that has used it, the stack metered → audited → simnet seen
 // from that host.
 type networkState struct {
-	sim    *simnet.Network
-	stacks map[netip.Addr]simrt.Network // looked up, never iterated
+	sim     *simnet.Network
+	metrics *metered.Metrics             // shared by every host's stack
+	stacks  map[netip.Addr]simrt.Network // looked up, never iterated
 }
 
 // initNetwork builds the network of a new runtime. Connections never
 // survive a checkpoint, so a recovered runtime starts with an empty one.
 func (rt *runtime) initNetwork() {
 	rt.network.sim = simnet.New(&Context{rt: rt}, rt.rng, rt.auditor, rt.cfg.Network)
+	rt.network.metrics = metered.NewMetrics(rt.registry.Registerer())
 	rt.network.stacks = make(map[netip.Addr]simrt.Network)
-	rt.netStack(simnet.Loopback) // registers the network metrics up front
 }
 
 // netStack returns the stack for host, building it on first use. It is
@@ -38,7 +39,7 @@ func (rt *runtime) netStack(host netip.Addr) simrt.Network {
 	}
 	n := rt.network.stacks[host]
 	if n == nil {
-		n = metered.New(audited.New(rt.network.sim.Host(host), rt.auditor), rt.registry.Registerer())
+		n = metered.WithMetrics(audited.New(rt.network.sim.Host(host), rt.auditor), rt.network.metrics)
 		rt.network.stacks[host] = n
 	}
 	return n

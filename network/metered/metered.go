@@ -19,12 +19,60 @@ import (
 	"github.com/simrt/simrt"
 )
 
-// Metrics are the four counters of a metered network.
+// Metrics are the four counters of a metered network. They form one
+// collector, so a registry takes them in one registration.
 type Metrics struct {
 	InboundConnections  prometheus.Counter
 	OutboundConnections prometheus.Counter
 	InboundBandwidth    prometheus.Counter
 	OutboundBandwidth   prometheus.Counter
+}
+
+var _ prometheus.Collector = (*Metrics)(nil)
+
+// NewMetrics returns the counters registered on reg as one collector. If
+// reg already holds them (an earlier NewMetrics or New on the same
+// registry), it returns those, so several views of one network add up.
+// It panics if reg refuses them for another reason.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		InboundConnections:  counter("runtime_inbound_connections_total", "Number of connections created by dialing us"),
+		OutboundConnections: counter("runtime_outbound_connections_total", "Number of connections created by dialing others"),
+		InboundBandwidth:    counter("runtime_inbound_bandwidth_total", "Bandwidth used by receiving data from others"),
+		OutboundBandwidth:   counter("runtime_outbound_bandwidth_total", "Bandwidth used by sending data to others"),
+	}
+	if err := reg.Register(m); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(*Metrics); ok {
+				return existing
+			}
+		}
+		panic("metered.NewMetrics: " + err.Error())
+	}
+	return m
+}
+
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func (m *Metrics) counters() [4]prometheus.Counter {
+	return [4]prometheus.Counter{m.InboundConnections, m.OutboundConnections, m.InboundBandwidth, m.OutboundBandwidth}
+}
+
+// Describe implements prometheus.Collector.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range m.counters() {
+		ch <- c.Desc()
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range m.counters() {
+		ch <- c
+	}
 }
 
 // Network wraps a simrt.Network and counts what passes through it. Every
@@ -36,36 +84,24 @@ type Network struct {
 
 var _ simrt.Network = (*Network)(nil)
 
-// New returns inner, metered into counters registered on reg. If reg
-// already holds the counters (another New on the same registry), they are
-// shared, so several views of one network add up. New panics if reg
-// refuses a counter for another reason.
+// New returns inner, metered into counters registered on reg (see
+// NewMetrics: a second New on the same registry shares the counters).
 func New(inner simrt.Network, reg prometheus.Registerer) *Network {
-	m := &Metrics{
-		InboundConnections:  counter(reg, "runtime_inbound_connections_total", "Number of connections created by dialing us"),
-		OutboundConnections: counter(reg, "runtime_outbound_connections_total", "Number of connections created by dialing others"),
-		InboundBandwidth:    counter(reg, "runtime_inbound_bandwidth_total", "Bandwidth used by receiving data from others"),
-		OutboundBandwidth:   counter(reg, "runtime_outbound_bandwidth_total", "Bandwidth used by sending data to others"),
+	return WithMetrics(inner, NewMetrics(reg))
+}
+
+// WithMetrics returns inner, metered into m. A runtime that gives each of
+// many hosts its own view of one network registers the counters once with
+// NewMetrics and wraps every view with WithMetrics.
+func WithMetrics(inner simrt.Network, m *Metrics) *Network {
+	if m == nil {
+		panic("metered.WithMetrics: nil Metrics")
 	}
 	return &Network{inner: inner, m: m}
 }
 
 // Metrics returns the counters, for tests and dashboards.
 func (n *Network) Metrics() *Metrics { return n.m }
-
-func counter(reg prometheus.Registerer, name, help string) prometheus.Counter {
-	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(prometheus.Counter); ok {
-				return existing
-			}
-		}
-		panic("metered.New: " + err.Error())
-	}
-	return c
-}
 
 // Bind implements simrt.Network.Bind.
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {

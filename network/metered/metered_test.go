@@ -1,8 +1,10 @@
 package metered_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,3 +60,22 @@ func TestCounts(t *testing.T) {
 }
 
 func value(c prometheus.Counter) float64 { return testutil.ToFloat64(c) }
+
+// NewMetrics registers one collector; a second call on the same registry
+// returns the first one's counters, and WithMetrics refuses nil.
+func TestNewMetricsShares(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a, b := metered.NewMetrics(reg), metered.NewMetrics(reg)
+	if a != b {
+		t.Fatal("second NewMetrics on one registry did not return the first's counters")
+	}
+	if n, err := testutil.GatherAndCount(reg); err != nil || n != 4 {
+		t.Fatalf("registry holds %d series (err %v), want 4", n, err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "nil Metrics") {
+			t.Fatalf("WithMetrics(nil) panicked with %v", r)
+		}
+	}()
+	metered.WithMetrics(nil, nil)
+}
