@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/simrt/simrt/deterministic"
 )
 
 // BenchmarkSeed runs whole seeds of the healthy 5-node cluster with faults
@@ -12,8 +14,10 @@ func BenchmarkSeed(b *testing.B) {
 	var sim time.Duration
 	start := time.Now()
 	seed := uint64(0)
+	pool := &deterministic.Coroutines{}
+	defer pool.Close()
 	for b.Loop() {
-		o := runSeed(simConfig{Seed: seed})
+		o := runSeed(simConfig{Seed: seed, Coroutines: pool})
 		if o.Failure != "" {
 			b.Fatalf("seed %d: %s", seed, o.Failure)
 		}

@@ -21,6 +21,10 @@ type simConfig struct {
 	Verbose  io.Writer     // where to log the run's events; nil: nowhere
 	OutDir   string        // where to write the visualisation of a failure; "": nowhere
 
+	// Coroutines, when set, lends the run the idle task coroutines of the
+	// worker's earlier runs (one pool per worker: see deterministic.Coroutines).
+	Coroutines *deterministic.Coroutines
+
 	// isolateAll cuts every node off for the whole run, so that no client
 	// can finish: it exists to test the liveness check.
 	isolateAll bool
@@ -93,9 +97,10 @@ func runSeed(cfg simConfig) (out outcome) {
 		out.Crashes = s.epoch
 	}()
 	r := deterministic.New(deterministic.Config{
-		Seed:    cfg.Seed,
-		Timeout: cfg.Duration + 10*time.Second,
-		Network: simnet.Config{HoldTimeout: 2 * time.Second},
+		Seed:       cfg.Seed,
+		Timeout:    cfg.Duration + 10*time.Second,
+		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
+		Coroutines: cfg.Coroutines,
 	})
 	for {
 		cp := r.StartAndRecover(s.runEpoch)

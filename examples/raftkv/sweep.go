@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/simrt/simrt/deterministic"
 )
 
 // seedRange is an inclusive range of seeds.
@@ -104,6 +106,8 @@ func sweep(cfg sweepConfig) *report {
 	limit.Store(total)
 	for range workers {
 		wg.Go(func() {
+			pool := &deterministic.Coroutines{}
+			defer pool.Close()
 			for {
 				k := next.Add(1) - 1
 				if k >= limit.Load() {
@@ -112,6 +116,7 @@ func sweep(cfg sweepConfig) *report {
 				seed, _ := seedAt(cfg.seeds, k)
 				c := cfg.base
 				c.Seed = seed
+				c.Coroutines = pool
 				o := runSeed(c)
 				mu.Lock()
 				rep.seeds++
