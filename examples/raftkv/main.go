@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 )
 
@@ -22,6 +23,7 @@ func main() {
 		out       = flag.String("out", os.TempDir(), "directory for the HTML visualisation of a linearizability violation")
 		quiet     = flag.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
 		keepGoing = flag.Bool("keepgoing", false, "with -bug, run every seed and list every failure")
+		cpuProf   = flag.String("cpuprofile", "", "write a CPU profile of the sweep to this file (go tool pprof)")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\nplanted bugs:\n")
@@ -58,6 +60,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "raftkv:", err)
 		os.Exit(2)
 	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "raftkv:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	var bar io.Writer
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && !*quiet {
 		bar = os.Stderr // a progress bar only on a terminal
@@ -65,6 +79,7 @@ func main() {
 	rep := sweep(sweepConfig{base: base, seeds: seeds, parallel: *parallel, stopAtFirst: len(bs) > 0 && !*keepGoing, progress: bar})
 	rep.print(os.Stdout)
 	if len(bs) > 0 && len(rep.failures) == 0 || len(bs) == 0 && len(rep.failures) > 0 {
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
