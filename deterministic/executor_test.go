@@ -393,3 +393,15 @@ func TestManyTasksReschedule(t *testing.T) {
 		t.Fatalf("runs: %s/%d and %s/%d", s1, n1, s2, n2)
 	}
 }
+
+// warm reads ahead of the executor; a task whose coroutine is gone (next is
+// nil) must not trip it.
+func TestWarmTaskWithoutCoroutine(t *testing.T) {
+	rt := &runtime{}
+	rt.warm(&task{id: 7})
+	next := func() (bool, bool) { return false, false }
+	rt.warm(&task{id: 8, next: next})
+	if rt.warmed == 0 {
+		t.Fatal("warm loaded nothing")
+	}
+}
