@@ -30,17 +30,30 @@ import (
 type Context struct {
 	rt    *runtime
 	task  *task
-	name  string
-	attrs []metrics.Attr
-	node  atomic.Pointer[supervise.Node]    // nil in a task's own context until first needed
-	label atomic.Pointer[metrics.TaskLabel] // task series for spawns from here
+	scope *scope
+	node  atomic.Pointer[supervise.Node] // nil in a task's own context until first needed
 }
 
-// newContext returns a context of task t on node n.
+// scope is the name and attributes of a context, shared by the contexts
+// that have the same: a spawned task's context shares its spawner's, and
+// Child and WithAttribute make new ones. Keeping them out of Context keeps
+// a task, which holds its context, small.
+type scope struct {
+	name  string
+	attrs []metrics.Attr
+	label atomic.Pointer[metrics.TaskLabel] // task series for spawns from here, resolved on first use
+}
+
+// newContext returns a context of task t on node n, with a new scope.
 func newContext(rt *runtime, t *task, name string, attrs []metrics.Attr, n *supervise.Node) *Context {
-	c := &Context{rt: rt, task: t, name: name, attrs: attrs}
-	c.node.Store(n)
-	return c
+	c := &struct {
+		ctx   Context
+		scope scope
+	}{} // one allocation
+	c.scope.name, c.scope.attrs = name, attrs
+	c.ctx.rt, c.ctx.task, c.ctx.scope = rt, t, &c.scope
+	c.ctx.node.Store(n)
+	return &c.ctx
 }
 
 // supervisor returns the context's node. A task's own context gets its
@@ -67,11 +80,12 @@ func From(ctx simrt.Context) *Context {
 }
 
 func (c *Context) taskLabel() *metrics.TaskLabel {
-	if l := c.label.Load(); l != nil {
+	s := c.scope
+	if l := s.label.Load(); l != nil {
 		return l
 	}
-	l := c.rt.taskMetric.Label(c.name, "Task")
-	c.label.Store(l)
+	l := c.rt.taskMetric.Label(s.name, "Task")
+	s.label.Store(l)
 	return l
 }
 
@@ -86,18 +100,18 @@ func (c *Context) Logger() *slog.Logger {
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
 	c.rt.check()
-	return newContext(c.rt, c.task, metrics.ChildLabel(c.name, label), c.attrs, c.supervisor().Child())
+	return newContext(c.rt, c.task, metrics.ChildLabel(c.scope.name, label), c.scope.attrs, c.supervisor().Child())
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.rt.check()
-	return newContext(c.rt, c.task, c.name, metrics.WithAttr(c.attrs, key, value), c.supervisor())
+	return newContext(c.rt, c.task, c.scope.name, metrics.WithAttr(c.scope.attrs, key, value), c.supervisor())
 }
 
 // Name implements simrt.Supervisor.Name.
 func (c *Context) Name() simrt.Name {
-	return simrt.Name{Label: c.name, Attributes: append([]simrt.Attribute(nil), c.attrs...)}
+	return simrt.Name{Label: c.scope.name, Attributes: append([]simrt.Attribute(nil), c.scope.attrs...)}
 }
 
 // SpawnTask implements simrt.Spawner.SpawnTask; use simrt.Spawn. The task
@@ -155,11 +169,11 @@ func (c *Context) SleepUntil(at time.Time) {
 // It panics if that task has ended (the context escaped its task).
 func (c *Context) CurrentTask() *core.Task {
 	c.rt.check()
-	if c.task.ended.Load() {
+	if c.task.hasEnded() {
 		panic(fmt.Sprintf("realtime: blocking call through the context of task %q, which has ended; "+
 			"a task must block only through the Context it was given", c.task.name()))
 	}
-	if c.task.marker.Load() == nil {
+	if !c.task.marked() {
 		c.task.markGoroutine() // blocking through its own context: this is its goroutine
 	}
 	return &c.task.ct
@@ -196,37 +210,37 @@ func (c *Context) Strategy(parallelism int) simrt.Strategy {
 
 func (c *Context) register(name string) string {
 	c.rt.check()
-	return metrics.JoinName(c.name, name)
+	return metrics.JoinName(c.scope.name, name)
 }
 
 // Counter implements simrt.Metrics.Counter.
 func (c *Context) Counter(name, help string) prometheus.Counter {
-	return c.rt.registry.Counter(c.register(name), help, c.attrs)
+	return c.rt.registry.Counter(c.register(name), help, c.scope.attrs)
 }
 
 // CounterVec implements simrt.Metrics.CounterVec.
 func (c *Context) CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
-	return c.rt.registry.CounterVec(c.register(name), help, c.attrs, labels...)
+	return c.rt.registry.CounterVec(c.register(name), help, c.scope.attrs, labels...)
 }
 
 // Gauge implements simrt.Metrics.Gauge.
 func (c *Context) Gauge(name, help string) prometheus.Gauge {
-	return c.rt.registry.Gauge(c.register(name), help, c.attrs)
+	return c.rt.registry.Gauge(c.register(name), help, c.scope.attrs)
 }
 
 // GaugeVec implements simrt.Metrics.GaugeVec.
 func (c *Context) GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
-	return c.rt.registry.GaugeVec(c.register(name), help, c.attrs, labels...)
+	return c.rt.registry.GaugeVec(c.register(name), help, c.scope.attrs, labels...)
 }
 
 // Histogram implements simrt.Metrics.Histogram.
 func (c *Context) Histogram(name, help string, buckets []float64) prometheus.Histogram {
-	return c.rt.registry.Histogram(c.register(name), help, buckets, c.attrs)
+	return c.rt.registry.Histogram(c.register(name), help, buckets, c.scope.attrs)
 }
 
 // HistogramVec implements simrt.Metrics.HistogramVec.
 func (c *Context) HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	return c.rt.registry.HistogramVec(c.register(name), help, buckets, c.attrs, labels...)
+	return c.rt.registry.HistogramVec(c.register(name), help, buckets, c.scope.attrs, labels...)
 }
 
 // Encode implements simrt.Metrics.Encode: the runtime's own metrics, as in

@@ -23,28 +23,30 @@ import (
 // goroutine (see markGoroutine below). An operation on a half handed to
 // another task is cut short by aborts and the network's timeouts only.
 //
-// The protocol, per owner task T, with T.ioMu ordering both sides:
+// The protocol, per owner task T, with T's I/O lock (taskIO.mu) ordering
+// both sides; T's record (taskIO.op) is the operation it is blocked in:
 //
 //   - Before a call that may block on half (or listener) H, a caller on
-//     T's goroutine takes T.ioMu, records H as T's I/O (T.ioOp), then
-//     checks T's interrupt flag: if it is set, it drops the record and
-//     unwinds through CheckInterrupt (which clears a stale flag and
-//     returns instead, and it records again). It releases T.ioMu and
-//     calls the kernel.
+//     T's goroutine takes the lock, records H, then checks T's interrupt
+//     flag: if it is set, it drops the record and unwinds through
+//     CheckInterrupt (which clears a stale flag and returns instead, and
+//     it records again). It releases the lock and calls the kernel.
 //   - Whoever sets T's interrupt flag (an expiring deadline, an abort)
-//     then calls T's Unpark, which, if the flag is set and T.ioOp is not
-//     nil, takes T.ioMu and cuts T.ioOp: it shuts the half down in the
-//     kernel (the blocked read returns end of stream, the blocked write
-//     fails; tcp's Interrupt touches no Go state the operation uses) or
-//     closes the listener, and marks it cut. The recorder stores the
-//     record then loads the flag; the interrupter stores the flag then
-//     loads the record (sequentially consistent atomics): one of them
-//     sees the other's store, so no interruption is lost.
-//   - When the kernel call returns, the caller takes T.ioMu and clears
-//     T.ioOp. If H was cut, H stays poisoned (ErrClosed from then on) and
-//     the caller unwinds through CheckInterrupt, so the Timeout returns
-//     ErrTimeout as in the simulator (what the operation returned is
-//     dropped, an accepted connection closed). If the flag was stale (a
+//     then calls T's Unpark, which, if the flag is set and the record is
+//     not nil, takes the lock and cuts the recorded operation: it shuts
+//     the half down in the kernel (the blocked read returns end of
+//     stream, the blocked write fails; tcp's Interrupt touches no Go state
+//     the operation uses) or closes the listener, and marks it cut. The
+//     recorder stores the record then loads the flag; the interrupter
+//     stores the flag then loads the record (sequentially consistent
+//     atomics): one of them sees the other's store, so no interruption is
+//     lost. (T's taskIO exists before anything is recorded: it is made
+//     when T's goroutine is marked, below.)
+//   - When the kernel call returns, the caller takes the lock and clears
+//     the record. If H was cut, H stays poisoned (ErrClosed from then on)
+//     and the caller unwinds through CheckInterrupt, so the Timeout
+//     returns ErrTimeout as in the simulator (what the operation returned
+//     is dropped, an accepted connection closed). If the flag was stale (a
 //     deadline that expired as its Timeout returned), CheckInterrupt
 //     returns and so does the operation, with H poisoned.
 //
@@ -77,18 +79,19 @@ func (t *task) beginIO(tg *ioTarget) bool {
 	if !t.onOwnGoroutine() {
 		return false
 	}
-	t.ioMu.Lock()
+	x := t.io.Load() // made by markGoroutine
+	x.mu.Lock()
 	// Record, then check the flag: the interrupter sets the flag, then
 	// looks at the record, so one of the two sees the other.
-	t.ioOp.Store(tg)
+	x.op.Store(tg)
 	for t.ct.InterruptPending() {
-		t.ioOp.Store(nil)
-		t.ioMu.Unlock()
+		x.op.Store(nil)
+		x.mu.Unlock()
 		t.ct.CheckInterrupt() // unwinds, or clears a stale flag
-		t.ioMu.Lock()
-		t.ioOp.Store(tg)
+		x.mu.Lock()
+		x.op.Store(tg)
 	}
-	t.ioMu.Unlock()
+	x.mu.Unlock()
 	return true
 }
 
@@ -96,18 +99,19 @@ func (t *task) beginIO(tg *ioTarget) bool {
 // meanwhile: then the caller releases what the operation returned and
 // unwinds t through CheckInterrupt.
 func (t *task) endIO(tg *ioTarget) bool {
-	t.ioMu.Lock()
-	t.ioOp.Store(nil)
-	t.ioMu.Unlock()
+	x := t.io.Load()
+	x.mu.Lock()
+	x.op.Store(nil)
+	x.mu.Unlock()
 	return tg.cut.Load()
 }
 
 // interruptIO cuts the I/O t is blocked in, if t is interrupted. Unpark
-// calls it, on any goroutine.
-func (t *task) interruptIO() {
-	t.ioMu.Lock()
-	defer t.ioMu.Unlock()
-	if tg := t.ioOp.Load(); tg != nil && tg.inner != nil && t.ct.InterruptPending() && tg.cut.CompareAndSwap(false, true) {
+// calls it, on any goroutine, with t's taskIO.
+func (t *task) interruptIO(x *taskIO) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if tg := x.op.Load(); tg != nil && tg.inner != nil && t.ct.InterruptPending() && tg.cut.CompareAndSwap(false, true) {
 		tg.inner.Interrupt()
 	}
 }
@@ -128,12 +132,19 @@ func (t *task) interruptIO() {
 
 // markGoroutine gives t's goroutine its own label set, once.
 func (t *task) markGoroutine() {
-	if t.marker.Load() != nil {
+	x := t.ioState()
+	if x.marker.Load() != nil {
 		return
 	}
-	t.unmarked = getProfLabel()
+	x.unmarked = getProfLabel()
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("simrt_task", t.name())))
-	t.marker.Store((*struct{})(getProfLabel()))
+	x.marker.Store((*struct{})(getProfLabel()))
+}
+
+// marked reports whether markGoroutine has run.
+func (t *task) marked() bool {
+	x := t.io.Load()
+	return x != nil && x.marker.Load() != nil
 }
 
 // unmarkGoroutine gives t's goroutine back the label set it had before
@@ -141,27 +152,35 @@ func (t *task) markGoroutine() {
 // caller's.
 func (t *task) unmarkGoroutine() {
 	if t.onOwnGoroutine() {
-		setProfLabel(t.unmarked)
+		setProfLabel(t.io.Load().unmarked)
 	}
 }
 
 // onOwnGoroutine reports whether the caller runs on t's goroutine, as far
 // as markGoroutine can tell.
 func (t *task) onOwnGoroutine() bool {
-	m := t.marker.Load()
+	x := t.io.Load()
+	if x == nil {
+		return false
+	}
+	m := x.marker.Load()
 	return m != nil && unsafe.Pointer(m) == getProfLabel()
 }
 
-// startGoroutine runs on the goroutine of a task spawned from parent: if
-// that goroutine inherited parent's marker, it gets parent's labels as
-// they were before marking.
-func startGoroutine(parent *task) {
-	if parent == nil {
-		return
+// start runs t on a new goroutine, t being spawned from parent: if the
+// caller runs on parent's goroutine and so carries parent's marker, the
+// new goroutine gets parent's labels as they were before marking (the
+// caller's are put back at once).
+func (t *task) start(parent *task) {
+	if x := parent.io.Load(); x != nil {
+		if m := x.marker.Load(); m != nil && unsafe.Pointer(m) == getProfLabel() {
+			setProfLabel(x.unmarked)
+			go t.run()
+			setProfLabel(unsafe.Pointer(m))
+			return
+		}
 	}
-	if m := parent.marker.Load(); m != nil && unsafe.Pointer(m) == getProfLabel() {
-		setProfLabel(parent.unmarked)
-	}
+	go t.run()
 }
 
 //go:linkname getProfLabel runtime/pprof.runtime_getProfLabel

@@ -125,7 +125,10 @@ func TestTimeoutCutsBlockedSendWithinBound(t *testing.T) {
 		defer st.Close()
 		defer srv.sink.Close()
 		defer srv.stream.Close()
-		timed(t, ctx, "Send(64 MiB)", func() error { return si.Send(make([]byte, 64<<20)) })
+		// Made before the Timeout: under load, making 64 MiB can outlast
+		// the cut, and the Send would then unwind before it blocks.
+		big := make([]byte, 64<<20)
+		timed(t, ctx, "Send(64 MiB)", func() error { return si.Send(big) })
 		if err := si.Send([]byte{1}); !errors.Is(err, simrt.ErrClosed) {
 			t.Errorf("Send after an abandoned Send: %v, want ErrClosed", err)
 		}

@@ -180,6 +180,33 @@ func TestSpawnAfterShutdownIsClosed(t *testing.T) {
 	}
 }
 
+// TestSpawnsRacingShutdown spawns from several tasks while the root
+// returns: each spawn either runs or is refused, and Start returns only
+// once every task it admitted has ended (TestMain checks for leftovers).
+func TestSpawnsRacingShutdown(t *testing.T) {
+	for range 20 {
+		var handles [4][]*simrt.Handle[int]
+		start(realtime.Config{}, func(ctx simrt.Context) {
+			for i := range handles {
+				simrt.Spawn(ctx.Child("spawner"), func(ctx simrt.Context) int {
+					for {
+						handles[i] = append(handles[i], simrt.Spawn(ctx, func(simrt.Context) int { return 1 }))
+						simrt.Reschedule(ctx) // unwinds once aborted
+					}
+				})
+			}
+			ctx.Sleep(time.Millisecond)
+		})
+		for _, hs := range handles {
+			for _, h := range hs {
+				if !h.Done() {
+					t.Fatal("a handle is not done after Start returned")
+				}
+			}
+		}
+	}
+}
+
 func TestRootGoexitStillShutsDown(t *testing.T) {
 	unwound := make(chan struct{})
 	exited := make(chan struct{})

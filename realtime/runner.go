@@ -48,9 +48,11 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	label := rt.taskMetric.Label("", "Root")
 	label.Spawned.Add(1)
 	label.Running.Add(1)
-	rt.root = newTask(rt, "", label, nil)
-	rt.root.root = true
-	ctx := newContext(rt, rt.root, "", nil, rt.tree.Root())
+	rt.root = &task{label: label, root: true}
+	rt.root.ct.SetBackend(rt.root)
+	ctx := &rt.root.ctx
+	ctx.rt, ctx.task, ctx.scope = rt, rt.root, &scope{}
+	ctx.node.Store(rt.tree.Root())
 
 	closed := false
 	defer func() {
@@ -60,16 +62,16 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 			rt.close()
 		}
 	}()
-	rt.root.call(func() { root(ctx) })
+	out, p := rt.root.call(func() { root(ctx) })
 	rt.root.unmarkGoroutine() // the caller's goroutine gets its labels back
-	rt.root.ended.Store(true)
+	rt.root.end()
 	rt.root.ct.RunExitHooks()
-	if s := rt.root.io.Load(); s != nil {
-		s.forget()
+	if x := rt.root.io.Load(); x != nil {
+		x.closers.forget()
 	}
-	if rt.root.outcome == core.OutcomePanicked {
-		rt.log.Error("task panicked", "task", "", "panic", fmt.Sprint(rt.root.panic.Value), "stack", string(rt.root.panic.Stack))
-		rt.fail(rt.root)
+	if out == core.OutcomePanicked {
+		rt.log.Error("task panicked", "task", "", "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+		rt.fail(rt.root, p)
 	}
 	rt.close()
 	closed = true

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
@@ -31,14 +30,18 @@ type runtime struct {
 	storage    simrt.Storage
 	metrics    *metricsServer
 
-	// admission orders spawns against shutdown: a spawn adds to live under
-	// the read lock only while closing is false.
-	admission sync.RWMutex
-	closing   atomic.Bool
-	live      sync.WaitGroup
-	io        closers      // every open I/O resource, closed at shutdown
-	dials     atomic.Int32 // connects in flight on helper goroutines (Context.Dial)
-	blobs     closers      // every open blob, closed once every task has ended
+	// Admission. live counts task goroutines, and spawns in flight: a
+	// spawn counts itself, then checks closing, then links its task into
+	// the tree. The shutdown sets closing, aborts the tree (after which
+	// the tree refuses every spawn) and then waits for live to reach zero,
+	// so it waits for every task the tree took, and a spawn that sees
+	// closing set, or is refused, uncounts itself.
+	closing  atomic.Bool
+	live     atomic.Int64
+	liveZero chan struct{} // a token when live reaches zero while closing
+	io       closers       // every open I/O resource, closed at shutdown
+	dials    atomic.Int32  // connects in flight on helper goroutines (Context.Dial)
+	blobs    closers       // every open blob, closed once every task has ended
 
 	root    *task
 	failure atomic.Pointer[failure]
@@ -60,6 +63,7 @@ func newRuntime(cfg Config) *runtime {
 		registry: metrics.New(),
 		rand:     rand.New(cryptoSource{}),
 		pool:     newPool(cfg.Parallelism),
+		liveZero: make(chan struct{}, 1),
 	}
 	rt.taskMetric = metrics.NewTasks(rt.registry)
 	return rt
@@ -76,55 +80,56 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	rt.check()
 	label := ctx.taskLabel()
 	label.Spawned.Add(1)
-	t := newTask(rt, ctx.name, label, work)
 	label.Running.Add(1)
-	rt.admission.RLock()
-	var node *supervise.Node
-	if !rt.closing.Load() {
-		node = ctx.supervisor().Spawn(t)
-	}
-	if node == nil {
-		rt.admission.RUnlock()
-		t.ended.Store(true)
-		t.releaseGauge()
+	t := &task{work: work, label: label}
+	t.ct.SetBackend(t)
+	t.ct.Name = ctx.scope.name
+	t.ctx.rt, t.ctx.task, t.ctx.scope = rt, t, ctx.scope // the same name and attributes
+	rt.live.Add(1)
+	if rt.closing.Load() || !ctx.supervisor().SpawnAt(&t.node, t) {
+		rt.leave()
+		t.endAndRelease()
 		work.Done(simrt.ErrClosed)
 		return simrt.NoAbort{}
 	}
-	rt.live.Add(1)
-	rt.admission.RUnlock()
-	t.node = node
-	t.spawner = ctx.task
-	t.ctx.rt, t.ctx.task, t.ctx.name, t.ctx.attrs = rt, t, ctx.name, ctx.attrs
-	go t.run()
-	return node
+	t.start(ctx.task)
+	return &t.node
 }
 
 // run is the body of a task's goroutine.
 func (t *task) run() {
-	defer t.rt.live.Done()
-	defer t.rt.finish(t) // also after runtime.Goexit
-	startGoroutine(t.spawner)
-	t.spawner = nil
-	t.call(t.body)
+	defer t.ctx.rt.leave()
+	out, p := core.OutcomeNone, (*core.Panic)(nil) // OutcomeNone after runtime.Goexit
+	defer func() { t.ctx.rt.finish(t, out, p) }()
+	out, p = t.call(t.body)
 }
 
 func (t *task) body() { t.work.Run(&t.ctx) }
 
+// leave uncounts a task goroutine, or a refused spawn, from live.
+func (rt *runtime) leave() {
+	if rt.live.Add(-1) == 0 && rt.closing.Load() {
+		select {
+		case rt.liveZero <- struct{}{}:
+		default: // a token is already there
+		}
+	}
+}
+
 // finish does the bookkeeping of a task that ended, on its goroutine.
-func (rt *runtime) finish(t *task) {
-	t.ended.Store(true)
-	t.releaseGauge()
+func (rt *runtime) finish(t *task, out core.Outcome, p *core.Panic) {
+	t.endAndRelease()
 	t.ct.RunExitHooks()
-	if s := t.io.Load(); s != nil {
-		s.forget()
+	if x := t.io.Load(); x != nil {
+		x.closers.forget()
 	}
 	var err error
-	switch t.outcome {
+	switch out {
 	case core.OutcomeOK:
 	case core.OutcomeAborted, core.OutcomeNone:
 		err = simrt.ErrClosed
 	case core.OutcomePanicked:
-		err = rt.panicked(t)
+		err = rt.panicked(t, p)
 	}
 	// Abort everything the task spawned before reporting its outcome, so
 	// that when Await returns the task's subtree is already aborted (its
@@ -138,22 +143,22 @@ func (rt *runtime) finish(t *task) {
 // panicked logs a task's panic and decides what its handle reports: a
 // *simrt.PanicError when panics are caught, otherwise ErrClosed, after
 // recording the failure and aborting the root so that Start re-raises it.
-func (rt *runtime) panicked(t *task) error {
-	rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(t.panic.Value), "stack", string(t.panic.Stack))
+func (rt *runtime) panicked(t *task, p *core.Panic) error {
+	rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
 	switch {
 	case rt.closing.Load():
 		return simrt.ErrClosed
 	case t.root || !rt.cfg.CatchPanics:
-		rt.fail(t)
+		rt.fail(t, p)
 		return simrt.ErrClosed
 	default:
-		return &simrt.PanicError{Value: t.panic.Value, Stack: t.panic.Stack}
+		return &simrt.PanicError{Value: p.Value, Stack: p.Stack}
 	}
 }
 
 // fail records the first uncaught panic and stops the root.
-func (rt *runtime) fail(t *task) {
-	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name(), value: t.panic.Value, stack: t.panic.Stack}) {
+func (rt *runtime) fail(t *task, p *core.Panic) {
+	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name(), value: p.Value, stack: p.Stack}) {
 		return
 	}
 	if r := rt.root; r != t && r.ct.Abort() {
@@ -166,15 +171,13 @@ func (rt *runtime) fail(t *task) {
 // blocked in the kernel, and close returns once every task goroutine has
 // ended.
 func (rt *runtime) close() {
-	rt.admission.Lock()
 	rt.closing.Store(true)
-	rt.admission.Unlock()
 	rt.tree.Root().Abort()
 	if rt.root.ct.Abort() {
 		rt.root.closers().interruptAll()
 	}
 	rt.io.interruptAll() // unblock every task in the kernel...
-	rt.live.Wait()       // ...wait until every task goroutine has ended...
+	rt.awaitTasks()      // ...wait until every task goroutine has ended...
 	rt.io.closeAll()     // ...then close, with nobody inside
 	rt.root.closers().closeAll()
 	rt.blobs.closeAll()
@@ -183,6 +186,13 @@ func (rt *runtime) close() {
 	}
 	rt.root.label.Running.Add(-1)
 	rt.done.Store(true)
+}
+
+// awaitTasks returns once live is zero; closing must be set.
+func (rt *runtime) awaitTasks() {
+	for rt.live.Load() != 0 {
+		<-rt.liveZero // a token may be stale: check again
+	}
 }
 
 // cryptoSource is a rand.Source over crypto/rand.

@@ -21,53 +21,74 @@ const (
 )
 
 // task is one production task: a goroutine that parks by blocking on a
-// channel. The channel is made on the first Park, so a task that never
-// parks costs no channel.
+// channel. A spawned task is one allocation with its context and its
+// supervision node. What only a task that blocks or opens real I/O needs
+// (the channel among it) is in taskIO, made on first use, so a task that
+// never blocks costs neither.
 type task struct {
 	ct    core.Task
-	rt    *runtime
-	label *metrics.TaskLabel
-	node  *supervise.Node         // spawn node; nil for the root
-	work  simrt.Task              // the spawned work, which also takes the outcome; nil for the root
-	ctx   Context                 // the context the task receives
-	wake  chan struct{}           // made by the task's goroutine before it first parks
-	io    atomic.Pointer[closers] // real I/O this task opened, closed if it is aborted
+	ctx   Context                // the context the task receives
+	node  supervise.Node         // spawn node; unused by the root
+	work  simrt.Task             // the spawned work, which also takes the outcome; nil for the root
+	label *metrics.TaskLabel     // the task's series
+	io    atomic.Pointer[taskIO] // made on first use
 
-	// The network operation this task is taken to be blocked in, cut
-	// short if the task is interrupted (see interrupt.go).
-	ioMu     sync.Mutex
-	ioOp     atomic.Pointer[ioTarget] // written under ioMu
-	marker   atomic.Pointer[struct{}] // its goroutine's own profiler label set, once it has opened I/O
-	unmarked unsafe.Pointer           // the label set the goroutine had before, for tasks it spawns
-	spawner  *task                    // the task whose context spawned this one, until it starts
-
-	permit   atomic.Int32
-	ended    atomic.Bool // the task's function has returned or unwound
-	released atomic.Bool // the running gauge has been decremented
-	root     bool
-
-	// Written by the task's goroutine only, read after it ends.
-	outcome core.Outcome
-	panic   *core.Panic
+	permit atomic.Int32
+	flags  atomic.Uint32 // flagEnded, flagReleased
+	root   bool
 }
 
-func newTask(rt *runtime, name string, label *metrics.TaskLabel, work simrt.Task) *task {
-	t := &task{rt: rt, label: label, work: work}
-	t.ct.SetBackend(t)
-	t.ct.Name = name
-	return t
+// A spawned task is one allocation; keep it within the 288-byte size class.
+var _ [288 - unsafe.Sizeof(task{})]struct{}
+
+// Task flags.
+const (
+	flagEnded    uint32 = 1 << iota // the task's function has returned or unwound
+	flagReleased                    // the running gauge has been decremented
+)
+
+// taskIO is the state of a task that has blocked or opened real I/O.
+type taskIO struct {
+	wake chan struct{} // made by the task's goroutine before it first parks
+
+	closers closers // real I/O the task opened, closed if it is aborted
+
+	// The network operation the task is taken to be blocked in, cut
+	// short if the task is interrupted (see interrupt.go).
+	mu sync.Mutex
+	op atomic.Pointer[ioTarget] // written under mu
+
+	marker   atomic.Pointer[struct{}] // its goroutine's own profiler label set, once it has blocked
+	unmarked unsafe.Pointer           // the label set the goroutine had before, for tasks it spawns
 }
 
 func (t *task) name() string { return t.ct.Name }
 
-// closers returns the task's I/O set, making it on first use.
-func (t *task) closers() *closers {
-	if s := t.io.Load(); s != nil {
-		return s
+// hasEnded reports whether the task's function has returned or unwound.
+func (t *task) hasEnded() bool { return t.flags.Load()&flagEnded != 0 }
+
+// end records that the task's function has returned or unwound. The root
+// keeps its running gauge until the shutdown.
+func (t *task) end() { t.flags.Or(flagEnded) }
+
+// endAndRelease is end and releaseGauge in one atomic operation.
+func (t *task) endAndRelease() {
+	if t.flags.Or(flagEnded|flagReleased)&flagReleased == 0 {
+		t.label.Running.Add(-1)
 	}
-	t.io.CompareAndSwap(nil, &closers{})
+}
+
+// ioState returns the task's taskIO, making it on first use.
+func (t *task) ioState() *taskIO {
+	if x := t.io.Load(); x != nil {
+		return x
+	}
+	t.io.CompareAndSwap(nil, &taskIO{})
 	return t.io.Load()
 }
+
+// closers returns the task's I/O set.
+func (t *task) closers() *closers { return &t.ioState().closers }
 
 // Park implements core.Backend by blocking the goroutine until Unpark.
 func (t *task) Park() {
@@ -76,8 +97,9 @@ func (t *task) Park() {
 	if t.permit.CompareAndSwap(permitReady, permitNone) {
 		return
 	}
-	if t.wake == nil {
-		t.wake = make(chan struct{}, 1)
+	x := t.ioState() // made already if the task blocks through CurrentTask
+	if x.wake == nil {
+		x.wake = make(chan struct{}, 1)
 	}
 	if !t.permit.CompareAndSwap(permitNone, permitParked) {
 		if t.permit.Load() == permitParked {
@@ -87,7 +109,7 @@ func (t *task) Park() {
 		t.permit.CompareAndSwap(permitReady, permitNone) // woken meanwhile
 		return
 	}
-	<-t.wake
+	<-x.wake
 	t.label.Polls.Add(1)
 }
 
@@ -96,8 +118,9 @@ func (t *task) Park() {
 // interrupted (an abort, an expired deadline) while blocked in a network
 // operation, it also cuts that operation short.
 func (t *task) Unpark() {
-	if t.ioOp.Load() != nil && t.ct.InterruptPending() {
-		t.interruptIO()
+	x := t.io.Load()
+	if x != nil && x.op.Load() != nil && t.ct.InterruptPending() {
+		t.interruptIO(x)
 	}
 	for {
 		switch t.permit.Load() {
@@ -109,7 +132,10 @@ func (t *task) Unpark() {
 			}
 		case permitParked:
 			if t.permit.CompareAndSwap(permitParked, permitNone) {
-				t.wake <- struct{}{} // never blocks: one slot, one parked receiver
+				if x == nil { // made by Park before it set permitParked
+					x = t.io.Load()
+				}
+				x.wake <- struct{}{} // never blocks: one slot, one parked receiver
 				return
 			}
 		}
@@ -128,7 +154,7 @@ func (t *task) Yield() {
 // it is closed at shutdown unless the program closes it first), and
 // its handle reports ErrClosed at once.
 func (t *task) Abort() {
-	if t.ended.Load() || !t.ct.Abort() {
+	if t.hasEnded() || !t.ct.Abort() {
 		return
 	}
 	t.closers().interruptAll()
@@ -141,14 +167,14 @@ func (t *task) Abort() {
 // releaseGauge decrements the running gauge exactly once, whoever gets
 // there first: the abort or the end of the task.
 func (t *task) releaseGauge() {
-	if t.released.CompareAndSwap(false, true) {
+	if t.flags.Or(flagReleased)&flagReleased == 0 {
 		t.label.Running.Add(-1)
 	}
 }
 
-// call runs f and records how it ended.
-func (t *task) call(f func()) {
-	t.outcome, t.panic = t.ct.Call(func() {
+// call runs f and reports how it ended.
+func (t *task) call(f func()) (core.Outcome, *core.Panic) {
+	return t.ct.Call(func() {
 		t.label.Polls.Add(1)
 		f()
 	})

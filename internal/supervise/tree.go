@@ -31,8 +31,8 @@ type Node struct {
 	tree     *Tree
 	parent   *Node
 	children []*Node
-	idx      int // index in parent.children; -1 while unlinked
 	task     Aborter
+	idx      int32 // index in parent.children; -1 while unlinked
 	aborted  bool
 }
 
@@ -64,15 +64,28 @@ func (n *Node) linked() bool { return n.parent == nil || n.idx >= 0 }
 // node below it that holds task. It returns nil if n or an ancestor has been
 // aborted: spawning from an aborted context yields a closed handle.
 func (n *Node) Spawn(task Aborter) *Node {
-	t := n.tree
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.attach(n) {
+	s := new(Node)
+	if !n.SpawnAt(s, task) {
 		return nil
 	}
-	s := &Node{tree: t, parent: n, task: task}
-	t.link(s)
 	return s
+}
+
+// SpawnAt is Spawn into a node the caller allocated (typically inside its
+// task, to save an allocation): it makes s a new node below n that holds
+// task and reports true, or reports false and leaves s as it was if n or
+// an ancestor has been aborted.
+func (n *Node) SpawnAt(s *Node, task Aborter) bool {
+	t := n.tree
+	t.mu.Lock()
+	if !t.attach(n) {
+		t.mu.Unlock()
+		return false
+	}
+	*s = Node{tree: t, parent: n, task: task}
+	t.link(s)
+	t.mu.Unlock()
+	return true
 }
 
 // attach links n and its unlinked ancestors, or reports false (marking the
@@ -101,7 +114,7 @@ func (t *Tree) attach(n *Node) bool {
 
 func (t *Tree) link(n *Node) {
 	p := n.parent
-	n.idx = len(p.children)
+	n.idx = int32(len(p.children))
 	p.children = append(p.children, n)
 }
 
