@@ -206,3 +206,14 @@ func BenchmarkSpawnFinish(b *testing.B) {
 		b.StopTimer()
 	})
 }
+
+// BenchmarkEmptyRun measures a whole simulation that does nothing: what a
+// seed sweep pays per seed (and per crash epoch) before the workload.
+func BenchmarkEmptyRun(b *testing.B) {
+	b.ReportAllocs()
+	pool := &Coroutines{}
+	defer pool.Close()
+	for i := 0; b.Loop(); i++ {
+		New(Config{Seed: uint64(i), Coroutines: pool}).Start(func(*Context) {})
+	}
+}
