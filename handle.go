@@ -1,6 +1,8 @@
 package simrt
 
 import (
+	"sync/atomic"
+
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -8,17 +10,25 @@ import (
 // completes later (from NewCompletion or Ready). Dropping a Handle does not
 // stop its task.
 type Handle[T any] struct {
-	mu      core.Lock
-	done    bool
-	v       T
-	err     error
-	q       core.WaitQueue
-	abort   Aborter
-	onAbort error // what Await returns after Abort: ErrClosed for tasks
-
-	f      func(Context) T // the task's function, until it runs
-	result T               // what f returned, until the runtime reports success
+	mu core.Lock
+	// state holds handleDone, set under mu once the outcome is final and no
+	// waiter is queued any more (read with atomic.LoadUint32, no lock), and
+	// handleTask, set when the handle is made.
+	state uint32
+	// v is the value. A task's handle never writes it on completion: its
+	// task's Run stores what f returned, and the value counts only if the
+	// task then succeeds (see value).
+	v     T
+	err   error
+	q     core.WaitQueue
+	abort Aborter
+	f     func(Context) T // the task's function, until it runs
 }
+
+const (
+	handleDone uint32 = 1 << iota // the outcome is known
+	handleTask                    // from Spawn: ErrClosed after Abort (not ErrAborted), and v set by Run
+)
 
 // spawned is the Task that Spawn hands to the runtime: the handle itself,
 // seen through a type that keeps Run and Done out of Handle's method set.
@@ -28,17 +38,12 @@ func (s *spawned[T]) Run(ctx Context) {
 	h := (*Handle[T])(s)
 	f := h.f
 	h.f = nil
-	h.result = f(ctx)
+	h.v = f(ctx) // read only once Done(nil) has completed the handle
 }
 
 func (s *spawned[T]) Done(err error) {
-	h := (*Handle[T])(s)
-	if err != nil {
-		var zero T
-		h.complete(zero, err)
-		return
-	}
-	h.complete(h.result, nil)
+	var zero T
+	(*Handle[T])(s).complete(zero, err) // a task's handle keeps the v from Run
 }
 
 // Spawn starts f as a new task below ctx and returns its handle. The task
@@ -53,7 +58,7 @@ func (s *spawned[T]) Done(err error) {
 //
 // Spawn may be called from any task of the runtime that owns ctx.
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
-	h := &Handle[T]{onAbort: ErrClosed, f: f}
+	h := &Handle[T]{state: handleTask, f: f}
 	h.abort = ctx.SpawnTask((*spawned[T])(h))
 	return h
 }
@@ -61,36 +66,65 @@ func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
 // NewCompletion returns a handle and the function that completes it. Aborting
 // such a handle makes Await return ErrAborted; the work itself goes on.
 func NewCompletion[T any]() (*Handle[T], func(v T, err error)) {
-	h := &Handle[T]{onAbort: ErrAborted}
+	h := &Handle[T]{}
 	return h, h.complete
 }
 
 // Ready returns a handle that has already completed with v and err.
 func Ready[T any](v T, err error) *Handle[T] {
-	h := &Handle[T]{onAbort: ErrAborted}
+	h := &Handle[T]{}
 	h.complete(v, err)
 	return h
 }
 
-// complete records the outcome; the first call wins.
+// complete records the outcome; the first call wins. The waiters are woken
+// after the lock is released, so that they do not find it still held.
 func (h *Handle[T]) complete(v T, err error) {
+	var buf [2]*core.Task
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done {
+	st := h.state
+	if st&handleDone != 0 {
+		h.mu.Unlock()
 		return
 	}
-	h.done, h.v, h.err = true, v, err
-	h.q.NotifyAll()
+	if st&handleTask == 0 {
+		h.v = v
+	}
+	h.err = err
+	woken := h.q.TakeAll(buf[:0])
+	atomic.StoreUint32(&h.state, st|handleDone)
+	h.mu.Unlock()
+	for _, t := range woken {
+		t.Unpark()
+	}
+}
+
+// done reports whether the outcome is known; value may then be read
+// without the lock.
+func (h *Handle[T]) done() bool { return atomic.LoadUint32(&h.state)&handleDone != 0 }
+
+// value returns the outcome; done must be true. A task that did not succeed
+// may still have stored a value (it was aborted after f returned, racing
+// with its Run), which is not read.
+func (h *Handle[T]) value() (T, error) {
+	if h.err != nil && h.state&handleTask != 0 {
+		var zero T
+		return zero, h.err
+	}
+	return h.v, h.err
 }
 
 // Await parks until the outcome is known and returns it: the task's value,
 // ErrClosed if it was aborted or never started, or a *PanicError (matching
 // ErrExited) if it panicked and the runtime catches panics.
 func (h *Handle[T]) Await(ctx Runtime) (T, error) {
+	if h.done() {
+		return h.value()
+	}
 	h.mu.Lock()
-	if h.done {
-		defer h.mu.Unlock()
-		return h.v, h.err
+	if h.done() {
+		h.mu.Unlock()
+		return h.value()
 	}
 	w := ctx.CurrentTask().Waiter()
 	h.mu.Bind(w.Task)
@@ -98,22 +132,20 @@ func (h *Handle[T]) Await(ctx Runtime) (T, error) {
 		h.q.Push(w)
 		h.mu.Unlock()
 		park(w, &h.mu, &h.q, nil)
-		h.mu.Lock()
+		if h.done() { // complete took w off the queue before setting done
+			return h.value()
+		}
+		h.mu.Lock() // a spurious wake
 		h.q.Remove(w)
-		if h.done {
-			v, err := h.v, h.err
+		if h.done() {
 			h.mu.Unlock()
-			return v, err
+			return h.value()
 		}
 	}
 }
 
 // Done reports whether the outcome is known.
-func (h *Handle[T]) Done() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.done
-}
+func (h *Handle[T]) Done() bool { return h.done() }
 
 // Abort stops the task and every task below it; their deferred calls run
 // when the runtime next resumes them. Await then returns ErrClosed (or
@@ -121,7 +153,11 @@ func (h *Handle[T]) Done() bool {
 // nothing, and Abort may be called more than once.
 func (h *Handle[T]) Abort() {
 	var zero T
-	h.complete(zero, h.onAbort)
+	err := ErrAborted
+	if atomic.LoadUint32(&h.state)&handleTask != 0 {
+		err = ErrClosed
+	}
+	h.complete(zero, err)
 	if h.abort != nil {
 		h.abort.Abort()
 	}
@@ -143,8 +179,8 @@ func (c *handleCase[T]) arm(w *core.Waiter) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.mu.Bind(w.Task)
-	if h.done {
-		c.v, c.err = h.v, h.err
+	if h.done() {
+		c.v, c.err = h.value()
 		return true
 	}
 	h.q.Push(w)

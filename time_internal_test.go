@@ -27,7 +27,7 @@ func (stoppedTimer) Stop() bool { return true }
 func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
 	rt := &countingRuntime{}
 	c := After(rt, 10*time.Millisecond, nil).(*afterCase)
-	task := core.NewTask("t", nil)
+	task := core.NewTask(nil)
 	for range 100 {
 		w := core.Waiter{Task: task}
 		if c.arm(&w) {

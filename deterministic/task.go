@@ -136,7 +136,6 @@ const maxIdleCoroutines = 4096
 func (t *task) start() {
 	t.ct.SetBackend(t)
 	t.ct.SetSequential()
-	t.ct.Name = t.name
 	rt := t.rt
 	var c *coroutine
 	if n := len(rt.idle); n > 0 {

@@ -163,16 +163,20 @@ func TestSpawnAfterShutdownIsClosed(t *testing.T) {
 	var stopped sync.WaitGroup
 	stopped.Add(1)
 	start(realtime.Config{}, func(ctx simrt.Context) {
+		ready := simrt.NewOneshot[struct{}]()
 		simrt.Spawn(ctx.Child("lingerer"), func(ctx simrt.Context) int {
 			defer stopped.Done()
 			defer func() {
 				// Unwinding at shutdown: admission is closed.
 				late = simrt.Spawn(ctx, func(simrt.Context) int { return 1 })
 			}()
+			ready.Send(struct{}{})
 			simrt.Select(ctx)
 			return 0
 		})
-		simrt.Reschedule(ctx)
+		// Wait until the lingerer runs: aborted before it starts, its
+		// function (and so stopped.Done) would never run.
+		ready.Recv(ctx)
 	})
 	stopped.Wait()
 	if !late.Done() {
@@ -315,4 +319,29 @@ func slicesEqual(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestAbortRacingCompletion aborts tasks while they return: Await reports
+// either the value or ErrClosed with the zero value, never a mix, and every
+// awaiter is woken (the handle wakes its waiters after releasing its lock).
+func TestAbortRacingCompletion(t *testing.T) {
+	start(realtime.Config{}, func(ctx simrt.Context) {
+		for range 2000 {
+			h := simrt.Spawn(ctx, func(simrt.Context) int { return 7 })
+			waiter := simrt.Spawn(ctx, func(ctx simrt.Context) error {
+				v, err := h.Await(ctx)
+				if (err == nil && v != 7) || (err != nil && (v != 0 || !errors.Is(err, simrt.ErrClosed))) {
+					return errors.New("mixed outcome")
+				}
+				return nil
+			})
+			simrt.Spawn(ctx, func(simrt.Context) int { h.Abort(); return 0 })
+			if _, err := h.Await(ctx); err != nil && !errors.Is(err, simrt.ErrClosed) {
+				t.Error(err)
+			}
+			if v, err := waiter.Await(ctx); err != nil || v != nil {
+				t.Fatal(v, err)
+			}
+		}
+	})
 }

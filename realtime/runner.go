@@ -48,7 +48,8 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	label := rt.taskMetric.Label("", "Root")
 	label.Spawned.Add(1)
 	label.Running.Add(1)
-	rt.root = &task{label: label, root: true}
+	rt.rootLabel = label
+	rt.root = &task{}
 	rt.root.ct.SetBackend(rt.root)
 	ctx := &rt.root.ctx
 	ctx.rt, ctx.task, ctx.scope = rt, rt.root, &scope{}

@@ -24,6 +24,7 @@ type runtime struct {
 	shutdown   simrt.Shutdown
 	registry   *metrics.Registry
 	taskMetric *metrics.Tasks
+	rootLabel  *metrics.TaskLabel // the root task's series
 	rand       *rand.Rand
 	pool       *pool
 	network    simrt.Network
@@ -81,9 +82,8 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	label := ctx.taskLabel()
 	label.Spawned.Add(1)
 	label.Running.Add(1)
-	t := &task{work: work, label: label}
+	t := &task{work: work} // its series is label, through its scope
 	t.ct.SetBackend(t)
-	t.ct.Name = ctx.scope.name
 	t.ctx.rt, t.ctx.task, t.ctx.scope = rt, t, ctx.scope // the same name and attributes
 	rt.live.Add(1)
 	if rt.closing.Load() || !ctx.supervisor().SpawnAt(&t.node, t) {
@@ -148,7 +148,7 @@ func (rt *runtime) panicked(t *task, p *core.Panic) error {
 	switch {
 	case rt.closing.Load():
 		return simrt.ErrClosed
-	case t.root || !rt.cfg.CatchPanics:
+	case t.isRoot() || !rt.cfg.CatchPanics:
 		rt.fail(t, p)
 		return simrt.ErrClosed
 	default:
@@ -184,7 +184,7 @@ func (rt *runtime) close() {
 	if rt.metrics != nil {
 		rt.metrics.close()
 	}
-	rt.root.label.Running.Add(-1)
+	rt.rootLabel.Running.Add(-1)
 	rt.done.Store(true)
 }
 

@@ -26,20 +26,18 @@ const (
 // (the channel among it) is in taskIO, made on first use, so a task that
 // never blocks costs neither.
 type task struct {
-	ct    core.Task
-	ctx   Context                // the context the task receives
-	node  supervise.Node         // spawn node; unused by the root
-	work  simrt.Task             // the spawned work, which also takes the outcome; nil for the root
-	label *metrics.TaskLabel     // the task's series
-	io    atomic.Pointer[taskIO] // made on first use
+	ct   core.Task
+	ctx  Context                // the context the task receives
+	node supervise.Node         // spawn node; unused by the root
+	work simrt.Task             // the spawned work, which also takes the outcome; nil for the root
+	io   atomic.Pointer[taskIO] // made on first use
 
 	permit atomic.Int32
 	flags  atomic.Uint32 // flagEnded, flagReleased
-	root   bool
 }
 
-// A spawned task is one allocation; keep it within the 288-byte size class.
-var _ [288 - unsafe.Sizeof(task{})]struct{}
+// A spawned task is one allocation; keep it within the 192-byte size class.
+var _ [192 - unsafe.Sizeof(task{})]struct{}
 
 // Task flags.
 const (
@@ -62,7 +60,19 @@ type taskIO struct {
 	unmarked unsafe.Pointer           // the label set the goroutine had before, for tasks it spawns
 }
 
-func (t *task) name() string { return t.ct.Name }
+func (t *task) name() string { return t.ctx.scope.name }
+
+// isRoot reports whether t is the root task, the only one without work.
+func (t *task) isRoot() bool { return t.work == nil }
+
+// label returns the task's series: its scope's (a spawned task shares its
+// spawner's scope, whose series the spawn resolved), or the root's.
+func (t *task) label() *metrics.TaskLabel {
+	if t.isRoot() {
+		return t.ctx.rt.rootLabel
+	}
+	return t.ctx.scope.label.Load()
+}
 
 // hasEnded reports whether the task's function has returned or unwound.
 func (t *task) hasEnded() bool { return t.flags.Load()&flagEnded != 0 }
@@ -74,7 +84,7 @@ func (t *task) end() { t.flags.Or(flagEnded) }
 // endAndRelease is end and releaseGauge in one atomic operation.
 func (t *task) endAndRelease() {
 	if t.flags.Or(flagEnded|flagReleased)&flagReleased == 0 {
-		t.label.Running.Add(-1)
+		t.label().Running.Add(-1)
 	}
 }
 
@@ -110,7 +120,7 @@ func (t *task) Park() {
 		return
 	}
 	<-x.wake
-	t.label.Polls.Add(1)
+	t.label().Polls.Add(1)
 }
 
 // Unpark implements core.Backend: it wakes a blocked Park, or makes the
@@ -168,14 +178,14 @@ func (t *task) Abort() {
 // there first: the abort or the end of the task.
 func (t *task) releaseGauge() {
 	if t.flags.Or(flagReleased)&flagReleased == 0 {
-		t.label.Running.Add(-1)
+		t.label().Running.Add(-1)
 	}
 }
 
 // call runs f and reports how it ended.
 func (t *task) call(f func()) (core.Outcome, *core.Panic) {
 	return t.ct.Call(func() {
-		t.label.Polls.Add(1)
+		t.label().Polls.Add(1)
 		f()
 	})
 }

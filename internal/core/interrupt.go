@@ -8,7 +8,7 @@ package core
 // has been aborted, or one of its deadlines has expired, or a deadline
 // expired just as its Timeout was returning (a stale flag, cleared by the
 // task's next Park, Yield or CheckInterrupt). Safe from any goroutine.
-func (t *Task) InterruptPending() bool { return t.interrupt.Load() }
+func (t *Task) InterruptPending() bool { return t.flags.Load()&flagInterrupt != 0 }
 
 // CheckInterrupt does what Park does before blocking, without blocking: if
 // the task has been aborted it panics with Aborted, if one of its
@@ -17,7 +17,7 @@ func (t *Task) InterruptPending() bool { return t.interrupt.Load() }
 // own goroutine, for instance right after a system call that the runtime
 // cut short because the task was interrupted.
 func (t *Task) CheckInterrupt() {
-	if t.interrupt.Load() {
+	if t.flags.Load()&flagInterrupt != 0 {
 		t.unwind()
 	}
 }

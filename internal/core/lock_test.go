@@ -4,7 +4,7 @@ import "testing"
 
 func TestLockBindParallelKeepsLocking(t *testing.T) {
 	var l Lock
-	task := NewTask("t", nil)
+	task := NewTask(nil)
 	l.Lock()
 	l.Bind(task)
 	if l.mu.TryLock() {
@@ -19,7 +19,7 @@ func TestLockBindParallelKeepsLocking(t *testing.T) {
 
 func TestLockBindSequentialStopsLocking(t *testing.T) {
 	var l Lock
-	task := NewTask("t", nil)
+	task := NewTask(nil)
 	task.SetSequential()
 	l.Lock()
 	l.Bind(task)

@@ -43,35 +43,45 @@ func IsAbort(v any) bool { _, ok := v.(abortSignal); return ok }
 type Deadline struct {
 	expired atomic.Bool
 	task    *Task
+	outer   *Deadline // the deadline installed before this one, if any
 }
 
 // Expire marks the deadline as passed and wakes its task. It is safe to call
 // from a timer callback.
 func (d *Deadline) Expire() {
 	d.expired.Store(true)
-	d.task.interrupt.Store(true)
+	d.task.flags.Or(flagInterrupt)
 	d.task.Unpark()
 }
 
 // Task is the state every runtime keeps for one task, whatever the runtime.
 type Task struct {
-	// interrupt is set by Abort and by an expiring deadline: the fast path
-	// of Park and Yield checks this one flag and nothing else.
-	interrupt atomic.Bool
-	aborted   atomic.Bool
-	deadlines []*Deadline // owned by the task itself
-	backend   Backend
-	exitHooks []func() // owned by the task itself
-	single    Waiter   // reused by single-primitive waits
-	// Name is the task's supervision label, used in diagnostics.
-	Name string
+	// flags holds flagInterrupt, set by Abort and by an expiring deadline
+	// (the fast path of Park and Yield checks this one bit and nothing
+	// else), and flagAborted, set by Abort.
+	flags atomic.Uint32
 	// sequential: the task's runtime never runs two tasks at once.
 	sequential bool
+	// deadline is the innermost active deadline; each links to the one
+	// outside it. Owned by the task itself.
+	deadline *Deadline
+	backend  Backend
+	// exitHooks holds the exit hooks, the latest first. Owned by the task
+	// itself. A list and a single pointer rather than slices keep Task
+	// small: every task of both runtimes embeds one, and few use either.
+	exitHooks *exitHook
+	single    Waiter // reused by single-primitive waits
 }
 
+// Task flags.
+const (
+	flagInterrupt uint32 = 1 << iota // aborted, or a deadline expired: Park must unwind
+	flagAborted                      // Abort has been called
+)
+
 // NewTask returns a task that parks through b.
-func NewTask(name string, b Backend) *Task {
-	return &Task{backend: b, Name: name}
+func NewTask(b Backend) *Task {
+	return &Task{backend: b}
 }
 
 // SetSequential tells the task that its runtime runs one task at a time
@@ -97,7 +107,7 @@ func (t *Task) Park() { t.backend.Park() }
 // keeping the check in the backend keeps Park and Yield one call deep, which
 // matters when 10,000 tasks' stacks compete for the cache.
 func (t *Task) BeforePark() {
-	if t.interrupt.Load() {
+	if t.flags.Load()&flagInterrupt != 0 {
 		t.unwind()
 	}
 }
@@ -105,7 +115,7 @@ func (t *Task) BeforePark() {
 // AfterPark panics if the task was aborted while parked. Every Backend
 // calls it last in Park and Yield.
 func (t *Task) AfterPark() {
-	if t.aborted.Load() {
+	if t.flags.Load()&flagAborted != 0 {
 		t.unwind()
 	}
 }
@@ -123,61 +133,82 @@ func (t *Task) Yield() { t.backend.Yield() }
 //
 //go:noinline
 func (t *Task) unwind() {
-	t.interrupt.Store(false)
-	if t.aborted.Load() {
-		t.interrupt.Store(true)
+	if t.flags.And(^flagInterrupt)&flagAborted != 0 {
+		t.flags.Or(flagInterrupt)
 		panic(Aborted)
 	}
-	for _, d := range t.deadlines {
+	var outermost *Deadline
+	for d := t.deadline; d != nil; d = d.outer {
 		if d.expired.Load() {
-			t.interrupt.Store(true)
-			panic(d)
+			outermost = d
 		}
+	}
+	if outermost != nil {
+		t.flags.Or(flagInterrupt)
+		panic(outermost)
 	}
 }
 
 // Abort marks the task as aborted and wakes it so that its pending Park
 // unwinds. It reports whether this call was the one that aborted it.
 func (t *Task) Abort() bool {
-	if !t.aborted.CompareAndSwap(false, true) {
-		return false
+	for {
+		f := t.flags.Load()
+		if f&flagAborted != 0 {
+			return false
+		}
+		if t.flags.CompareAndSwap(f, f|flagAborted|flagInterrupt) {
+			break
+		}
 	}
-	t.interrupt.Store(true)
 	t.backend.Unpark()
 	return true
 }
 
 // IsAborted reports whether Abort has been called.
-func (t *Task) IsAborted() bool { return t.aborted.Load() }
+func (t *Task) IsAborted() bool { return t.flags.Load()&flagAborted != 0 }
 
 // PushDeadline installs a new innermost deadline and returns it. The caller
 // arranges for Expire to be called and must PopDeadline when done.
 func (t *Task) PushDeadline() *Deadline {
-	d := &Deadline{task: t}
-	t.deadlines = append(t.deadlines, d)
+	d := &Deadline{task: t, outer: t.deadline}
+	t.deadline = d
 	return d
 }
 
 // PopDeadline removes d, which must be the innermost deadline.
 func (t *Task) PopDeadline(d *Deadline) {
-	n := len(t.deadlines)
-	if n == 0 || t.deadlines[n-1] != d {
+	if t.deadline != d {
 		panic("simrt: deadlines popped out of order")
 	}
-	t.deadlines[n-1] = nil
-	t.deadlines = t.deadlines[:n-1]
+	t.deadline, d.outer = d.outer, nil
 }
 
 // OnExit registers f to run when the task ends, however it ends. Hooks run
 // in registration order, outside any park.
-func (t *Task) OnExit(f func()) { t.exitHooks = append(t.exitHooks, f) }
+func (t *Task) OnExit(f func()) { t.exitHooks = &exitHook{f: f, next: t.exitHooks} }
+
+// exitHook is one hook registered by OnExit.
+type exitHook struct {
+	f    func()
+	next *exitHook
+}
 
 // RunExitHooks runs and clears the exit hooks. Runtimes call it once, after
 // the task's function has returned or unwound.
 func (t *Task) RunExitHooks() {
-	hooks := t.exitHooks
+	h := t.exitHooks
+	if h == nil {
+		return
+	}
 	t.exitHooks = nil
-	for _, f := range hooks {
-		f()
+	var first *exitHook // reverse the list into registration order
+	for h != nil {
+		next := h.next
+		h.next, first = first, h
+		h = next
+	}
+	for ; first != nil; first = first.next {
+		first.f()
 	}
 }

@@ -78,3 +78,19 @@ func (q *WaitQueue) NotifyAll() {
 	for q.NotifyOne() {
 	}
 }
+
+// TakeAll pops every waiter, marks each notified and appends its task to
+// tasks, in queue order, for the caller to Unpark once it has released the
+// primitive's lock: a woken task then does not find the lock still held by
+// its waker. A waiter's memory may be reused as soon as the lock is
+// released (its task may wake for another reason and wait again), so only
+// the tasks are kept. An Unpark that reaches a task after it has moved on
+// is a spurious wake, which every Park caller tolerates.
+func (q *WaitQueue) TakeAll(tasks []*Task) []*Task {
+	for w := q.head; w != nil; w = q.head {
+		q.Remove(w)
+		w.Notified = true
+		tasks = append(tasks, w.Task)
+	}
+	return tasks
+}

@@ -58,7 +58,7 @@ func (r *Runtime) Go(f func()) (wait func()) {
 	done := make(chan any, 1)
 	go func() {
 		b := &backend{permit: make(chan struct{}, 1)}
-		t := core.NewTask("gotask", b)
+		t := core.NewTask(b)
 		b.t = t
 		id := goid()
 		r.mu.Lock()

@@ -28,12 +28,23 @@ type Tree struct {
 
 // Node is one position in the tree.
 type Node struct {
-	tree     *Tree
-	parent   *Node
-	children []*Node
-	task     Aborter
-	idx      int32 // index in parent.children; -1 while unlinked
-	aborted  bool
+	tree   *Tree
+	parent *Node
+	// kids holds the linked children, made when the first one links: most
+	// nodes (those of tasks that spawn nothing) never have one, and a
+	// pointer keeps Node, which a runtime embeds in every task, small.
+	kids    *[]*Node
+	task    Aborter
+	idx     int32 // index in parent's children; -1 while unlinked
+	aborted bool
+}
+
+// children returns n's linked children.
+func (n *Node) children() []*Node {
+	if n.kids == nil {
+		return nil
+	}
+	return *n.kids
 }
 
 // New returns a tree with a live root.
@@ -114,8 +125,11 @@ func (t *Tree) attach(n *Node) bool {
 
 func (t *Tree) link(n *Node) {
 	p := n.parent
-	n.idx = int32(len(p.children))
-	p.children = append(p.children, n)
+	if p.kids == nil {
+		p.kids = new([]*Node)
+	}
+	n.idx = int32(len(*p.kids))
+	*p.kids = append(*p.kids, n)
 }
 
 func (t *Tree) unlink(n *Node) {
@@ -123,11 +137,12 @@ func (t *Tree) unlink(n *Node) {
 		return
 	}
 	p := n.parent
-	last := len(p.children) - 1
-	p.children[n.idx] = p.children[last]
-	p.children[n.idx].idx = n.idx
-	p.children[last] = nil
-	p.children = p.children[:last]
+	c := *p.kids
+	last := len(c) - 1
+	c[n.idx] = c[last]
+	c[n.idx].idx = n.idx
+	c[last] = nil
+	*p.kids = c[:last]
 	n.idx = -1
 }
 
@@ -136,7 +151,7 @@ func (t *Tree) unlink(n *Node) {
 // abort unlinks whole subtrees at once), so finishing every task of a
 // 100,000-deep aborted chain costs O(1) each.
 func (t *Tree) release(n *Node) {
-	for n.parent != nil && n.idx >= 0 && n.task == nil && len(n.children) == 0 {
+	for n.parent != nil && n.idx >= 0 && n.task == nil && len(n.children()) == 0 {
 		p := n.parent
 		t.unlink(n)
 		n = p
@@ -157,7 +172,7 @@ func (n *Node) Abort() {
 }
 
 func (t *Tree) abort(n *Node, tasks []Aborter) []Aborter {
-	if len(n.children) == 0 { // the common case: no walk, no allocation
+	if len(n.children()) == 0 { // the common case: no walk, no allocation
 		if !n.aborted {
 			n.aborted = true
 			if n.task != nil {
@@ -179,12 +194,13 @@ func (t *Tree) abort(n *Node, tasks []Aborter) []Aborter {
 			tasks = append(tasks, x.task)
 			x.task = nil
 		}
-		for i := len(x.children) - 1; i >= 0; i-- {
-			c := x.children[i]
+		children := x.children()
+		for i := len(children) - 1; i >= 0; i-- {
+			c := children[i]
 			c.idx = -1
 			stack = append(stack, c)
 		}
-		x.children = nil
+		x.kids = nil
 	}
 	return tasks
 }
@@ -232,7 +248,7 @@ func (t *Tree) Len() int {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n++
-		stack = append(stack, x.children...)
+		stack = append(stack, x.children()...)
 	}
 	return n
 }

@@ -44,7 +44,7 @@ func Await[T any](h *simrt.Handle[T]) (T, error) { return h.Await(goroutine{}) }
 type goroutine struct{}
 
 func (goroutine) CurrentTask() *core.Task {
-	return core.NewTask("storagetest", make(permit, 1))
+	return core.NewTask(make(permit, 1))
 }
 
 func (goroutine) AfterFunc(time.Duration, func()) simrt.Timer {
