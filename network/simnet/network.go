@@ -3,7 +3,6 @@ package simnet
 import (
 	"math/rand/v2"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -61,7 +60,9 @@ type Config struct {
 // Network is an in-memory network of hosts joined by directed links. It
 // implements simrt.Network for the default host 127.0.0.1; Host gives the
 // view from another address. Its methods may be called from any task of
-// its runtime (and from timer callbacks); it is safe for concurrent use.
+// its runtime (and from timer callbacks), and only from those: in a runtime
+// that runs one task at a time (the simulator), its lock stops locking once
+// a task has waited on the network (see core.Lock).
 type Network struct {
 	rt      Runtime
 	rng     *rand.Rand
@@ -69,7 +70,7 @@ type Network struct {
 	cfg     Config
 	bufSize int
 
-	mu        sync.Mutex
+	mu        core.Lock
 	listeners map[netip.AddrPort]*listener // never shrinks: a bound address stays taken
 	port      int                          // next ephemeral port
 	hosts     map[netip.Addr]*host
@@ -219,6 +220,7 @@ func (n *Network) waitPath(out, back *link) error {
 // when it returns or unwinds.
 func (n *Network) wait(q *core.WaitQueue) {
 	t := n.rt.CurrentTask()
+	n.mu.Bind(t) // a simulated task: the lock is free from here on
 	w := t.Waiter()
 	q.Push(w)
 	n.mu.Unlock()
