@@ -36,8 +36,9 @@ func main() {
 	flag.Parse()
 	if os.Getenv("GOGC") == "" {
 		// A run allocates a few megabytes and drops them all: collecting
-		// less often saves about a tenth of the CPU time.
-		debug.SetGCPercent(400)
+		// less often saves CPU time (GOGC=1000 against the default 100:
+		// about 15% less, for about 60 MB of memory in all).
+		debug.SetGCPercent(1000)
 	}
 	bs, err := parseBugs(*bugFlag)
 	if err != nil {
