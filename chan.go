@@ -69,8 +69,7 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 		c.mu.Unlock()
 		return nil
 	}
-	w := ctx.CurrentTask().Waiter()
-	c.mu.Bind(w.Task)
+	w := waiter(ctx, &c.mu)
 	for {
 		c.sendq.Push(w)
 		c.mu.Unlock()
@@ -118,8 +117,7 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 		c.mu.Unlock()
 		return v, false
 	}
-	w := ctx.CurrentTask().Waiter()
-	c.mu.Bind(w.Task)
+	w := waiter(ctx, &c.mu)
 	for {
 		c.recvq.Push(w)
 		c.mu.Unlock()

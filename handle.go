@@ -126,8 +126,7 @@ func (h *Handle[T]) Await(ctx Runtime) (T, error) {
 		h.mu.Unlock()
 		return h.value()
 	}
-	w := ctx.CurrentTask().Waiter()
-	h.mu.Bind(w.Task)
+	w := waiter(ctx, &h.mu)
 	for {
 		h.q.Push(w)
 		h.mu.Unlock()

@@ -20,8 +20,7 @@ func (m *Mutex) Lock(ctx Runtime) {
 		m.mu.Unlock()
 		return
 	}
-	w := ctx.CurrentTask().Waiter()
-	m.mu.Bind(w.Task)
+	w := waiter(ctx, &m.mu)
 	for {
 		m.q.Push(w)
 		m.mu.Unlock()

@@ -60,8 +60,7 @@ func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
 		defer o.mu.Unlock()
 		return o.resultLocked()
 	}
-	w := ctx.CurrentTask().Waiter()
-	o.mu.Bind(w.Task)
+	w := waiter(ctx, &o.mu)
 	for {
 		o.q.Push(w)
 		o.mu.Unlock()

@@ -69,6 +69,15 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter) {
 	ok = true
 }
 
+// waiter returns the calling task's reusable waiter for a wait on a
+// primitive guarded by mu, which the caller holds. It binds mu to the task
+// (see core.Lock.Bind), so that in the simulator the lock stops locking.
+func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
+	w := ctx.CurrentTask().Waiter()
+	mu.Bind(w.Task)
+	return w
+}
+
 // park parks w's task; if the park unwinds (abort or Timeout), w is taken
 // off q under mu and an unused notification is forwarded.
 func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {

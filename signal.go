@@ -43,8 +43,7 @@ func (s *Signal) Wait(ctx Runtime) int {
 		s.mu.Unlock()
 		return s.value
 	}
-	w := ctx.CurrentTask().Waiter()
-	s.mu.Bind(w.Task)
+	w := waiter(ctx, &s.mu)
 	for {
 		s.q.Push(w)
 		s.mu.Unlock()
