@@ -175,13 +175,12 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 		ctx.label = label
 	}
 	label.Spawned.Add(1)
-	// One allocation for the task, its context and the context's node, so
-	// that what a resume touches sits together in memory.
+	// One allocation for the task, its spawn node, its context and the
+	// context's node, so that what a resume touches sits together in memory.
 	tc := &taskWithContext{}
-	t, child := &tc.task, &tc.ctx
+	t, child, node := &tc.task, &tc.ctx, &tc.node
 	*t = task{name: ctx.name, label: label, body: body}
-	node := ctx.node.Spawn(t)
-	if node == nil {
+	if !ctx.node.SpawnAt(node, t) {
 		body.Done(simrt.ErrClosed)
 		return simrt.NoAbort{}
 	}
@@ -267,9 +266,11 @@ type taskContext struct {
 	node supervise.Node
 }
 
-// taskWithContext is a spawned task allocated together with its context.
+// taskWithContext is a spawned task allocated together with its spawn node
+// and its context.
 type taskWithContext struct {
 	task task
+	node supervise.Node
 	ctx  taskContext
 }
 

@@ -152,14 +152,10 @@ func (t *Task) unwind() {
 // Abort marks the task as aborted and wakes it so that its pending Park
 // unwinds. It reports whether this call was the one that aborted it.
 func (t *Task) Abort() bool {
-	for {
-		f := t.flags.Load()
-		if f&flagAborted != 0 {
-			return false
-		}
-		if t.flags.CompareAndSwap(f, f|flagAborted|flagInterrupt) {
-			break
-		}
+	// Setting the interrupt again on an aborted task changes nothing: it
+	// stays set while the task unwinds.
+	if t.flags.Or(flagAborted|flagInterrupt)&flagAborted != 0 {
+		return false
 	}
 	t.backend.Unpark()
 	return true
