@@ -128,6 +128,16 @@ func accept(t *testing.T, l simrt.Listener) (conn, bool) {
 	return conn{si, st}, true
 }
 
+// serveOne accepts one connection on l in a new task and hands it to
+// server; the returned function waits for that task.
+func serveOne(t *testing.T, env Env, l simrt.Listener, server func(env Env, c conn)) (wait func()) {
+	return env.Go(func(env Env) {
+		if c, ok := accept(t, l); ok {
+			server(env, c)
+		}
+	})
+}
+
 // expect receives len(want) bytes and checks them.
 func expect(t *testing.T, st simrt.Stream, want []byte, what string) bool {
 	got, err := st.Recv(len(want))
@@ -184,11 +194,7 @@ func bindAndDial(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	wait := env.Go(func(Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(_ Env, c conn) {
 		defer c.close()
 		serve(t, c)
 		c.stream.Recv(1) // hold the connection until the client is done
@@ -206,11 +212,7 @@ func vectoredSend(t *testing.T, env Env) {
 	defer l.Close()
 	chunks := [][]byte{[]byte("first "), []byte("second "), []byte("third")}
 	want := bytes.Join(chunks, nil)
-	wait := env.Go(func(Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(_ Env, c conn) {
 		defer c.close()
 		expect(t, c.stream, want, "server")
 	})
@@ -274,11 +276,7 @@ func largeData(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	wait := env.Go(func(Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(_ Env, c conn) {
 		defer c.close()
 		for i := range chunks {
 			if !expect(t, c.stream, chunk(i), "server") {
@@ -323,11 +321,7 @@ func peek(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	wait := env.Go(func(Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(_ Env, c conn) {
 		defer c.close()
 		if !expect(t, c.stream, msg[:5], "server") {
 			return
@@ -367,11 +361,7 @@ func canceledRecvPoisonsStream(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	wait := env.Go(func(Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(_ Env, c conn) {
 		defer c.close()
 		expect(t, c.stream, clientData, "server")
 	})
@@ -399,11 +389,7 @@ func canceledSendPoisonsSink(t *testing.T, env Env) {
 	}
 	defer l.Close()
 	done := simrt.NewOneshot[struct{}]()
-	wait := env.Go(func(env Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(env Env, c conn) {
 		defer c.close()
 		done.Recv(env) // receive nothing until the client is done sending
 		send(t, c.sink, "server", serverData)
@@ -445,11 +431,7 @@ func recvErrorPoisonsStream(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	wait := env.Go(func(Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(_ Env, c conn) {
 		defer c.stream.Close()
 		send(t, c.sink, "server", make([]byte, 50))
 		c.sink.Close()
@@ -477,11 +459,7 @@ func sendErrorPoisonsSink(t *testing.T, env Env) {
 	}
 	defer l.Close()
 	dialed, closed := simrt.NewOneshot[struct{}](), simrt.NewOneshot[struct{}]()
-	wait := env.Go(func(env Env) {
-		c, ok := accept(t, l)
-		if !ok {
-			return
-		}
+	wait := serveOne(t, env, l, func(env Env, c conn) {
 		dialed.Recv(env) // a real socket may see the close before its dial returns
 		send(t, c.sink, "server", serverData)
 		c.close()
