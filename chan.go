@@ -59,35 +59,15 @@ func (c *Chan[T]) pop() T {
 // the channel is (or becomes) closed; v is then not delivered.
 func (c *Chan[T]) Send(ctx Runtime, v T) error {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return ErrClosed
+	done, err := c.trySend(v)
+	if !done {
+		waitUntil(ctx, &c.mu, &c.sendq, c.forwardSend, func() bool {
+			done, err = c.trySend(v)
+			return done
+		})
 	}
-	if !c.full() {
-		c.push(v)
-		c.recvq.NotifyOne()
-		c.mu.Unlock()
-		return nil
-	}
-	w := waiter(ctx, &c.mu)
-	for {
-		c.sendq.Push(w)
-		c.mu.Unlock()
-		park(w, &c.mu, &c.sendq, c.forwardSend)
-		c.mu.Lock()
-		c.sendq.Remove(w)
-		w.Notified = false
-		if c.closed {
-			c.mu.Unlock()
-			return ErrClosed
-		}
-		if !c.full() {
-			c.push(v)
-			c.recvq.NotifyOne()
-			c.mu.Unlock()
-			return nil
-		}
-	}
+	c.mu.Unlock()
+	return err
 }
 
 // TrySend queues v if there is room and reports whether it did. It returns
@@ -95,47 +75,38 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 func (c *Chan[T]) TrySend(v T) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.full() {
-		return false
+	done, err := c.trySend(v)
+	return done && err == nil
+}
+
+// trySend queues v if there is room. done reports whether the send is over:
+// v was queued (err nil) or the channel is closed (ErrClosed). Called with
+// mu held.
+func (c *Chan[T]) trySend(v T) (done bool, err error) {
+	if c.closed {
+		return true, ErrClosed
+	}
+	if c.full() {
+		return false, nil
 	}
 	c.push(v)
 	c.recvq.NotifyOne()
-	return true
+	return true, nil
 }
 
 // Recv returns the next value, parking while the channel is empty. After
 // Close, it returns the values still queued and then ok=false.
 func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 	c.mu.Lock()
-	if c.n > 0 {
-		v = c.pop()
-		c.sendq.NotifyOne()
-		c.mu.Unlock()
-		return v, true
+	v, ok, done := c.tryRecv()
+	if !done {
+		waitUntil(ctx, &c.mu, &c.recvq, c.forwardRecv, func() bool {
+			v, ok, done = c.tryRecv()
+			return done
+		})
 	}
-	if c.closed {
-		c.mu.Unlock()
-		return v, false
-	}
-	w := waiter(ctx, &c.mu)
-	for {
-		c.recvq.Push(w)
-		c.mu.Unlock()
-		park(w, &c.mu, &c.recvq, c.forwardRecv)
-		c.mu.Lock()
-		c.recvq.Remove(w)
-		w.Notified = false
-		if c.n > 0 {
-			v = c.pop()
-			c.sendq.NotifyOne()
-			c.mu.Unlock()
-			return v, true
-		}
-		if c.closed {
-			c.mu.Unlock()
-			return v, false
-		}
-	}
+	c.mu.Unlock()
+	return v, ok
 }
 
 // TryRecv returns the next value without parking; ok is false when the
@@ -143,12 +114,20 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 func (c *Chan[T]) TryRecv() (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n == 0 {
-		return v, false
+	v, ok, _ = c.tryRecv()
+	return v, ok
+}
+
+// tryRecv takes the next value if there is one (ok). done reports whether
+// the receive is over: a value was taken, or the channel is closed and
+// drained. Called with mu held.
+func (c *Chan[T]) tryRecv() (v T, ok, done bool) {
+	if c.n > 0 {
+		v = c.pop()
+		c.sendq.NotifyOne()
+		return v, true, true
 	}
-	v = c.pop()
-	c.sendq.NotifyOne()
-	return v, true
+	return v, false, c.closed
 }
 
 // Close closes the channel: later Sends fail with ErrClosed, and Recv drains
@@ -209,12 +188,8 @@ func (rc *recvCase[T]) arm(w *core.Waiter) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mu.Bind(w.Task)
-	if c.n > 0 {
-		rc.v, rc.ok = c.pop(), true
-		c.sendq.NotifyOne()
-		return true
-	}
-	if c.closed {
+	var done bool
+	if rc.v, rc.ok, done = c.tryRecv(); done {
 		return true
 	}
 	c.recvq.Push(w)
@@ -251,13 +226,8 @@ func (sc *sendCase[T]) arm(w *core.Waiter) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mu.Bind(w.Task)
-	if c.closed {
-		sc.err = ErrClosed
-		return true
-	}
-	if !c.full() {
-		c.push(sc.v)
-		c.recvq.NotifyOne()
+	var done bool
+	if done, sc.err = c.trySend(sc.v); done {
 		return true
 	}
 	c.sendq.Push(w)

@@ -15,36 +15,27 @@ type Mutex struct {
 // Lock parks until the mutex is free and takes it.
 func (m *Mutex) Lock(ctx Runtime) {
 	m.mu.Lock()
-	if !m.locked {
-		m.locked = true
-		m.mu.Unlock()
-		return
+	if !m.take() {
+		waitUntil(ctx, &m.mu, &m.q, m.forward, m.take)
 	}
-	w := waiter(ctx, &m.mu)
-	for {
-		m.q.Push(w)
-		m.mu.Unlock()
-		park(w, &m.mu, &m.q, m.forward)
-		m.mu.Lock()
-		m.q.Remove(w)
-		w.Notified = false
-		if !m.locked {
-			m.locked = true
-			m.mu.Unlock()
-			return
-		}
+	m.mu.Unlock()
+}
+
+// take takes the mutex if it is free and reports whether it did. Called
+// with mu held.
+func (m *Mutex) take() bool {
+	if m.locked {
+		return false
 	}
+	m.locked = true
+	return true
 }
 
 // TryLock takes the mutex if it is free and reports whether it did.
 func (m *Mutex) TryLock() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.locked {
-		return false
-	}
-	m.locked = true
-	return true
+	return m.take()
 }
 
 // Unlock releases the mutex and wakes the longest waiter. It panics if the
@@ -79,8 +70,7 @@ func (c *lockCase) arm(w *core.Waiter) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mu.Bind(w.Task)
-	if !m.locked {
-		m.locked = true
+	if m.take() {
 		return true
 	}
 	m.q.Push(w)

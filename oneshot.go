@@ -60,19 +60,10 @@ func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
 		defer o.mu.Unlock()
 		return o.resultLocked()
 	}
-	w := waiter(ctx, &o.mu)
-	for {
-		o.q.Push(w)
-		o.mu.Unlock()
-		park(w, &o.mu, &o.q, nil)
-		o.mu.Lock()
-		o.q.Remove(w)
-		if o.doneLocked() {
-			v, err := o.resultLocked()
-			o.mu.Unlock()
-			return v, err
-		}
-	}
+	waitUntil(ctx, &o.mu, &o.q, nil, o.doneLocked)
+	v, err := o.resultLocked()
+	o.mu.Unlock()
+	return v, err
 }
 
 // TryRecv returns the value without parking; ok is false while nothing has

@@ -78,6 +78,26 @@ func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
 	return w
 }
 
+// waitUntil parks the calling task on q, the wait queue of a primitive
+// guarded by mu, until attempt reports true. It is called with mu held and
+// returns with mu held; attempt runs with mu held after every wake-up.
+// forward passes on a wake-up the task did not use if the wait unwinds (see
+// park).
+func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+	w := waiter(ctx, mu)
+	for {
+		q.Push(w)
+		mu.Unlock()
+		park(w, mu, q, forward)
+		mu.Lock()
+		q.Remove(w)
+		w.Notified = false
+		if attempt() {
+			return
+		}
+	}
+}
+
 // park parks w's task; if the park unwinds (abort or Timeout), w is taken
 // off q under mu and an unused notification is forwarded.
 func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {

@@ -43,18 +43,10 @@ func (s *Signal) Wait(ctx Runtime) int {
 		s.mu.Unlock()
 		return s.value
 	}
-	w := waiter(ctx, &s.mu)
-	for {
-		s.q.Push(w)
-		s.mu.Unlock()
-		park(w, &s.mu, &s.q, nil)
-		s.mu.Lock()
-		s.q.Remove(w)
-		if s.fired {
-			s.mu.Unlock()
-			return s.value
-		}
-	}
+	waitUntil(ctx, &s.mu, &s.q, nil, func() bool { return s.fired })
+	v := s.value
+	s.mu.Unlock()
+	return v
 }
 
 // OnFire is a Select case that completes when the signal fires and passes
