@@ -82,11 +82,7 @@ func (t *task) hasEnded() bool { return t.flags.Load()&flagEnded != 0 }
 func (t *task) end() { t.flags.Or(flagEnded) }
 
 // endAndRelease is end and releaseGauge in one atomic operation.
-func (t *task) endAndRelease() {
-	if t.flags.Or(flagEnded|flagReleased)&flagReleased == 0 {
-		t.label().Running.Add(-1)
-	}
-}
+func (t *task) endAndRelease() { t.releaseGaugeAnd(flagEnded) }
 
 // ioState returns the task's taskIO, making it on first use.
 func (t *task) ioState() *taskIO {
@@ -176,8 +172,12 @@ func (t *task) Abort() {
 
 // releaseGauge decrements the running gauge exactly once, whoever gets
 // there first: the abort or the end of the task.
-func (t *task) releaseGauge() {
-	if t.flags.Or(flagReleased)&flagReleased == 0 {
+func (t *task) releaseGauge() { t.releaseGaugeAnd(0) }
+
+// releaseGaugeAnd is releaseGauge that also sets the flags also, in the
+// same atomic operation.
+func (t *task) releaseGaugeAnd(also uint32) {
+	if t.flags.Or(flagReleased|also)&flagReleased == 0 {
 		t.label().Running.Add(-1)
 	}
 }
