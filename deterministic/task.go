@@ -25,6 +25,7 @@ type task struct {
 	name     string
 	label    *metrics.TaskLabel
 	ct       core.Task
+	waiter   core.Waiter // ct's reusable waiter: every simulated task waits
 
 	root bool
 	node *supervise.Node // spawn node; nil for the root
@@ -136,6 +137,7 @@ const maxIdleCoroutines = 4096
 func (t *task) start() {
 	t.ct.SetBackend(t)
 	t.ct.SetSequential()
+	t.ct.SetWaiter(&t.waiter)
 	rt := t.rt
 	var c *coroutine
 	if n := len(rt.idle); n > 0 {

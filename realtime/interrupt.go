@@ -136,6 +136,7 @@ func (t *task) markGoroutine() {
 	if x.marker.Load() != nil {
 		return
 	}
+	t.ct.SetWaiter(&x.waiter) // this is the task's goroutine, about to block
 	x.unmarked = getProfLabel()
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("simrt_task", t.name())))
 	x.marker.Store((*struct{})(getProfLabel()))

@@ -36,8 +36,8 @@ type task struct {
 	flags  atomic.Uint32 // flagEnded, flagReleased
 }
 
-// A spawned task is one allocation; keep it within the 192-byte size class.
-var _ [192 - unsafe.Sizeof(task{})]struct{}
+// A spawned task is one allocation; keep it within the 160-byte size class.
+var _ [160 - unsafe.Sizeof(task{})]struct{}
 
 // Task flags.
 const (
@@ -50,6 +50,8 @@ type taskIO struct {
 	wake chan struct{} // made by the task's goroutine before it first parks
 
 	closers closers // real I/O the task opened, closed if it is aborted
+
+	waiter core.Waiter // the task's reusable waiter (core.Task.SetWaiter)
 
 	// The network operation the task is taken to be blocked in, cut
 	// short if the task is interrupted (see interrupt.go).

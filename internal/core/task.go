@@ -70,7 +70,10 @@ type Task struct {
 	// itself. A list and a single pointer rather than slices keep Task
 	// small: every task of both runtimes embeds one, and few use either.
 	exitHooks *exitHook
-	single    Waiter // reused by single-primitive waits
+	// single is the waiter reused by single-primitive waits: storage the
+	// runtime supplies (SetWaiter) where it costs the least, or made on
+	// first use. Owned by the task itself.
+	single *Waiter
 }
 
 // Task flags.
@@ -88,6 +91,13 @@ func NewTask(b Backend) *Task {
 // and orders them itself, so the primitives it waits on need no locking
 // (see Lock).
 func (t *Task) SetSequential() { t.sequential = true }
+
+// SetWaiter gives the task the storage of its reusable waiter (see
+// Waiter). The simulator puts it in every task; the production runtime
+// puts it beside the state it makes when a task first blocks, so a task
+// that never blocks carries none. Call it from the task itself, or while
+// building the task.
+func (t *Task) SetWaiter(w *Waiter) { t.single = w }
 
 // SetBackend replaces the backend. Runtimes call it once, while building the
 // task, when the backend needs the *Task to exist first.

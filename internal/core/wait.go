@@ -13,9 +13,13 @@ type Waiter struct {
 }
 
 // Waiter returns the task's reusable waiter for single-primitive waits,
-// reset and ready to be queued.
+// reset and ready to be queued. Only the task itself may call it.
 func (t *Task) Waiter() *Waiter {
-	w := &t.single
+	w := t.single
+	if w == nil { // the runtime supplied no storage (see SetWaiter)
+		w = new(Waiter)
+		t.single = w
+	}
 	*w = Waiter{Task: t}
 	return w
 }
