@@ -28,17 +28,17 @@ import (
 // another task's Context panics if both block at once, or once that task
 // has ended. Using a Context after Start has returned panics.
 type Context struct {
-	rt    *runtime
 	task  *task
 	scope *scope
 	node  atomic.Pointer[supervise.Node] // nil in a task's own context until first needed
 }
 
-// scope is the name and attributes of a context, shared by the contexts
-// that have the same: a spawned task's context shares its spawner's, and
-// Child and WithAttribute make new ones. Keeping them out of Context keeps
-// a task, which holds its context, small.
+// scope is the runtime, name and attributes of a context, shared by the
+// contexts that have the same: a spawned task's context shares its
+// spawner's, and Child and WithAttribute make new ones. Keeping them out of
+// Context keeps a task, which holds its context, small.
 type scope struct {
+	rt    *runtime
 	name  string
 	attrs []metrics.Attr
 	label atomic.Pointer[metrics.TaskLabel] // task series for spawns from here, resolved on first use
@@ -50,8 +50,8 @@ func newContext(rt *runtime, t *task, name string, attrs []metrics.Attr, n *supe
 		ctx   Context
 		scope scope
 	}{} // one allocation
-	c.scope.name, c.scope.attrs = name, attrs
-	c.ctx.rt, c.ctx.task, c.ctx.scope = rt, t, &c.scope
+	c.scope.rt, c.scope.name, c.scope.attrs = rt, name, attrs
+	c.ctx.task, c.ctx.scope = t, &c.scope
 	c.ctx.node.Store(n)
 	return &c.ctx
 }
@@ -84,7 +84,7 @@ func (c *Context) taskLabel() *metrics.TaskLabel {
 	if l := s.label.Load(); l != nil {
 		return l
 	}
-	l := c.rt.taskMetric.Label(s.name, "Task")
+	l := c.scope.rt.taskMetric.Label(s.name, "Task")
 	s.label.Store(l)
 	return l
 }
@@ -94,19 +94,19 @@ func (c *Context) taskLabel() *metrics.TaskLabel {
 // context's task (attribute task) and the runtime's time. System code that
 // must not import realtime builds the same logger with logging.NewHandler.
 func (c *Context) Logger() *slog.Logger {
-	return slog.New(logging.NewHandler(c.rt.log.Handler(), c))
+	return slog.New(logging.NewHandler(c.scope.rt.log.Handler(), c))
 }
 
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
-	c.rt.check()
-	return newContext(c.rt, c.task, metrics.ChildLabel(c.scope.name, label), c.scope.attrs, c.supervisor().Child())
+	c.scope.rt.check()
+	return newContext(c.scope.rt, c.task, metrics.ChildLabel(c.scope.name, label), c.scope.attrs, c.supervisor().Child())
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
-	c.rt.check()
-	return newContext(c.rt, c.task, c.scope.name, metrics.WithAttr(c.scope.attrs, key, value), c.supervisor())
+	c.scope.rt.check()
+	return newContext(c.scope.rt, c.task, c.scope.name, metrics.WithAttr(c.scope.attrs, key, value), c.supervisor())
 }
 
 // Name implements simrt.Supervisor.Name.
@@ -118,20 +118,20 @@ func (c *Context) Name() simrt.Name {
 // runs on a new goroutine. Once shutdown has begun, the handle is closed at
 // once.
 func (c *Context) SpawnTask(t simrt.Task) simrt.Aborter {
-	return c.rt.spawn(c, t)
+	return c.scope.rt.spawn(c, t)
 }
 
 // Stop implements simrt.Spawner.Stop.
 func (c *Context) Stop(value int, timeout time.Duration) error {
-	c.rt.check()
-	return c.rt.shutdown.Stop(c, value, timeout)
+	c.scope.rt.check()
+	return c.scope.rt.shutdown.Stop(c, value, timeout)
 }
 
 // Stopped implements simrt.Spawner.Stopped. The signal is released when
 // the task owning this context ends, if not before.
 func (c *Context) Stopped() *simrt.StopSignal {
-	c.rt.check()
-	return c.rt.shutdown.Stopped(&c.task.ct)
+	c.scope.rt.check()
+	return c.scope.rt.shutdown.Stopped(&c.task.ct)
 }
 
 // Now implements simrt.Clock.Now: the wall clock.
@@ -168,7 +168,7 @@ func (c *Context) SleepUntil(at time.Time) {
 // CurrentTask implements simrt.Runtime: the task that owns this context.
 // It panics if that task has ended (the context escaped its task).
 func (c *Context) CurrentTask() *core.Task {
-	c.rt.check()
+	c.scope.rt.check()
 	if c.task.hasEnded() {
 		panic(fmt.Sprintf("realtime: blocking call through the context of task %q, which has ended; "+
 			"a task must block only through the Context it was given", c.task.name()))
@@ -182,7 +182,7 @@ func (c *Context) CurrentTask() *core.Task {
 // AfterFunc implements simrt.Runtime with a wall-clock timer; f runs on its
 // own goroutine.
 func (c *Context) AfterFunc(d time.Duration, f func()) simrt.Timer {
-	c.rt.check()
+	c.scope.rt.check()
 	return time.AfterFunc(d, f)
 }
 
@@ -192,7 +192,7 @@ func (c *Context) Read(p []byte) (int, error) { return crand.Read(p) }
 
 // Rand implements simrt.Randomness: a generator over crypto/rand, safe for
 // concurrent use. All contexts of a runtime share it.
-func (c *Context) Rand() *rand.Rand { return c.rt.rand }
+func (c *Context) Rand() *rand.Rand { return c.scope.rt.rand }
 
 // Strategy implements simrt.Strategizer: work runs on the runtime's bounded
 // worker pool (Config.Parallelism workers in all) with the calling
@@ -201,54 +201,54 @@ func (c *Context) Rand() *rand.Rand { return c.rt.rand }
 // re-raised, with its original value, from ForEach. It panics if
 // parallelism < 1.
 func (c *Context) Strategy(parallelism int) simrt.Strategy {
-	c.rt.check()
+	c.scope.rt.check()
 	if parallelism < 1 {
 		panic("realtime.Context.Strategy: parallelism must be at least 1")
 	}
-	return &strategy{p: parallelism, pool: c.rt.pool}
+	return &strategy{p: parallelism, pool: c.scope.rt.pool}
 }
 
 func (c *Context) register(name string) string {
-	c.rt.check()
+	c.scope.rt.check()
 	return metrics.JoinName(c.scope.name, name)
 }
 
 // Counter implements simrt.Metrics.Counter.
 func (c *Context) Counter(name, help string) prometheus.Counter {
-	return c.rt.registry.Counter(c.register(name), help, c.scope.attrs)
+	return c.scope.rt.registry.Counter(c.register(name), help, c.scope.attrs)
 }
 
 // CounterVec implements simrt.Metrics.CounterVec.
 func (c *Context) CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
-	return c.rt.registry.CounterVec(c.register(name), help, c.scope.attrs, labels...)
+	return c.scope.rt.registry.CounterVec(c.register(name), help, c.scope.attrs, labels...)
 }
 
 // Gauge implements simrt.Metrics.Gauge.
 func (c *Context) Gauge(name, help string) prometheus.Gauge {
-	return c.rt.registry.Gauge(c.register(name), help, c.scope.attrs)
+	return c.scope.rt.registry.Gauge(c.register(name), help, c.scope.attrs)
 }
 
 // GaugeVec implements simrt.Metrics.GaugeVec.
 func (c *Context) GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
-	return c.rt.registry.GaugeVec(c.register(name), help, c.scope.attrs, labels...)
+	return c.scope.rt.registry.GaugeVec(c.register(name), help, c.scope.attrs, labels...)
 }
 
 // Histogram implements simrt.Metrics.Histogram.
 func (c *Context) Histogram(name, help string, buckets []float64) prometheus.Histogram {
-	return c.rt.registry.Histogram(c.register(name), help, buckets, c.scope.attrs)
+	return c.scope.rt.registry.Histogram(c.register(name), help, buckets, c.scope.attrs)
 }
 
 // HistogramVec implements simrt.Metrics.HistogramVec.
 func (c *Context) HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	return c.rt.registry.HistogramVec(c.register(name), help, buckets, c.scope.attrs, labels...)
+	return c.scope.rt.registry.HistogramVec(c.register(name), help, buckets, c.scope.attrs, labels...)
 }
 
 // Encode implements simrt.Metrics.Encode: the runtime's own metrics, as in
 // the simulator. Process and Go runtime metrics are only served by the
 // metrics endpoint.
 func (c *Context) Encode() string {
-	c.rt.check()
-	return c.rt.registry.Encode()
+	c.scope.rt.check()
+	return c.scope.rt.registry.Encode()
 }
 
 var _ simrt.Runtime = (*Context)(nil)

@@ -24,14 +24,14 @@ func (rt *runtime) initNetwork() {
 // Bind implements simrt.Network.Bind over TCP. The listener is closed if
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
-	c.rt.check()
-	l, err := c.rt.network.Bind(addr)
+	c.scope.rt.check()
+	l, err := c.scope.rt.network.Bind(addr)
 	if err != nil {
 		return nil, err
 	}
-	tl := &listener{rt: c.rt, owner: c.task, inner: l}
+	tl := &listener{rt: c.scope.rt, owner: c.task, inner: l}
 	tl.tg = newTarget(l)
-	c.rt.track(c.task, tl)
+	c.scope.rt.track(c.task, tl)
 	return tl, nil
 }
 
@@ -44,23 +44,23 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // completes (its connection is then closed) or fails, within
 // Config.Network.ConnectTimeout.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	c.rt.check()
+	c.scope.rt.check()
 	if !c.task.onOwnGoroutine() {
 		// Another goroutine dials through this context (the context used
 		// as a plain simrt.Network): it cannot park the context's task.
-		sink, stream, err := c.rt.network.Dial(addr)
+		sink, stream, err := c.scope.rt.network.Dial(addr)
 		if err != nil {
 			return nil, nil, err
 		}
-		tc := newConn(c.rt, c.task, sink, stream)
+		tc := newConn(c.scope.rt, c.task, sink, stream)
 		return &tc.sink, &tc.stream, nil
 	}
 	res := simrt.NewOneshot[dialed]()
-	c.rt.dials.Add(1)
+	c.scope.rt.dials.Add(1)
 	go func() {
-		defer c.rt.dials.Add(-1)
+		defer c.scope.rt.dials.Add(-1)
 		var d dialed
-		d.sink, d.stream, d.err = c.rt.network.Dial(addr)
+		d.sink, d.stream, d.err = c.scope.rt.network.Dial(addr)
 		if !res.Send(d) { // the dialing task has gone
 			d.close()
 		}
@@ -79,7 +79,7 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	if d.err != nil {
 		return nil, nil, d.err
 	}
-	tc := newConn(c.rt, c.task, d.sink, d.stream)
+	tc := newConn(c.scope.rt, c.task, d.sink, d.stream)
 	return &tc.sink, &tc.stream, nil
 }
 
@@ -101,8 +101,8 @@ func (d dialed) close() {
 // is bounded by Config.ConnectTimeout and cancelled if the task owning
 // this context is aborted.
 func (c *Context) Resolve(host string) ([]netip.Addr, error) {
-	c.rt.check()
-	ctx, cancel := context.WithTimeout(context.Background(), c.rt.cfg.Network.ConnectTimeout)
+	c.scope.rt.check()
+	ctx, cancel := context.WithTimeout(context.Background(), c.scope.rt.cfg.Network.ConnectTimeout)
 	cc := &cancelCloser{cancel: cancel}
 	c.task.closers().add(cc)
 	defer func() {

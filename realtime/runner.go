@@ -52,7 +52,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	rt.root = &task{}
 	rt.root.ct.SetBackend(rt.root)
 	ctx := &rt.root.ctx
-	ctx.rt, ctx.task, ctx.scope = rt, rt.root, &scope{}
+	ctx.task, ctx.scope = rt.root, &scope{rt: rt}
 	ctx.node.Store(rt.tree.Root())
 
 	closed := false

@@ -84,7 +84,7 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	label.Running.Add(1)
 	t := &task{work: work} // its series is label, through its scope
 	t.ct.SetBackend(t)
-	t.ctx.rt, t.ctx.task, t.ctx.scope = rt, t, ctx.scope // the same name and attributes
+	t.ctx.task, t.ctx.scope = t, ctx.scope // the same runtime, name and attributes
 	rt.live.Add(1)
 	if rt.closing.Load() || !ctx.supervisor().SpawnAt(&t.node, t) {
 		rt.leave()
@@ -98,9 +98,9 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 
 // run is the body of a task's goroutine.
 func (t *task) run() {
-	defer t.ctx.rt.leave()
+	defer t.ctx.scope.rt.leave()
 	out, p := core.OutcomeNone, (*core.Panic)(nil) // OutcomeNone after runtime.Goexit
-	defer func() { t.ctx.rt.finish(t, out, p) }()
+	defer func() { t.ctx.scope.rt.finish(t, out, p) }()
 	out, p = t.call(t.body)
 }
 

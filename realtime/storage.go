@@ -19,40 +19,40 @@ func (rt *runtime) initStorage() {
 // Open implements simrt.Storage.Open on files under
 // Config.StorageDirectory.
 func (c *Context) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
-	c.rt.check()
-	b, size, err := c.rt.storage.Open(partition, name)
+	c.scope.rt.check()
+	b, size, err := c.scope.rt.storage.Open(partition, name)
 	if err != nil {
 		return nil, 0, err
 	}
-	return c.rt.trackBlob(b), size, nil
+	return c.scope.rt.trackBlob(b), size, nil
 }
 
 // OpenVersioned implements simrt.Storage.OpenVersioned.
 func (c *Context) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
-	c.rt.check()
-	b, size, v, err := c.rt.storage.OpenVersioned(partition, name, versions)
+	c.scope.rt.check()
+	b, size, v, err := c.scope.rt.storage.OpenVersioned(partition, name, versions)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	return c.rt.trackBlob(b), size, v, nil
+	return c.scope.rt.trackBlob(b), size, v, nil
 }
 
 // Remove implements simrt.Storage.Remove.
 func (c *Context) Remove(partition string, name []byte) error {
-	c.rt.check()
-	return c.rt.storage.Remove(partition, name)
+	c.scope.rt.check()
+	return c.scope.rt.storage.Remove(partition, name)
 }
 
 // RemovePartition implements simrt.Storage.RemovePartition.
 func (c *Context) RemovePartition(partition string) error {
-	c.rt.check()
-	return c.rt.storage.RemovePartition(partition)
+	c.scope.rt.check()
+	return c.scope.rt.storage.RemovePartition(partition)
 }
 
 // Scan implements simrt.Storage.Scan.
 func (c *Context) Scan(partition string) ([][]byte, error) {
-	c.rt.check()
-	return c.rt.storage.Scan(partition)
+	c.scope.rt.check()
+	return c.scope.rt.storage.Scan(partition)
 }
 
 // lazyDisk is a disk.Storage made on first use.

@@ -13,11 +13,16 @@ import (
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
-// Permit states of a task (see Park and Unpark).
+// A task's state word (core.Task.State) holds its park permit in the low
+// two bits (see Park and Unpark) and its flags above.
 const (
-	permitNone   int32 = iota // running, no wake pending
-	permitReady               // a wake is pending: the next Park returns at once
-	permitParked              // blocked in Park, waiting on wake
+	permitNone   uint32 = iota // running, no wake pending
+	permitReady                // a wake is pending: the next Park returns at once
+	permitParked               // blocked in Park, waiting on wake
+	permitMask   uint32 = 3
+
+	flagEnded    uint32 = 1 << 2 // the task's function has returned or unwound
+	flagReleased uint32 = 1 << 3 // the running gauge has been decremented
 )
 
 // task is one production task: a goroutine that parks by blocking on a
@@ -31,19 +36,10 @@ type task struct {
 	node supervise.Node         // spawn node; unused by the root
 	work simrt.Task             // the spawned work, which also takes the outcome; nil for the root
 	io   atomic.Pointer[taskIO] // made on first use
-
-	permit atomic.Int32
-	flags  atomic.Uint32 // flagEnded, flagReleased
 }
 
-// A spawned task is one allocation; keep it within the 160-byte size class.
-var _ [160 - unsafe.Sizeof(task{})]struct{}
-
-// Task flags.
-const (
-	flagEnded    uint32 = 1 << iota // the task's function has returned or unwound
-	flagReleased                    // the running gauge has been decremented
-)
+// A spawned task is one allocation; keep it within the 144-byte size class.
+var _ [144 - unsafe.Sizeof(task{})]struct{}
 
 // taskIO is the state of a task that has blocked or opened real I/O.
 type taskIO struct {
@@ -71,17 +67,17 @@ func (t *task) isRoot() bool { return t.work == nil }
 // spawner's scope, whose series the spawn resolved), or the root's.
 func (t *task) label() *metrics.TaskLabel {
 	if t.isRoot() {
-		return t.ctx.rt.rootLabel
+		return t.ctx.scope.rt.rootLabel
 	}
 	return t.ctx.scope.label.Load()
 }
 
 // hasEnded reports whether the task's function has returned or unwound.
-func (t *task) hasEnded() bool { return t.flags.Load()&flagEnded != 0 }
+func (t *task) hasEnded() bool { return t.ct.State.Load()&flagEnded != 0 }
 
 // end records that the task's function has returned or unwound. The root
 // keeps its running gauge until the shutdown.
-func (t *task) end() { t.flags.Or(flagEnded) }
+func (t *task) end() { t.ct.State.Or(flagEnded) }
 
 // endAndRelease is end and releaseGauge in one atomic operation.
 func (t *task) endAndRelease() { t.releaseGaugeAnd(flagEnded) }
@@ -102,19 +98,19 @@ func (t *task) closers() *closers { return &t.ioState().closers }
 func (t *task) Park() {
 	t.ct.BeforePark()
 	defer t.ct.AfterPark()
-	if t.permit.CompareAndSwap(permitReady, permitNone) {
+	if t.swapPermit(permitReady, permitNone) {
 		return
 	}
 	x := t.ioState() // made already if the task blocks through CurrentTask
 	if x.wake == nil {
 		x.wake = make(chan struct{}, 1)
 	}
-	if !t.permit.CompareAndSwap(permitNone, permitParked) {
-		if t.permit.Load() == permitParked {
+	if !t.swapPermit(permitNone, permitParked) {
+		if t.ct.State.Load()&permitMask == permitParked {
 			panic(fmt.Sprintf("realtime: two goroutines blocked through the context of task %q at once; "+
 				"a task must block only through the Context it was given", t.name()))
 		}
-		t.permit.CompareAndSwap(permitReady, permitNone) // woken meanwhile
+		t.swapPermit(permitReady, permitNone) // woken meanwhile
 		return
 	}
 	<-x.wake
@@ -131,21 +127,36 @@ func (t *task) Unpark() {
 		t.interruptIO(x)
 	}
 	for {
-		switch t.permit.Load() {
+		s := t.ct.State.Load()
+		switch s & permitMask {
 		case permitReady:
 			return
 		case permitNone:
-			if t.permit.CompareAndSwap(permitNone, permitReady) {
+			if t.ct.State.CompareAndSwap(s, s|permitReady) {
 				return
 			}
 		case permitParked:
-			if t.permit.CompareAndSwap(permitParked, permitNone) {
+			if t.ct.State.CompareAndSwap(s, s&^permitMask) {
 				if x == nil { // made by Park before it set permitParked
 					x = t.io.Load()
 				}
 				x.wake <- struct{}{} // never blocks: one slot, one parked receiver
 				return
 			}
+		}
+	}
+}
+
+// swapPermit moves the permit from one state to another, keeping the
+// flags, and reports whether it was in the first.
+func (t *task) swapPermit(from, to uint32) bool {
+	for {
+		s := t.ct.State.Load()
+		if s&permitMask != from {
+			return false
+		}
+		if t.ct.State.CompareAndSwap(s, s&^permitMask|to) {
+			return true
 		}
 	}
 }
@@ -179,7 +190,7 @@ func (t *task) releaseGauge() { t.releaseGaugeAnd(0) }
 // releaseGaugeAnd is releaseGauge that also sets the flags also, in the
 // same atomic operation.
 func (t *task) releaseGaugeAnd(also uint32) {
-	if t.flags.Or(flagReleased|also)&flagReleased == 0 {
+	if t.ct.State.Or(flagReleased|also)&flagReleased == 0 {
 		t.label().Running.Add(-1)
 	}
 }

@@ -33,7 +33,7 @@ func (l *Lock) Unlock() {
 // from here on (it stays held-and-released consistently: the caller's
 // Unlock becomes a no-op too).
 func (l *Lock) Bind(t *Task) {
-	if t.sequential && !l.solo {
+	if !l.solo && t.flags.Load()&flagSequential != 0 {
 		l.solo = true
 		l.mu.Unlock()
 	}

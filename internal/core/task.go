@@ -58,10 +58,13 @@ func (d *Deadline) Expire() {
 type Task struct {
 	// flags holds flagInterrupt, set by Abort and by an expiring deadline
 	// (the fast path of Park and Yield checks this one bit and nothing
-	// else), and flagAborted, set by Abort.
+	// else), flagAborted, set by Abort, and flagSequential, set once by
+	// SetSequential.
 	flags atomic.Uint32
-	// sequential: the task's runtime never runs two tasks at once.
-	sequential bool
+	// State is the Backend's own word, in what would otherwise be padding:
+	// core never reads or writes it. The production runtime keeps its
+	// park permit and its task flags here.
+	State atomic.Uint32
 	// deadline is the innermost active deadline; each links to the one
 	// outside it. Owned by the task itself.
 	deadline *Deadline
@@ -80,6 +83,7 @@ type Task struct {
 const (
 	flagInterrupt uint32 = 1 << iota // aborted, or a deadline expired: Park must unwind
 	flagAborted                      // Abort has been called
+	flagSequential                   // the task's runtime never runs two tasks at once
 )
 
 // NewTask returns a task that parks through b.
@@ -90,7 +94,7 @@ func NewTask(b Backend) *Task {
 // SetSequential tells the task that its runtime runs one task at a time
 // and orders them itself, so the primitives it waits on need no locking
 // (see Lock).
-func (t *Task) SetSequential() { t.sequential = true }
+func (t *Task) SetSequential() { t.flags.Or(flagSequential) }
 
 // SetWaiter gives the task the storage of its reusable waiter (see
 // Waiter). The simulator puts it in every task; the production runtime
