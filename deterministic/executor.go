@@ -70,7 +70,7 @@ type failure struct {
 }
 
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
-	rt := &runtime{cfg: cfg, tree: supervise.New(), registry: metrics.New()}
+	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New()}
 	if cp != nil {
 		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor, cp.dns
 	} else {
@@ -180,7 +180,7 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	tc := &taskWithContext{}
 	t, child, node := &tc.task, &tc.ctx, &tc.node
 	*t = task{name: ctx.name, label: label, body: body}
-	if !ctx.node.SpawnAt(node, t) {
+	if !ctx.node.SpawnAt(node) {
 		body.Done(simrt.ErrClosed)
 		return simrt.NoAbort{}
 	}
@@ -272,6 +272,13 @@ type taskWithContext struct {
 	task task
 	node supervise.Node
 	ctx  taskContext
+}
+
+// abortSpawned is the supervision tree's abortTask: the tree hands back
+// only spawn nodes, and every spawn node is the node of a taskWithContext.
+func abortSpawned(n *supervise.Node) {
+	tc := (*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node))))
+	tc.task.Abort()
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.

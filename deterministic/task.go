@@ -77,7 +77,7 @@ func (t *task) Yield() {
 	t.ct.AfterPark()
 }
 
-// Abort implements supervise.Aborter: the task unwinds the next time the
+// Abort stops the task (see abortSpawned): it unwinds the next time the
 // executor resumes it, and its handle reports ErrClosed at once.
 func (t *task) Abort() {
 	if t.finished || !t.ct.Abort() {

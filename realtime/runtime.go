@@ -60,7 +60,7 @@ func newRuntime(cfg Config) *runtime {
 	rt := &runtime{
 		cfg:      cfg,
 		log:      cfg.Logger,
-		tree:     supervise.New(),
+		tree:     supervise.New(abortSpawned),
 		registry: metrics.New(),
 		rand:     rand.New(cryptoSource{}),
 		pool:     newPool(cfg.Parallelism),
@@ -86,7 +86,7 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	t.ct.SetBackend(t)
 	t.ctx.task, t.ctx.scope = t, ctx.scope // the same runtime, name and attributes
 	rt.live.Add(1)
-	if rt.closing.Load() || !ctx.supervisor().SpawnAt(&t.node, t) {
+	if rt.closing.Load() || !ctx.supervisor().SpawnAt(&t.node) {
 		rt.leave()
 		t.endAndRelease()
 		work.Done(simrt.ErrClosed)

@@ -38,8 +38,8 @@ type task struct {
 	io   atomic.Pointer[taskIO] // made on first use
 }
 
-// A spawned task is one allocation; keep it within the 144-byte size class.
-var _ [144 - unsafe.Sizeof(task{})]struct{}
+// A spawned task is one allocation; keep it within the 128-byte size class.
+var _ [128 - unsafe.Sizeof(task{})]struct{}
 
 // taskIO is the state of a task that has blocked or opened real I/O.
 type taskIO struct {
@@ -168,7 +168,16 @@ func (t *task) Yield() {
 	t.ct.AfterPark()
 }
 
-// Abort implements supervise.Aborter: the task unwinds at its next park,
+// taskOf returns the task whose spawn node n is: the tree hands back only
+// spawn nodes, and every spawn node is the node field of a task.
+func taskOf(n *supervise.Node) *task {
+	return (*task)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(task{}.node))))
+}
+
+// abortSpawned is the tree's abortTask: it aborts the task of a spawn node.
+func abortSpawned(n *supervise.Node) { taskOf(n).Abort() }
+
+// Abort stops the task (see abortSpawned): the task unwinds at its next park,
 // real I/O it opened is interrupted (so a blocked read or write returns;
 // it is closed at shutdown unless the program closes it first), and
 // its handle reports ErrClosed at once.
@@ -204,4 +213,3 @@ func (t *task) call(f func()) (core.Outcome, *core.Panic) {
 }
 
 var _ core.Backend = (*task)(nil)
-var _ supervise.Aborter = (*task)(nil)

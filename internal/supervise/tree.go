@@ -12,31 +12,28 @@ package supervise
 
 import "sync"
 
-// Aborter is the task a spawn node holds.
-type Aborter interface {
-	// Abort stops the task. It is called at most once per task, outside the
-	// tree's lock.
-	Abort()
-}
-
 // Tree is one runtime's supervision tree. Its methods are safe for
 // concurrent use; in the simulator the lock is never contended.
 type Tree struct {
-	mu   sync.Mutex
-	root *Node
+	mu        sync.Mutex
+	root      *Node
+	abortTask func(*Node)
 }
 
-// Node is one position in the tree.
+// Node is one position in the tree. A spawn node (see SpawnAt) holds a
+// task until the task finishes or is aborted; the node does not point to
+// its task: the runtime keeps the node inside its task and finds the task
+// from the node (see New), which keeps Node, which a runtime embeds in
+// every task, small.
 type Node struct {
 	tree   *Tree
 	parent *Node
 	// kids holds the linked children, made when the first one links: most
-	// nodes (those of tasks that spawn nothing) never have one, and a
-	// pointer keeps Node, which a runtime embeds in every task, small.
+	// nodes (those of tasks that spawn nothing) never have one.
 	kids    *[]*Node
-	task    Aborter
 	idx     int32 // index in parent's children; -1 while unlinked
 	aborted bool
+	holds   bool // a spawn node whose task has not finished or been aborted
 }
 
 // children returns n's linked children.
@@ -47,9 +44,11 @@ func (n *Node) children() []*Node {
 	return *n.kids
 }
 
-// New returns a tree with a live root.
-func New() *Tree {
-	t := &Tree{}
+// New returns a tree with a live root. abortTask aborts the task held by
+// the spawn node it is given; the tree calls it at most once per task,
+// outside its lock.
+func New(abortTask func(spawnNode *Node)) *Tree {
+	t := &Tree{abortTask: abortTask}
 	t.root = &Node{tree: t, idx: -1}
 	return t
 }
@@ -71,29 +70,19 @@ func (n *Node) InitChild(c *Node) {
 
 func (n *Node) linked() bool { return n.parent == nil || n.idx >= 0 }
 
-// Spawn links n (and any unlinked ancestors) into the tree and adds a new
-// node below it that holds task. It returns nil if n or an ancestor has been
-// aborted: spawning from an aborted context yields a closed handle.
-func (n *Node) Spawn(task Aborter) *Node {
-	s := new(Node)
-	if !n.SpawnAt(s, task) {
-		return nil
-	}
-	return s
-}
-
-// SpawnAt is Spawn into a node the caller allocated (typically inside its
-// task, to save an allocation): it makes s a new node below n that holds
-// task and reports true, or reports false and leaves s as it was if n or
-// an ancestor has been aborted.
-func (n *Node) SpawnAt(s *Node, task Aborter) bool {
+// SpawnAt links n (and any unlinked ancestors) into the tree and makes s,
+// which the caller allocated inside its task, a new node below n that
+// holds that task, and reports true. It reports false, and leaves s as it
+// was, if n or an ancestor has been aborted: spawning from an aborted
+// context yields a closed handle.
+func (n *Node) SpawnAt(s *Node) bool {
 	t := n.tree
 	t.mu.Lock()
 	if !t.attach(n) {
 		t.mu.Unlock()
 		return false
 	}
-	*s = Node{tree: t, parent: n, task: task}
+	*s = Node{tree: t, parent: n, holds: true}
 	t.link(s)
 	t.mu.Unlock()
 	return true
@@ -151,7 +140,7 @@ func (t *Tree) unlink(n *Node) {
 // abort unlinks whole subtrees at once), so finishing every task of a
 // 100,000-deep aborted chain costs O(1) each.
 func (t *Tree) release(n *Node) {
-	for n.parent != nil && n.idx >= 0 && n.task == nil && len(n.children()) == 0 {
+	for n.parent != nil && n.idx >= 0 && !n.holds && len(n.children()) == 0 {
 		p := n.parent
 		t.unlink(n)
 		n = p
@@ -166,18 +155,25 @@ func (n *Node) Abort() {
 	t.mu.Lock()
 	tasks := t.abort(n, nil)
 	t.mu.Unlock()
-	for _, a := range tasks {
-		a.Abort()
+	t.abortAll(tasks)
+}
+
+// abortAll aborts the tasks of spawn nodes that abort collected.
+func (t *Tree) abortAll(tasks []*Node) {
+	for _, s := range tasks {
+		t.abortTask(s)
 	}
 }
 
-func (t *Tree) abort(n *Node, tasks []Aborter) []Aborter {
+// abort marks n and everything below it aborted and appends the spawn
+// nodes that held a task to tasks.
+func (t *Tree) abort(n *Node, tasks []*Node) []*Node {
 	if len(n.children()) == 0 { // the common case: no walk, no allocation
 		if !n.aborted {
 			n.aborted = true
-			if n.task != nil {
-				tasks = append(tasks, n.task)
-				n.task = nil
+			if n.holds {
+				tasks = append(tasks, n)
+				n.holds = false
 			}
 		}
 		return tasks
@@ -190,9 +186,9 @@ func (t *Tree) abort(n *Node, tasks []Aborter) []Aborter {
 			continue
 		}
 		x.aborted = true
-		if x.task != nil {
-			tasks = append(tasks, x.task)
-			x.task = nil
+		if x.holds {
+			tasks = append(tasks, x)
+			x.holds = false
 		}
 		children := x.children()
 		for i := len(children) - 1; i >= 0; i-- {
@@ -210,13 +206,11 @@ func (t *Tree) abort(n *Node, tasks []Aborter) []Aborter {
 func (s *Node) Finish() {
 	t := s.tree
 	t.mu.Lock()
-	s.task = nil
+	s.holds = false
 	tasks := t.abort(s, nil)
 	t.release(s)
 	t.mu.Unlock()
-	for _, a := range tasks {
-		a.Abort()
-	}
+	t.abortAll(tasks)
 }
 
 // Aborted reports whether n, or an ancestor it would need to link through,

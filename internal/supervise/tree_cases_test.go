@@ -1,13 +1,33 @@
 package supervise
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
-type fakeTask struct{ aborted int }
+// fakeTask is a task as a runtime keeps one: its spawn node inside it, so
+// that the tree's abortTask finds the task from the node.
+type fakeTask struct {
+	node    Node // first, so a *Node of a fakeTask converts to it
+	aborted int
+}
 
-func (f *fakeTask) Abort() { f.aborted++ }
+// newTree returns a tree whose spawn nodes are all fakeTasks' nodes.
+func newTree() *Tree {
+	return New(func(n *Node) { (*fakeTask)(unsafe.Pointer(n)).aborted++ })
+}
+
+// Spawn spawns task below n, as a runtime does, and returns its node, or
+// nil if n or an ancestor has been aborted.
+func (n *Node) Spawn(task *fakeTask) *Node {
+	if !n.SpawnAt(&task.node) {
+		return nil
+	}
+	return &task.node
+}
 
 func TestAbortCascadesToChildren(t *testing.T) {
-	tr := New()
+	tr := newTree()
 	parent := &fakeTask{}
 	p := tr.Root().Spawn(parent)
 	var kids []*fakeTask
@@ -29,7 +49,7 @@ func TestAbortCascadesToChildren(t *testing.T) {
 }
 
 func TestIdleChildSurvivesDescendantAbort(t *testing.T) {
-	tr := New()
+	tr := newTree()
 	ctx := tr.Root().Child()
 	a, b := &fakeTask{}, &fakeTask{}
 	na := ctx.Child().Spawn(a)
@@ -41,7 +61,7 @@ func TestIdleChildSurvivesDescendantAbort(t *testing.T) {
 }
 
 func TestFinishAbortsBelowButNotTheTaskItself(t *testing.T) {
-	tr := New()
+	tr := newTree()
 	task, child := &fakeTask{}, &fakeTask{}
 	s := tr.Root().Spawn(task)
 	s.Child().Spawn(child)
@@ -55,7 +75,7 @@ func TestFinishAbortsBelowButNotTheTaskItself(t *testing.T) {
 }
 
 func TestSpawnBelowAbortedNodeFails(t *testing.T) {
-	tr := New()
+	tr := newTree()
 	s := tr.Root().Spawn(&fakeTask{})
 	ctx := s.Child() // a context made before the abort, never linked
 	s.Abort()
@@ -69,7 +89,7 @@ func TestSpawnBelowAbortedNodeFails(t *testing.T) {
 
 func TestSparseChainAbort(t *testing.T) {
 	const depth = 100_000
-	tr := New()
+	tr := newTree()
 	tasks := make([]*fakeTask, depth)
 	nodes := make([]*Node, depth)
 	n := tr.Root()
@@ -94,7 +114,7 @@ func TestSparseChainAbort(t *testing.T) {
 
 func TestWideFanOutAbort(t *testing.T) {
 	const width = 100_000
-	tr := New()
+	tr := newTree()
 	p := tr.Root().Spawn(&fakeTask{})
 	ctx := p.Child()
 	tasks := make([]*fakeTask, width)
@@ -119,7 +139,7 @@ func TestWideFanOutAbort(t *testing.T) {
 }
 
 func TestUnusedContextsCostNothing(t *testing.T) {
-	tr := New()
+	tr := newTree()
 	for range 1000 {
 		tr.Root().Child().Child()
 	}

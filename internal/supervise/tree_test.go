@@ -8,15 +8,10 @@ import (
 // chain of contexts that never spawned, and a deep chain finished from the
 // leaf up after an abort.
 
-// countingTask is an Aborter that counts its aborts.
-type countingTask struct{ aborts int }
-
-func (t *countingTask) Abort() { t.aborts++ }
-
 // spawn spawns a fresh task below n and fails the test if n is aborted.
-func spawn(t *testing.T, n *Node) (*Node, *countingTask) {
+func spawn(t *testing.T, n *Node) (*Node, *fakeTask) {
 	t.Helper()
-	tk := &countingTask{}
+	tk := &fakeTask{}
 	s := n.Spawn(tk)
 	if s == nil {
 		t.Fatal("Spawn returned nil below a live node")
@@ -27,14 +22,14 @@ func spawn(t *testing.T, n *Node) (*Node, *countingTask) {
 // TestFinishLeavesSiblingsAlone: tasks spawned from one context are
 // independent; one finishing aborts only what it spawned itself.
 func TestFinishLeavesSiblingsAlone(t *testing.T) {
-	tr := New()
+	tr := newTree()
 	ctx := tr.Root().Child()
 	a, _ := spawn(t, ctx)
 	_, child := spawn(t, a.Child())
 	_, sibling := spawn(t, ctx)
 	a.Finish()
-	if child.aborts != 1 || sibling.aborts != 0 {
-		t.Fatalf("after a finished: its child aborted %d times (want 1), its sibling %d (want 0)", child.aborts, sibling.aborts)
+	if child.aborted != 1 || sibling.aborted != 0 {
+		t.Fatalf("after a finished: its child aborted %d times (want 1), its sibling %d (want 0)", child.aborted, sibling.aborted)
 	}
 }
 
@@ -43,7 +38,7 @@ func TestFinishLeavesSiblingsAlone(t *testing.T) {
 // it, and finishing both tasks leaves only the root.
 func TestDeepUnlinkedChain(t *testing.T) {
 	const depth = 100_000
-	tr := New()
+	tr := newTree()
 	top, _ := spawn(t, tr.Root())
 	n := top.Child()
 	for range depth {
@@ -51,8 +46,8 @@ func TestDeepUnlinkedChain(t *testing.T) {
 	}
 	leaf, tk := spawn(t, n)
 	top.Abort()
-	if tk.aborts != 1 {
-		t.Fatalf("leaf aborted %d times, want 1", tk.aborts)
+	if tk.aborted != 1 {
+		t.Fatalf("leaf aborted %d times, want 1", tk.aborted)
 	}
 	leaf.Finish()
 	top.Finish()
@@ -66,7 +61,7 @@ func TestDeepUnlinkedChain(t *testing.T) {
 // depth of the chain (this once took a minute).
 func TestDeepChainAbortThenFinishLeafFirst(t *testing.T) {
 	const depth = 100_000
-	tr := New()
+	tr := newTree()
 	nodes := make([]*Node, depth)
 	n := tr.Root()
 	for i := range depth {
