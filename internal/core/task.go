@@ -81,9 +81,9 @@ type Task struct {
 
 // Task flags.
 const (
-	flagInterrupt uint32 = 1 << iota // aborted, or a deadline expired: Park must unwind
-	flagAborted                      // Abort has been called
-	flagSequential                   // the task's runtime never runs two tasks at once
+	flagInterrupt  uint32 = 1 << iota // aborted, or a deadline expired: Park must unwind
+	flagAborted                       // Abort has been called
+	flagSequential                    // the task's runtime never runs two tasks at once
 )
 
 // NewTask returns a task that parks through b.
