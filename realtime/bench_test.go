@@ -62,6 +62,51 @@ func BenchmarkSpawnAwait(b *testing.B) {
 	})
 }
 
+// BenchmarkSpawnAwaitFloor explains BenchmarkSpawnAwait: the same
+// goroutine-and-channel round trip as its "goroutine" case, with one more
+// object of 96 or 192 bytes allocated per round trip (what allocation
+// costs here, garbage collection included), and "handle": a goroutine that
+// completes a simrt handle the root awaits, the part of a spawn that any
+// handle-based design pays before it keeps any state for the task.
+func BenchmarkSpawnAwaitFloor(b *testing.B) {
+	roundTrip := func(b *testing.B, alloc func()) {
+		b.ReportAllocs()
+		m := meter()
+		for b.Loop() {
+			ch := make(chan int, 1)
+			alloc()
+			go func() { ch <- 1 }()
+			if v := <-ch; v != 1 {
+				b.Fatal(v)
+			}
+		}
+		m.report(b)
+	}
+	b.Run("goroutine", func(b *testing.B) { roundTrip(b, func() {}) })
+	b.Run("goroutine+96B", func(b *testing.B) { roundTrip(b, func() { sink96 = new([12]*int) }) })
+	b.Run("goroutine+192B", func(b *testing.B) { roundTrip(b, func() { sink192 = new([24]*int) }) })
+	b.Run("handle", func(b *testing.B) {
+		b.ReportAllocs()
+		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+			m := meter()
+			for b.Loop() {
+				h, complete := simrt.NewCompletion[int]()
+				go complete(1, nil)
+				if v, err := h.Await(ctx); v != 1 || err != nil {
+					b.Fatal(v, err)
+				}
+			}
+			m.report(b)
+		})
+	})
+}
+
+// Escape targets for BenchmarkSpawnAwaitFloor's allocations.
+var (
+	sink96  *[12]*int
+	sink192 *[24]*int
+)
+
 // BenchmarkPingPong64 measures one round trip of a 64-byte message over
 // loopback TCP: through the production runtime (tasks, Send and Recv of
 // the runtime's network) and through plain goroutines and package net.
