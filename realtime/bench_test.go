@@ -5,6 +5,7 @@ package realtime_test
 import (
 	"io"
 	"net"
+	goruntime "runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -55,6 +56,46 @@ func BenchmarkSpawnAwait(b *testing.B) {
 			ch := make(chan int, 1)
 			go func() { ch <- 1 }()
 			if v := <-ch; v != 1 {
+				b.Fatal(v)
+			}
+		}
+		m.report(b)
+	})
+}
+
+// BenchmarkSpawnBlockAwait is BenchmarkSpawnAwait with a task that blocks
+// once, as most tasks do: it waits for a value its spawner sends once it has
+// let the task run (Reschedule, runtime.Gosched), then returns it. A task's
+// first block is where the runtime sets up what only a blocking task needs.
+func BenchmarkSpawnBlockAwait(b *testing.B) {
+	b.Run("realtime", func(b *testing.B) {
+		b.ReportAllocs()
+		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+			m := meter()
+			for b.Loop() {
+				in := simrt.NewOneshot[int]()
+				h := simrt.Spawn(ctx, func(ctx simrt.Context) int {
+					v, _ := in.Recv(ctx)
+					return v
+				})
+				simrt.Reschedule(ctx)
+				in.Send(1)
+				if v, err := h.Await(ctx); v != 1 || err != nil {
+					b.Fatal(v, err)
+				}
+			}
+			m.report(b)
+		})
+	})
+	b.Run("goroutine", func(b *testing.B) {
+		b.ReportAllocs()
+		m := meter()
+		for b.Loop() {
+			in, out := make(chan int, 1), make(chan int, 1)
+			go func() { out <- <-in }()
+			goruntime.Gosched()
+			in <- 1
+			if v := <-out; v != 1 {
 				b.Fatal(v)
 			}
 		}

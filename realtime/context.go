@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,19 @@ type scope struct {
 	name  string
 	attrs []metrics.Attr
 	label atomic.Pointer[metrics.TaskLabel] // task series for spawns from here, resolved on first use
+	prof  atomic.Pointer[pprof.LabelSet]    // simrt_task=<name>, for the goroutines of its tasks (see markGoroutine)
+}
+
+// profLabels returns the profiler label set of the scope's tasks, made on
+// first use: one per scope rather than one per task keeps the work a task
+// does when it first blocks (deep in its stack) small.
+func (s *scope) profLabels() pprof.LabelSet {
+	if l := s.prof.Load(); l != nil {
+		return *l
+	}
+	l := pprof.Labels("simrt_task", s.name)
+	s.prof.Store(&l)
+	return l
 }
 
 // newContext returns a context of task t on node n, with a new scope.

@@ -138,7 +138,7 @@ func (t *task) markGoroutine() {
 	}
 	t.ct.SetWaiter(&x.waiter) // this is the task's goroutine, about to block
 	x.unmarked = getProfLabel()
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("simrt_task", t.name())))
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.scope.profLabels()))
 	x.marker.Store((*struct{})(getProfLabel()))
 }
 

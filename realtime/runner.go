@@ -63,7 +63,10 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 			rt.close()
 		}
 	}()
-	out, p := rt.root.call(func() { root(ctx) })
+	out, p := rt.root.ct.Call(func() {
+		label.Polls.Add(1)
+		root(ctx)
+	})
 	rt.root.unmarkGoroutine() // the caller's goroutine gets its labels back
 	rt.root.end()
 	rt.root.ct.RunExitHooks()

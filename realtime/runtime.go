@@ -96,15 +96,24 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 	return &t.node
 }
 
-// run is the body of a task's goroutine.
+// run is the body of a task's goroutine. The frames between it and the
+// task's function are kept few and small: a goroutine starts with a small
+// stack, and what the runtime takes of it brings the task's first stack
+// growth (a copy of the whole stack) closer.
 func (t *task) run() {
-	defer t.ctx.scope.rt.leave()
 	out, p := core.OutcomeNone, (*core.Panic)(nil) // OutcomeNone after runtime.Goexit
-	defer func() { t.ctx.scope.rt.finish(t, out, p) }()
-	out, p = t.call(t.body)
+	defer func() {
+		defer t.ctx.scope.rt.leave()
+		t.ctx.scope.rt.finish(t, out, p)
+	}()
+	out, p = t.ct.Call(t.body)
 }
 
-func (t *task) body() { t.work.Run(&t.ctx) }
+// body is what core.Task.Call runs: the task's first poll.
+func (t *task) body() {
+	t.label().Polls.Add(1)
+	t.work.Run(&t.ctx)
+}
 
 // leave uncounts a task goroutine, or a refused spawn, from live.
 func (rt *runtime) leave() {

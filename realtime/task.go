@@ -43,7 +43,11 @@ var _ [128 - unsafe.Sizeof(task{})]struct{}
 
 // taskIO is the state of a task that has blocked or opened real I/O.
 type taskIO struct {
-	wake chan struct{} // made by the task's goroutine before it first parks
+	// wake is the semaphore a parked task sleeps on: Unpark releases it
+	// once for each Park it ends (see the permit above), so it never
+	// counts past one. A semaphore rather than a channel: it lives here,
+	// with no allocation of its own, and blocks without spinning.
+	wake uint32
 
 	closers closers // real I/O the task opened, closed if it is aborted
 
@@ -102,9 +106,6 @@ func (t *task) Park() {
 		return
 	}
 	x := t.ioState() // made already if the task blocks through CurrentTask
-	if x.wake == nil {
-		x.wake = make(chan struct{}, 1)
-	}
 	if !t.swapPermit(permitNone, permitParked) {
 		if t.ct.State.Load()&permitMask == permitParked {
 			panic(fmt.Sprintf("realtime: two goroutines blocked through the context of task %q at once; "+
@@ -113,7 +114,7 @@ func (t *task) Park() {
 		t.swapPermit(permitReady, permitNone) // woken meanwhile
 		return
 	}
-	<-x.wake
+	semacquire(&x.wake)
 	t.label().Polls.Add(1)
 }
 
@@ -140,7 +141,7 @@ func (t *task) Unpark() {
 				if x == nil { // made by Park before it set permitParked
 					x = t.io.Load()
 				}
-				x.wake <- struct{}{} // never blocks: one slot, one parked receiver
+				semrelease(&x.wake, false, 0)
 				return
 			}
 		}
@@ -204,12 +205,14 @@ func (t *task) releaseGaugeAnd(also uint32) {
 	}
 }
 
-// call runs f and reports how it ended.
-func (t *task) call(f func()) (core.Outcome, *core.Panic) {
-	return t.ct.Call(func() {
-		t.label().Polls.Add(1)
-		f()
-	})
-}
-
 var _ core.Backend = (*task)(nil)
+
+// The runtime's semaphore, as package sync uses it (sync.WaitGroup sleeps
+// on it). The Go runtime keeps these two for outside users, with their
+// signatures (go.dev/issue/67401).
+
+//go:linkname semacquire sync.runtime_Semacquire
+func semacquire(s *uint32)
+
+//go:linkname semrelease sync.runtime_Semrelease
+func semrelease(s *uint32, handoff bool, skipframes int)
