@@ -103,6 +103,52 @@ func BenchmarkSpawnBlockAwait(b *testing.B) {
 	})
 }
 
+// BenchmarkChanPingPong measures one round trip of a value between two
+// tasks over two simrt.Chans (capacity 1), in the steady state: each side
+// parks and is woken once per round trip. The same with two goroutines and
+// two Go channels for comparison.
+func BenchmarkChanPingPong(b *testing.B) {
+	b.Run("realtime", func(b *testing.B) {
+		b.ReportAllocs()
+		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+			ping, pong := simrt.NewChan[int](1), simrt.NewChan[int](1)
+			simrt.Spawn(ctx, func(ctx simrt.Context) int {
+				for v, ok := ping.Recv(ctx); ok; v, ok = ping.Recv(ctx) {
+					pong.Send(ctx, v)
+				}
+				return 0
+			})
+			m := meter()
+			for b.Loop() {
+				ping.Send(ctx, 1)
+				if v, ok := pong.Recv(ctx); v != 1 || !ok {
+					b.Fatal(v, ok)
+				}
+			}
+			m.report(b)
+			ping.Close()
+		})
+	})
+	b.Run("goroutine", func(b *testing.B) {
+		b.ReportAllocs()
+		ping, pong := make(chan int, 1), make(chan int, 1)
+		go func() {
+			for v := range ping {
+				pong <- v
+			}
+		}()
+		m := meter()
+		for b.Loop() {
+			ping <- 1
+			if v := <-pong; v != 1 {
+				b.Fatal(v)
+			}
+		}
+		m.report(b)
+		close(ping)
+	})
+}
+
 // BenchmarkSpawnAwaitFloor explains BenchmarkSpawnAwait: the same
 // goroutine-and-channel round trip as its "goroutine" case, with one more
 // object of 96 or 192 bytes allocated per round trip (what allocation
