@@ -21,10 +21,9 @@ type Tree struct {
 }
 
 // Node is one position in the tree. A spawn node (see SpawnAt) holds a
-// task until the task finishes or is aborted; the node does not point to
-// its task: the runtime keeps the node inside its task and finds the task
-// from the node (see New), which keeps Node, which a runtime embeds in
-// every task, small.
+// task until the task finishes or is aborted. It keeps no pointer to the
+// task: the runtime embeds the node in its task record and finds the task
+// from the node (see New). That keeps Node, which every task carries, small.
 type Node struct {
 	tree   *Tree
 	parent *Node
