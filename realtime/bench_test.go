@@ -153,8 +153,8 @@ func BenchmarkChanPingPong(b *testing.B) {
 // goroutine-and-channel round trip as its "goroutine" case, with one more
 // object of 96 or 192 bytes allocated per round trip (what allocation
 // costs here, garbage collection included), and "handle": a goroutine that
-// completes a simrt handle the root awaits, the part of a spawn that any
-// handle-based design pays before it keeps any state for the task.
+// completes a simrt handle the root awaits, what simrt's handle and park
+// protocol cost before the runtime keeps any state for a task.
 func BenchmarkSpawnAwaitFloor(b *testing.B) {
 	roundTrip := func(b *testing.B, alloc func()) {
 		b.ReportAllocs()
