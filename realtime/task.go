@@ -25,11 +25,11 @@ const (
 	flagReleased uint32 = 1 << 3 // the running gauge has been decremented
 )
 
-// task is one production task: a goroutine that parks by blocking on a
-// channel. A spawned task is one allocation with its context and its
-// supervision node. What only a task that blocks or opens real I/O needs
-// (the channel among it) is in taskIO, made on first use, so a task that
-// never blocks costs neither.
+// task is one production task: a goroutine that parks by sleeping on a
+// runtime semaphore. A spawned task is one allocation with its context and
+// its supervision node. What only a task that blocks or opens real I/O
+// needs (the semaphore among it) is in taskIO, made on first use, so a
+// task that never blocks carries none of it.
 type task struct {
 	ct   core.Task
 	ctx  Context                // the context the task receives
