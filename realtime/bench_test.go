@@ -32,13 +32,19 @@ func (m cpuMeter) report(b *testing.B) {
 	b.ReportMetric(float64(cpuNow()-m.start)/float64(b.N), "cpu-ns/op")
 }
 
+// inRealtime runs root as the root task of a production runtime that logs
+// nothing, and returns when the runtime has shut down.
+func inRealtime(root func(ctx simrt.Context)) {
+	realtime.New(realtime.Config{Logger: quietLogger()}).Start(root)
+}
+
 // BenchmarkSpawnAwait compares spawning a task and awaiting its value on
 // the production runtime with the same work done by a plain goroutine and
 // a channel.
 func BenchmarkSpawnAwait(b *testing.B) {
 	b.Run("realtime", func(b *testing.B) {
 		b.ReportAllocs()
-		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+		inRealtime(func(ctx simrt.Context) {
 			m := meter()
 			for b.Loop() {
 				h := simrt.Spawn(ctx, func(simrt.Context) int { return 1 })
@@ -49,18 +55,24 @@ func BenchmarkSpawnAwait(b *testing.B) {
 			m.report(b)
 		})
 	})
-	b.Run("goroutine", func(b *testing.B) {
-		b.ReportAllocs()
-		m := meter()
-		for b.Loop() {
-			ch := make(chan int, 1)
-			go func() { ch <- 1 }()
-			if v := <-ch; v != 1 {
-				b.Fatal(v)
-			}
+	b.Run("goroutine", func(b *testing.B) { goroutineRoundTrip(b, func() {}) })
+}
+
+// goroutineRoundTrip measures plain Go's spawn and await: a goroutine sends
+// one value on a fresh channel, which the caller receives. alloc runs
+// beside it, to allocate more per round trip.
+func goroutineRoundTrip(b *testing.B, alloc func()) {
+	b.ReportAllocs()
+	m := meter()
+	for b.Loop() {
+		ch := make(chan int, 1)
+		alloc()
+		go func() { ch <- 1 }()
+		if v := <-ch; v != 1 {
+			b.Fatal(v)
 		}
-		m.report(b)
-	})
+	}
+	m.report(b)
 }
 
 // BenchmarkSpawnBlockAwait is BenchmarkSpawnAwait with a task that blocks
@@ -70,7 +82,7 @@ func BenchmarkSpawnAwait(b *testing.B) {
 func BenchmarkSpawnBlockAwait(b *testing.B) {
 	b.Run("realtime", func(b *testing.B) {
 		b.ReportAllocs()
-		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+		inRealtime(func(ctx simrt.Context) {
 			m := meter()
 			for b.Loop() {
 				in := simrt.NewOneshot[int]()
@@ -110,7 +122,7 @@ func BenchmarkSpawnBlockAwait(b *testing.B) {
 func BenchmarkChanPingPong(b *testing.B) {
 	b.Run("realtime", func(b *testing.B) {
 		b.ReportAllocs()
-		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+		inRealtime(func(ctx simrt.Context) {
 			ping, pong := simrt.NewChan[int](1), simrt.NewChan[int](1)
 			simrt.Spawn(ctx, func(ctx simrt.Context) int {
 				for v, ok := ping.Recv(ctx); ok; v, ok = ping.Recv(ctx) {
@@ -156,25 +168,12 @@ func BenchmarkChanPingPong(b *testing.B) {
 // completes a simrt handle the root awaits, what simrt's handle and park
 // protocol cost before the runtime keeps any state for a task.
 func BenchmarkSpawnAwaitFloor(b *testing.B) {
-	roundTrip := func(b *testing.B, alloc func()) {
-		b.ReportAllocs()
-		m := meter()
-		for b.Loop() {
-			ch := make(chan int, 1)
-			alloc()
-			go func() { ch <- 1 }()
-			if v := <-ch; v != 1 {
-				b.Fatal(v)
-			}
-		}
-		m.report(b)
-	}
-	b.Run("goroutine", func(b *testing.B) { roundTrip(b, func() {}) })
-	b.Run("goroutine+96B", func(b *testing.B) { roundTrip(b, func() { sink96 = new([12]*int) }) })
-	b.Run("goroutine+192B", func(b *testing.B) { roundTrip(b, func() { sink192 = new([24]*int) }) })
+	b.Run("goroutine", func(b *testing.B) { goroutineRoundTrip(b, func() {}) })
+	b.Run("goroutine+96B", func(b *testing.B) { goroutineRoundTrip(b, func() { sink96 = new([12]*int) }) })
+	b.Run("goroutine+192B", func(b *testing.B) { goroutineRoundTrip(b, func() { sink192 = new([24]*int) }) })
 	b.Run("handle", func(b *testing.B) {
 		b.ReportAllocs()
-		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+		inRealtime(func(ctx simrt.Context) {
 			m := meter()
 			for b.Loop() {
 				h, complete := simrt.NewCompletion[int]()
@@ -201,7 +200,7 @@ func BenchmarkPingPong64(b *testing.B) {
 	const size = 64
 	b.Run("realtime", func(b *testing.B) {
 		b.ReportAllocs()
-		realtime.New(realtime.Config{Logger: quietLogger()}).Start(func(ctx simrt.Context) {
+		inRealtime(func(ctx simrt.Context) {
 			l, err := ctx.Bind(loopback)
 			if err != nil {
 				b.Fatal(err)
