@@ -1,6 +1,11 @@
 package deterministic
 
 import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/simrt/simrt"
@@ -172,4 +177,105 @@ func equal(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestAuditorFastPathsMatchEvent checks that the hand-tuned fast paths
+// (processTask and spawn, which build their bytes without the variadic
+// Event) hash exactly what Event hashes for the same label and fields
+// (the id as 8 big-endian bytes, then the name), with and without an event
+// log, over ids at the edges and random ones and names from empty to
+// longer than the auditor's hashing piece. Each step starts from the
+// state the previous ones left, so the previous state is covered too.
+func TestAuditorFastPathsMatchEvent(t *testing.T) {
+	edgeIDs := []uint64{0, 1, 255, 256, 1 << 32, math.MaxUint32, math.MaxInt64, math.MaxUint64}
+	edgeNames := []string{"", "a", "node0", "root/child/task", "\x00\x00", "naïve ✓", strings.Repeat("x", 63),
+		strings.Repeat("y", 64),
+		// An Event of exactly one hashing piece (4096 bytes), then names
+		// around and far above it.
+		strings.Repeat("z", 4096-8-4-8-len("process_task")-8-8-8), strings.Repeat("w", 4096),
+		strings.Repeat("v", 4097), strings.Repeat("long", 5000)}
+	type input struct {
+		id   uint64
+		name string
+	}
+	var inputs []input
+	for _, id := range edgeIDs {
+		for _, name := range edgeNames {
+			inputs = append(inputs, input{id, name})
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		b := make([]byte, rng.IntN(300))
+		for i := range b {
+			b[i] = byte(rng.UintN(256))
+		}
+		inputs = append(inputs, input{rng.Uint64(), string(b)})
+	}
+
+	for _, logged := range []bool{false, true} {
+		fast, generic := NewAuditor(), NewAuditor()
+		if logged {
+			fast.log = &EventLog{Limit: -1}
+			generic.log = &EventLog{Limit: -1}
+		}
+		step := 0
+		check := func(what string, id uint64, name string) {
+			t.Helper()
+			if fast.State() != generic.State() {
+				t.Fatalf("log=%v, step %d: %s(id %d, name of %d bytes %.40q) hashes to %s, Event to %s",
+					logged, step, what, id, len(name), name, fast.State(), generic.State())
+			}
+			step++
+		}
+		for _, in := range inputs {
+			id, name := in.id, in.name
+			var idb [8]byte
+			binary.BigEndian.PutUint64(idb[:], id)
+
+			fast.processTask(id, name)
+			generic.Event("process_task", idb[:], []byte(name))
+			check("processTask", id, name)
+
+			fast.spawn(id, name)
+			generic.Event("spawn", idb[:], []byte(name))
+			check("spawn", id, name)
+
+			// An event between them, so that a fast path that ignored the
+			// previous state would show.
+			fast.Event("rand", []byte(name))
+			generic.Event("rand", []byte(name))
+			check("Event", id, name)
+		}
+		if logged {
+			fe, ge := fast.Log().Events(), generic.Log().Events()
+			if len(fe) != len(ge) || len(fe) != step {
+				t.Fatalf("logged %d fast and %d generic events, want %d", len(fe), len(ge), step)
+			}
+			for k := range fe {
+				f, g := fe[k], ge[k]
+				if f.Label != g.Label || f.State != g.State || len(f.Fields) != len(g.Fields) {
+					t.Fatalf("event %d: fast path logged %v, Event %v", k, f, g)
+				}
+				for m := range f.Fields {
+					if !bytes.Equal(f.Fields[m], g.Fields[m]) {
+						t.Fatalf("event %d field %d: fast path logged %x, Event %x", k, m, f.Fields[m], g.Fields[m])
+					}
+				}
+			}
+		}
+	}
+
+	// The same sequence with and without a log ends in the same state.
+	plain, logged := NewAuditor(), NewAuditor()
+	logged.log = &EventLog{Limit: 1}
+	for _, in := range inputs {
+		plain.processTask(in.id, in.name)
+		logged.processTask(in.id, in.name)
+		plain.spawn(in.id, in.name)
+		logged.spawn(in.id, in.name)
+	}
+	if plain.State() != logged.State() {
+		t.Fatalf("with an event log the fast paths end in %s, without %s", logged.State(), plain.State())
+	}
 }
