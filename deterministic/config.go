@@ -19,7 +19,9 @@ type Config struct {
 	// a task that never parks from freezing time. Zero means 1 ms.
 	Cycle time.Duration
 	// StartTime is the simulated time at start. The zero value means the
-	// Unix epoch; a time before the epoch is invalid.
+	// Unix epoch; a time before the epoch, or at or after the end of
+	// simulated time (2262-04-11, math.MaxInt64 ns after the epoch), is
+	// invalid.
 	StartTime time.Time
 	// Timeout stops the run with the panic "runtime timeout" once this much
 	// simulated time has passed since StartTime. Zero means no limit.
@@ -80,6 +82,9 @@ func (c Config) validate() Config {
 	}
 	if c.StartTime.Before(time.Unix(0, 0)) {
 		panic("start time must be greater than or equal to unix epoch")
+	}
+	if !c.StartTime.Before(time.Unix(0, never)) {
+		panic("start time must be before the end of simulated time (2262-04-11)")
 	}
 	if c.Watchdog == 0 {
 		c.Watchdog = defaultWatchdog

@@ -99,20 +99,32 @@ func (c *Context) Now() time.Time {
 	return time.Unix(0, c.rt.now).UTC()
 }
 
-// Sleep implements simrt.Clock.Sleep in simulated time.
+// Sleep implements simrt.Clock.Sleep in simulated time. A sleep that would
+// end at or past the end of simulated time (2262, math.MaxInt64 ns after the
+// Unix epoch) never ends: the task stays parked until it is aborted.
 func (c *Context) Sleep(d time.Duration) {
 	c.rt.check()
-	c.rt.sleepUntil(c.rt.now + int64(max(d, 0)))
+	c.rt.sleepUntil(addTime(c.rt.now, max(d, 0)))
 }
 
-// SleepUntil implements simrt.Clock.SleepUntil in simulated time.
+// SleepUntil implements simrt.Clock.SleepUntil in simulated time. A time
+// before now returns at once; a time at or past the end of simulated time
+// (see Sleep) never comes.
 func (c *Context) SleepUntil(t time.Time) {
 	c.rt.check()
-	at := t.UnixNano()
-	if t.After(time.Unix(0, 1<<62)) { // far future: UnixNano would overflow
-		at = 1<<63 - 1
+	c.rt.sleepUntil(simNanos(t))
+}
+
+// simNanos is t in simulated nanoseconds since the Unix epoch, clamped to
+// [0, never] (time.Time.UnixNano is undefined outside 1678-2262).
+func simNanos(t time.Time) int64 {
+	switch {
+	case t.Before(time.Unix(0, 0)):
+		return 0
+	case !t.Before(time.Unix(0, never)):
+		return never
 	}
-	c.rt.sleepUntil(at)
+	return t.UnixNano()
 }
 
 // CurrentTask implements simrt.Runtime.

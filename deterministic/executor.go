@@ -86,8 +86,8 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 			rt.auditor.log = &EventLog{Limit: cfg.EventLog}
 		}
 		rt.dns = make(map[string][]netip.Addr)
-		if cfg.Timeout > 0 {
-			rt.end, rt.hasEnd = rt.now+int64(cfg.Timeout), true
+		if end := addTime(rt.now, cfg.Timeout); cfg.Timeout > 0 && end < never {
+			rt.end, rt.hasEnd = end, true // a deadline past the end of time never comes
 		}
 	}
 	if cp != nil {
@@ -362,7 +362,7 @@ func (rt *runtime) advance() {
 	if rt.cfg.External {
 		time.Sleep(rt.cfg.Cycle) // external pacing: the real wait is the point
 	}
-	rt.now += int64(rt.cfg.Cycle)
+	rt.now = addTime(rt.now, rt.cfg.Cycle)
 }
 
 // wakeUntilProgress fires due timers, jumping over idle time, until a task
@@ -406,16 +406,22 @@ func (rt *runtime) fireTimers() {
 	}
 }
 
-// afterFunc schedules f after d of simulated time.
+// afterFunc schedules f (or wakes tk) after d of simulated time. A timer
+// due at the end of simulated time (never) is recorded but not scheduled:
+// it never fires, and it gives the clock no point to jump to.
 func (rt *runtime) afterFunc(d time.Duration, tk *task, f func()) *timer {
-	at := rt.now + int64(max(d, 0))
+	at := addTime(rt.now, max(d, 0))
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(at))
 	rt.auditor.Event("timer", b[:])
+	if at == never {
+		return &timer{at: at, task: tk, f: f}
+	}
 	return rt.timers.add(at, tk, f)
 }
 
-// sleepUntil parks the current task until the simulated time at.
+// sleepUntil parks the current task until the simulated time at; at ==
+// never parks it until it is aborted.
 func (rt *runtime) sleepUntil(at int64) {
 	t := rt.currentTask()
 	if rt.now >= at {

@@ -2,6 +2,7 @@ package deterministic
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -125,6 +126,65 @@ func TestBadStartTime(t *testing.T) {
 	mustPanic(t, "start time must be greater than or equal to unix epoch", func() {
 		New(Config{StartTime: time.Unix(-1, 0)})
 	})
+}
+
+func TestStartTimePastEndOfTime(t *testing.T) {
+	mustPanic(t, "start time must be before the end of simulated time", func() {
+		New(Config{StartTime: time.Unix(0, math.MaxInt64)})
+	})
+}
+
+// Near the end of simulated time the clock and the run's deadline saturate
+// instead of wrapping into 1677: cycles keep the clock at its last instant,
+// and a Timeout past the end never fires.
+func TestClockSaturatesAtEndOfTime(t *testing.T) {
+	start := time.Unix(0, math.MaxInt64-int64(2*time.Millisecond))
+	New(Config{StartTime: start, Timeout: time.Hour}).Start(func(ctx *Context) {
+		for range 5 {
+			simrt.Reschedule(ctx)
+			if ctx.Now().Before(start) {
+				t.Fatalf("clock went back from %v to %v", start, ctx.Now())
+			}
+		}
+		if end := time.Unix(0, math.MaxInt64); !ctx.Now().Equal(end) {
+			t.Errorf("after 5 cycles from 2ms before the end, clock at %v, want %v", ctx.Now(), end)
+		}
+	})
+}
+
+// A sleep to the end of simulated time never ends, so a run whose only task
+// sleeps that long has stalled, as a run whose only task waits on a channel
+// nobody sends to.
+func TestSleepPastEndOfTimeStalls(t *testing.T) {
+	for _, d := range []time.Duration{math.MaxInt64, math.MaxInt64 - time.Millisecond} {
+		mustPanic(t, "runtime stalled", func() {
+			New(Config{}).Start(func(ctx *Context) {
+				ctx.Sleep(time.Millisecond)
+				ctx.Sleep(d)
+				t.Errorf("Sleep(%v) returned at %v", d, ctx.Now())
+			})
+		})
+	}
+}
+
+func TestAddTimeSaturates(t *testing.T) {
+	for _, c := range []struct {
+		at   int64
+		d    time.Duration
+		want int64
+	}{
+		{0, 5, 5},
+		{10, -5, 5},
+		{10, -20, 0},
+		{1, math.MaxInt64, math.MaxInt64},
+		{math.MaxInt64, 1, math.MaxInt64},
+		{math.MaxInt64 - 1, 1, math.MaxInt64},
+		{math.MaxInt64, math.MinInt64, 0},
+	} {
+		if got := addTime(c.at, c.d); got != c.want {
+			t.Errorf("addTime(%d, %d) = %d, want %d", c.at, c.d, got, c.want)
+		}
+	}
 }
 
 func TestDefaultTimeZero(t *testing.T) {

@@ -1,5 +1,29 @@
 package deterministic
 
+import (
+	"math"
+	"time"
+)
+
+// never is the end of simulated time: the largest instant the clock can
+// hold (2262-04-11, math.MaxInt64 ns after the Unix epoch). Sums of times and
+// durations saturate here instead of wrapping, and nothing is ever due at
+// never: a sleep or a timer that would end there or later never fires, so
+// Sleep(math.MaxInt64) waits for good (like production, for 292 years)
+// rather than wrapping into the past.
+const never = math.MaxInt64
+
+// addTime returns at+d, saturated to [0, never].
+func addTime(at int64, d time.Duration) int64 {
+	switch {
+	case d > 0 && at > never-int64(d):
+		return never
+	case at+int64(d) < 0:
+		return 0
+	}
+	return at + int64(d)
+}
+
 // timer is one alarm. A cancelled timer stays in the heap until its time
 // comes (as in the reference): it still marks a point the clock can jump to,
 // but it wakes nothing.
