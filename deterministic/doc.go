@@ -43,5 +43,6 @@
 // Config.External (pacing mode) is for simulations that talk to real
 // processes: every iteration sleeps one real Cycle and time is never
 // skipped; Pace delivers a real goroutine's result at a deterministic
-// simulated time.
+// simulated time. On a production context Pace just calls its function, so
+// code that paces runs unchanged on both runtimes.
 package deterministic

@@ -17,8 +17,19 @@ import (
 // a real cycle per iteration so external processes make progress; outside
 // pacing mode it works the same but simulated time may run far ahead of the
 // real process.
+//
+// On a context of any other runtime (production's realtime.Context), Pace
+// is the reference's production pacer, a no-op: it calls f on the calling
+// task and returns its result, ignoring latency. Code that paces therefore
+// runs unchanged on both runtimes. A simulation's context is recognised as
+// such only when it is the *Context the simulator handed out (as for From),
+// not a wrapper around one.
 func Pace[T any](ctx simrt.Context, latency time.Duration, f func() T) T {
-	c := From(ctx)
+	c, ok := ctx.(*Context)
+	if !ok {
+		return f() // production: the real work is the real latency
+	}
+	c.rt.check()
 	result := make(chan T, 1)
 	go func() { result <- f() }() // external work: a real goroutine by design
 	c.Sleep(latency)

@@ -130,7 +130,8 @@ type testCase struct {
 // cases lists every case in the order Run runs them; each topic file adds
 // its own.
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
-	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases)
+	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
+	paceCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase
