@@ -152,6 +152,24 @@ func (a *Auditor) State() string {
 	return hex.EncodeToString(d[:])
 }
 
+// snapshot returns a copy of a that shares nothing with it: the same state
+// and a copy of its event log. Events recorded on either leave the other
+// as it was.
+func (a *Auditor) snapshot() *Auditor {
+	s := &Auditor{digest: a.digest}
+	if a.log != nil {
+		l := *a.log
+		l.entries = make([]logEntry, len(a.log.entries))
+		for i, e := range a.log.entries {
+			e.data = append([]byte(nil), e.data...)
+			e.ends = append([]int(nil), e.ends...)
+			l.entries[i] = e
+		}
+		s.log = &l
+	}
+	return s
+}
+
 // Log returns the event log, or nil when Config.EventLog is zero.
 func (a *Auditor) Log() *EventLog { return a.log }
 

@@ -72,7 +72,7 @@ type failure struct {
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New()}
 	if cp != nil {
-		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor, cp.dns
+		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor.snapshot(), cp.dns
 	} else {
 		rt.now = cfg.StartTime.UnixNano()
 		rt.src = cfg.Source

@@ -391,6 +391,45 @@ func TestRecoverRNGAndAuditorPersist(t *testing.T) {
 	}
 }
 
+// The checkpoint's auditor is the run's auditor as it was when the run
+// ended: resuming the checkpoint, or recording on the copy, moves neither
+// it nor the resumed run.
+func TestCheckpointAuditorIsSnapshot(t *testing.T) {
+	var ended string
+	var endedEvents uint64
+	cp := New(Config{Seed: 5, EventLog: -1}).StartAndRecover(func(ctx *Context) {
+		ctx.Rand().Uint64()
+		ended, endedEvents = ctx.Auditor().State(), ctx.Auditor().Log().Total()
+	})
+	before := cp.Auditor()
+	before.Event("outside", []byte("x")) // recorded on a copy: changes nothing else
+	var resumed string
+	var firstIndex uint64
+	FromCheckpoint(cp).Start(func(ctx *Context) {
+		ctx.Rand().Uint64()
+		resumed = ctx.Auditor().State()
+		firstIndex = ctx.Auditor().Log().Events()[endedEvents].Index
+	})
+	after := cp.Auditor()
+	if after.State() != ended || after.Log().Total() != endedEvents {
+		t.Errorf("after resuming, the checkpoint's auditor is at %s with %d events; the run ended at %s with %d",
+			after.State(), after.Log().Total(), ended, endedEvents)
+	}
+	if got := after.Log().Events(); len(got) == 0 || got[len(got)-1].State != ended {
+		t.Errorf("the checkpoint's event log does not end at the run's last state %s", ended)
+	}
+	if firstIndex != endedEvents {
+		t.Errorf("the resumed run's first event is #%d, want #%d (the count continues)", firstIndex, endedEvents)
+	}
+	// The same two runs without the outside event give the same resumed state.
+	cp2 := New(Config{Seed: 5, EventLog: -1}).StartAndRecover(func(ctx *Context) { ctx.Rand().Uint64() })
+	var want string
+	FromCheckpoint(cp2).Start(func(ctx *Context) { ctx.Rand().Uint64(); want = ctx.Auditor().State() })
+	if resumed != want || resumed == ended {
+		t.Errorf("resumed run ended at %s; without an event on the copy %s (first run %s)", resumed, want, ended)
+	}
+}
+
 // TestFatalInsideTask shows that t.FailNow from a simulated task (which
 // calls runtime.Goexit) fails the test cleanly: Start's goroutine exits
 // after cleanup, and every task has been unwound.

@@ -46,8 +46,12 @@ type Checkpoint struct {
 	used    bool
 }
 
-// Auditor returns the auditor as it was when the run ended.
-func (cp *Checkpoint) Auditor() *Auditor { return cp.auditor }
+// Auditor returns a copy of the auditor as it was when the run ended: its
+// State, and its event log when Config.EventLog kept one. The copy stays as
+// it is after the checkpoint is resumed (the resumed run continues from
+// another copy), and events recorded on it change nothing else. Each call
+// returns a new copy, so with a large event log keep the one you need.
+func (cp *Checkpoint) Auditor() *Auditor { return cp.auditor.snapshot() }
 
 // Time returns the simulated time at which the run ended.
 func (cp *Checkpoint) Time() time.Time { return time.Unix(0, cp.now).UTC() }
