@@ -1,6 +1,7 @@
 package deterministic
 
 import (
+	"context"
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
@@ -59,6 +60,8 @@ type runtime struct {
 	// so a counter that stops moving means a resume that does not return.
 	progress     atomic.Uint64
 	externalWait atomic.Bool
+	labels       context.Context // profiler labels of this runtime's task coroutines
+	labelID      string          // their value: the owner's address
 
 	warmed uintptr // where warm's loads go, so that they are not dropped
 }
@@ -97,6 +100,7 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	if cfg.Coroutines != nil {
 		rt.idle = cfg.Coroutines.take()
 	}
+	rt.initLabels()
 	rt.rng = rand.New(rt.src)
 	rt.user = rand.New(auditedSource{rt})
 	rt.taskMetric = metrics.NewTasks(rt.registry)

@@ -1,7 +1,9 @@
 package deterministic
 
 import (
+	"context"
 	"iter"
+	"runtime/pprof"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
@@ -106,10 +108,11 @@ func (t *task) call() {
 // when a task ends, the coroutine reports it and waits for the next task,
 // so spawning reuses a parked goroutine instead of creating one.
 type coroutine struct {
-	next  func() (bool, bool)
-	stop  func()
-	yield func(bool) bool
-	t     *task
+	next   func() (bool, bool)
+	stop   func()
+	yield  func(bool) bool
+	t      *task
+	labels context.Context // the profiler labels this goroutine carries (watchdog.go)
 }
 
 func newCoroutine() *coroutine {
@@ -122,6 +125,10 @@ func (c *coroutine) loop(yield func(bool) bool) {
 	c.yield = yield
 	for {
 		t := c.t
+		if c.labels != t.rt.labels { // first task, or moved to another run: see watchdog.go
+			c.labels = t.rt.labels
+			pprof.SetGoroutineLabels(c.labels)
+		}
 		t.yield = yield
 		t.run()
 		if !yield(true) {
@@ -178,8 +185,10 @@ func (t *task) release() {
 // simulations at once panics. Close stops the coroutines it holds. The zero
 // value is ready to use.
 type Coroutines struct {
-	idle  []*coroutine
-	inUse bool
+	idle    []*coroutine
+	inUse   bool
+	labels  context.Context // profiler labels of the runs that use the pool (watchdog.go)
+	labelID string
 }
 
 // take hands the pool's coroutines to a starting runtime.

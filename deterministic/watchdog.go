@@ -1,9 +1,12 @@
 package deterministic
 
 import (
+	"context"
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,8 +39,8 @@ func (rt *runtime) startWatchdog() (stop func()) {
 					continue
 				}
 				if now.Sub(since) >= limit {
-					if stacks, blocked := blockedTask(); blocked {
-						rt.watchdogFire(now.Sub(since), stacks)
+					if rt.blockedTask() {
+						rt.watchdogFire(now.Sub(since), allStacks())
 					}
 					since = now // busy computing, not blocked: look again later
 				}
@@ -47,30 +50,98 @@ func (rt *runtime) startWatchdog() (stop func()) {
 	return func() { close(done); <-exited }
 }
 
-// blockedTask reports whether a goroutine running a simulated task is
+// Which goroutines are this runtime's tasks? Several simulations may run in
+// one process (simtest sweeps run them in parallel), and while one waits in
+// Pace on real work its task's goroutine is blocked in a channel receive,
+// which another simulation's watchdog must not take for its own stuck task.
+// Go has no goroutine-local storage, but every goroutine carries a profiler
+// label set, which the goroutine profile reports beside each stack: a task
+// coroutine labels itself simrt_simulation=<the runtime's address> when it
+// starts a task of a runtime other than its previous one (a coroutine may
+// move between runs; runs that share a Coroutines pool, one after another,
+// share a label), and the watchdog looks only at the
+// goroutines that carry its runtime's label and run a task coroutine.
+
+// watchdogLabel is the profiler label key of a task coroutine's runtime.
+const watchdogLabel = "simrt_simulation"
+
+// newLabels makes the profiler label set that marks the task coroutines of
+// the runtime (or of the runs sharing a Coroutines pool, which never run at
+// once) identified by owner's address.
+func newLabels(owner any) (labels context.Context, id string) {
+	id = fmt.Sprintf("%p", owner)
+	return pprof.WithLabels(context.Background(), pprof.Labels(watchdogLabel, id)), id
+}
+
+// initLabels gives rt the label set of its task coroutines: its pool's,
+// when it borrows one, so that pooled coroutines keep theirs.
+func (rt *runtime) initLabels() {
+	if p := rt.cfg.Coroutines; p != nil {
+		if p.labels == nil {
+			p.labels, p.labelID = newLabels(p)
+		}
+		rt.labels, rt.labelID = p.labels, p.labelID
+		return
+	}
+	rt.labels, rt.labelID = newLabels(rt)
+}
+
+// blockedTask reports whether a goroutine running one of rt's tasks is
 // blocked in the Go runtime (a channel, a lock, a sleep, I/O) rather than
-// computing or parked by the executor, and returns every goroutine's stack.
-func blockedTask() ([]byte, bool) {
-	buf := make([]byte, 1<<20)
-	buf = buf[:goruntime.Stack(buf, true)]
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if !strings.Contains(g, "deterministic.(*coroutine).loop") {
+// computing, in a system call or parked by the executor.
+func (rt *runtime) blockedTask() bool {
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		return false
+	}
+	return blockedIn(b.String(), fmt.Sprintf("%q:%q", watchdogLabel, rt.labelID))
+}
+
+// profileDepth is the stack depth from which a goroutine profile record may
+// have lost its outermost frames (the profile keeps 128 by default).
+const profileDepth = 100
+
+// blockedIn reports whether the goroutine profile (debug=1 text) has a
+// goroutine labelled label that runs a task coroutine (or whose stack is
+// too deep to tell) and is parked in the Go runtime. A goroutine parked by
+// the executor waits in runtime.coroswitch, one blocked by a native call in
+// runtime.gopark; a computing one is stopped wherever it was.
+func blockedIn(profile, label string) bool {
+	for _, rec := range strings.Split(profile, "\n\n") {
+		head, rest, _ := strings.Cut(rec, "\n")
+		labels, _, _ := strings.Cut(rest, "\n")
+		if !strings.HasPrefix(labels, "# labels: ") || !strings.Contains(labels, label) {
 			continue
 		}
-		header, _, _ := strings.Cut(g, "\n")
-		_, status, ok := strings.Cut(header, "[")
+		_, pcs, ok := strings.Cut(head, " @ ")
 		if !ok {
 			continue
 		}
-		status, _, _ = strings.Cut(status, "]")
-		status, _, _ = strings.Cut(status, ",")
-		switch status {
-		case "coroutine", "running", "runnable", "syscall":
-		default:
-			return buf, true
+		frames := strings.Fields(pcs)
+		if len(frames) == 0 {
+			continue
+		}
+		if !strings.Contains(rest, "deterministic.(*coroutine).loop") && len(frames) < profileDepth {
+			continue // a goroutine the task started, not the task
+		}
+		pc, err := strconv.ParseUint(strings.TrimPrefix(frames[0], "0x"), 16, 64)
+		if err != nil || pc == 0 {
+			continue
+		}
+		if f := goruntime.FuncForPC(uintptr(pc) - 1); f != nil {
+			switch f.Name() {
+			case "runtime.gopark", "runtime.goparkunlock":
+				return true
+			}
 		}
 	}
-	return buf, false
+	return false
+}
+
+// allStacks returns every goroutine's stack, for the watchdog's message.
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	return buf[:goruntime.Stack(buf, true)]
 }
 
 func (rt *runtime) watchdogFire(stuck time.Duration, buf []byte) {
