@@ -7,36 +7,80 @@ import (
 	"github.com/simrt/simrt/internal/core"
 )
 
-// countingRuntime counts the timers it is asked for; they never fire.
-type countingRuntime struct{ timers int }
+// manualRuntime keeps the timers it is asked for; the test fires them.
+type manualRuntime struct{ timers []*manualTimer }
 
-func (r *countingRuntime) CurrentTask() *core.Task { return nil }
+func (r *manualRuntime) CurrentTask() *core.Task { return nil }
 
-func (r *countingRuntime) AfterFunc(time.Duration, func()) Timer {
-	r.timers++
-	return stoppedTimer{}
+func (r *manualRuntime) AfterFunc(_ time.Duration, f func()) Timer {
+	tm := &manualTimer{f: f}
+	r.timers = append(r.timers, tm)
+	return tm
 }
 
-type stoppedTimer struct{}
+type manualTimer struct {
+	f       func()
+	stopped bool
+}
 
-func (stoppedTimer) Stop() bool { return true }
+func (tm *manualTimer) Stop() bool {
+	was := !tm.stopped
+	tm.stopped = true
+	return was
+}
 
-// A Select re-arms its cases on every wakeup; an After case must still own
-// exactly one timer, set the first time it is armed (the Go form of the
-// reference's one-alarm-after-repolling rule).
+// countingBackend counts the wakeups its task receives.
+type countingBackend struct{ unparks int }
+
+func (b *countingBackend) Park()   {}
+func (b *countingBackend) Unpark() { b.unparks++ }
+func (b *countingBackend) Yield()  {}
+
+// A Select re-arms its cases on every wakeup, possibly from another task
+// each time; an After case must still own exactly one timer, set the first
+// time it is armed, and when that timer fires it must wake only the waiter
+// armed last, once, and then be complete (the Go form of the reference's
+// one-alarm-after-repolling rule: polls alternate between two wakers, and
+// only the latest is notified).
 func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
-	rt := &countingRuntime{}
+	rt := &manualRuntime{}
 	c := After(rt, 10*time.Millisecond, nil).(*afterCase)
-	task := core.NewTask(nil)
-	for range 100 {
-		w := core.Waiter{Task: task}
-		if c.arm(&w) {
-			t.Fatal("the case completed before its deadline")
+	first, latest := &countingBackend{}, &countingBackend{}
+	tasks := map[*countingBackend]*core.Task{first: core.NewTask(first), latest: core.NewTask(latest)}
+	var last *core.Waiter
+	for i := range 100 {
+		b := first
+		if i%2 == 1 {
+			b = latest
 		}
-		c.disarm(&w)
+		w := &core.Waiter{Task: tasks[b]}
+		if c.arm(w) {
+			t.Fatalf("re-arm %d: the case completed before its timer fired", i)
+		}
+		if i < 99 {
+			c.disarm(w) // that poller woke for another case and moved on
+		} else {
+			last = w // the latest poller is still waiting
+		}
+	}
+	if len(rt.timers) != 1 {
+		t.Fatalf("%d timers set over 100 re-arms, want 1", len(rt.timers))
+	}
+	if first.unparks != 0 || latest.unparks != 0 {
+		t.Fatalf("woken before the timer fired: first %d, latest %d", first.unparks, latest.unparks)
+	}
+
+	rt.timers[0].f() // the deadline passes
+	if first.unparks != 0 || latest.unparks != 1 || !last.Notified {
+		t.Errorf("after the timer: first poller woken %d times, latest %d (notified %v); want 0 and 1 (true)",
+			first.unparks, latest.unparks, last.Notified)
+	}
+	c.disarm(last)
+	if !c.arm(&core.Waiter{Task: tasks[latest]}) {
+		t.Error("the case is not complete after its timer fired")
 	}
 	c.release()
-	if rt.timers != 1 {
-		t.Fatalf("%d timers set over 100 re-arms, want 1", rt.timers)
+	if len(rt.timers) != 1 || !rt.timers[0].stopped {
+		t.Errorf("release: %d timers, first stopped %v; want 1, true", len(rt.timers), rt.timers[0].stopped)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,16 +213,40 @@ func TestStall(t *testing.T) {
 	})
 }
 
-// A task waiting on something only an outside thread could provide: without
-// pacing mode, nothing in the simulation can wake it, so the run stalls
-// instead of hanging.
+// A task waiting on what a real goroutine will deliver after a real delay:
+// without pacing mode nothing in the simulation can wake it and the
+// executor does not wait for real time, so the run stalls at once, before
+// the delivery, instead of hanging or waiting for it.
 func TestExternalSimulated(t *testing.T) {
+	delivery := simrt.NewOneshot[struct{}]()
+	var delivered atomic.Bool
+	runOver, sent := make(chan struct{}), make(chan struct{})
+	go func() { // the outside world: a real goroutine by design
+		defer close(sent)
+		time.Sleep(50 * time.Millisecond) // wall clock: the real delay is the point
+		// Deliver only once the run is over (or it never ends), so that the
+		// send cannot race with a live simulation.
+		select {
+		case <-runOver:
+		case <-time.After(10 * time.Second):
+		}
+		delivered.Store(true)
+		delivery.Send(struct{}{})
+	}()
+	stalledBeforeDelivery := false
 	mustPanic(t, "runtime stalled", func() {
+		defer func() { stalledBeforeDelivery = !delivered.Load() }()
 		New(Config{}).Start(func(ctx *Context) {
-			never := simrt.NewOneshot[struct{}]()
-			never.Recv(ctx)
+			if _, err := delivery.Recv(ctx); err == nil {
+				t.Error("the real goroutine's value reached a simulation that is not pacing")
+			}
 		})
 	})
+	close(runOver)
+	<-sent
+	if !stalledBeforeDelivery {
+		t.Error("the run waited for the real goroutine's delivery before stalling")
+	}
 }
 
 func iterations(t *testing.T, metrics string) int {
@@ -269,14 +294,31 @@ func TestExternalRealtime(t *testing.T) {
 	})
 }
 
+// A paced result one task started waiting for moves to another task: the
+// first task's wait is registered and then abandoned (it wakes for another
+// case), and the task the handle moves to must receive the pacing timer's
+// eventual notification, with the result and the pacing deadline intact.
 func TestPacedFutureMovesBetweenTasks(t *testing.T) {
 	Timed(time.Second).Start(func(ctx *Context) {
 		latency := 10 * time.Millisecond
 		deadline := ctx.Now().Add(latency)
-		h := simrt.Spawn(ctx.Child("moved"), func(ctx simrt.Context) int {
+		// An immediately ready payload makes the pacing timer the only
+		// wakeup source.
+		paced := simrt.Spawn(ctx.Child("clock"), func(ctx simrt.Context) int {
 			return Pace(ctx, latency, func() int { return 7 })
 		})
-		v, err := h.Await(ctx)
+		// Register this task's wait on the pending result, then move on.
+		if i := simrt.Select(ctx, paced.OnDone(nil), simrt.After(ctx, time.Millisecond, nil)); i != 1 {
+			t.Fatalf("Select = %d: the paced result was ready before its latency", i)
+		}
+		moved := simrt.Spawn(ctx.Child("moved"), func(ctx simrt.Context) int {
+			v, err := paced.Await(ctx)
+			if err != nil || ctx.Now().Before(deadline) {
+				t.Errorf("moved task got %d, %v at %v (deadline %v)", v, err, ctx.Now(), deadline)
+			}
+			return v
+		})
+		v, err := moved.Await(ctx)
 		if v != 7 || err != nil || ctx.Now().Before(deadline) {
 			t.Errorf("got %d, %v at %v (deadline %v)", v, err, ctx.Now(), deadline)
 		}
@@ -305,8 +347,11 @@ func TestExternalRealtimeVariable(t *testing.T) {
 		})
 		second := simrt.Spawn(ctx.Child("sample_after_send"), func(ctx simrt.Context) struct{} {
 			Pace(ctx, wait, func() struct{} { return struct{}{} })
+			if time.Since(realStart) < wait {
+				t.Error("second result arrived before its latency had passed in real time")
+			}
 			if ctx.Now().Sub(simStart) < wait {
-				t.Error("second result arrived before its latency")
+				t.Error("second result arrived before its latency in simulated time")
 			}
 			results.Send(ctx, 2)
 			return struct{}{}
