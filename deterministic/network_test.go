@@ -19,6 +19,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/nettest"
+	"github.com/simrt/simrt/network/simnet"
 )
 
 // The runtime's own network (metered → audited → simnet) passes the
@@ -28,6 +29,145 @@ func TestNetworkConformance(t *testing.T) {
 		deterministic.Seeded(3).Start(func(ctx *deterministic.Context) {
 			body(nettest.Task(ctx, ctx))
 		})
+	})
+}
+
+// The reference's bind rule for dialers' ports: 127.0.0.1 may not bind a
+// port in [EphemeralStart, EphemeralEnd); the ports around the range, and
+// the same ports on another address, bind.
+func TestBindRefusesEphemeralPortsOnLoopback(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		for _, c := range []struct {
+			addr string
+			ok   bool
+		}{
+			{"127.0.0.1:32768", false}, // simnet.EphemeralStart
+			{"127.0.0.1:45000", false},
+			{"127.0.0.1:60999", false}, // simnet.EphemeralEnd - 1
+			{"127.0.0.1:32767", true},
+			{"127.0.0.1:61000", true},
+			{"10.0.0.1:40000", true},
+			{"0.0.0.0:40000", true},
+		} {
+			_, err := ctx.Bind(netip.MustParseAddrPort(c.addr))
+			if c.ok && err != nil || !c.ok && !errors.Is(err, simrt.ErrBindFailed) {
+				t.Errorf("Bind(%s) = %v; want ok %v (ErrBindFailed otherwise)", c.addr, err, c.ok)
+			}
+		}
+	})
+}
+
+// Addresses match exactly: 0.0.0.0:80 is not a wildcard, so it and
+// 127.0.0.1:80 are two listeners, a dial reaches only the one bound at its
+// exact address, and a dial to an address no one bound fails.
+func TestAddressesMatchExactly(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		any80, err := ctx.Bind(netip.MustParseAddrPort("0.0.0.0:80"))
+		if err != nil {
+			t.Fatalf("Bind(0.0.0.0:80): %v", err)
+		}
+		lo80, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
+		if err != nil {
+			t.Fatalf("Bind(127.0.0.1:80) beside 0.0.0.0:80: %v", err)
+		}
+		for _, l := range []simrt.Listener{lo80, any80} {
+			si, _, err := ctx.Dial(l.Addr())
+			if err != nil {
+				t.Fatalf("Dial(%v): %v", l.Addr(), err)
+			}
+			si.Send([]byte(l.Addr().String()))
+		}
+		for _, l := range []simrt.Listener{lo80, any80} {
+			_, _, st, err := l.Accept()
+			if err != nil {
+				t.Fatalf("Accept on %v: %v", l.Addr(), err)
+			}
+			want := l.Addr().String()
+			if got, err := st.Recv(len(want)); err != nil || string(got) != want {
+				t.Errorf("listener %v received %q, %v; want the dial to its own address", l.Addr(), got, err)
+			}
+		}
+		if _, _, err := ctx.Dial(netip.MustParseAddrPort("10.0.0.7:80")); !errors.Is(err, simrt.ErrConnectionFailed) {
+			t.Errorf("Dial(10.0.0.7:80) with only 0.0.0.0:80 and 127.0.0.1:80 bound = %v, want ErrConnectionFailed", err)
+		}
+	})
+}
+
+// A bound address is never freed: after Close, binding it again fails, and
+// so does dialing it.
+func TestBoundAddressNeverFreed(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		addr := netip.MustParseAddrPort("127.0.0.1:7000")
+		l, err := ctx.Bind(addr)
+		if err != nil {
+			t.Fatalf("Bind: %v", err)
+		}
+		if _, err := ctx.Bind(addr); !errors.Is(err, simrt.ErrBindFailed) {
+			t.Errorf("second Bind while open = %v, want ErrBindFailed", err)
+		}
+		l.Close()
+		if _, err := ctx.Bind(addr); !errors.Is(err, simrt.ErrBindFailed) {
+			t.Errorf("Bind after Close = %v, want ErrBindFailed (addresses are never freed)", err)
+		}
+		if _, _, err := ctx.Dial(addr); !errors.Is(err, simrt.ErrConnectionFailed) {
+			t.Errorf("Dial after Close = %v, want ErrConnectionFailed", err)
+		}
+	})
+}
+
+// Port 0 is an ordinary port: binding 127.0.0.1:0 registers that literal
+// address (no port is picked), a second bind of it fails, and dials to it
+// connect.
+func TestPortZeroIsLiteral(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		addr := netip.MustParseAddrPort("127.0.0.1:0")
+		l, err := ctx.Bind(addr)
+		if err != nil {
+			t.Fatalf("Bind(127.0.0.1:0): %v", err)
+		}
+		if l.Addr() != addr {
+			t.Errorf("listener address %v, want %v", l.Addr(), addr)
+		}
+		if _, err := ctx.Bind(addr); !errors.Is(err, simrt.ErrBindFailed) {
+			t.Errorf("second Bind(127.0.0.1:0) = %v, want ErrBindFailed", err)
+		}
+		si, _, err := ctx.Dial(addr)
+		if err != nil {
+			t.Fatalf("Dial(127.0.0.1:0): %v", err)
+		}
+		si.Send([]byte("zero"))
+		_, _, st, err := l.Accept()
+		if err != nil {
+			t.Fatalf("Accept: %v", err)
+		}
+		if got, err := st.Recv(4); err != nil || string(got) != "zero" {
+			t.Errorf("Recv = %q, %v", got, err)
+		}
+	})
+}
+
+// Every dial attempt takes the next ephemeral port, a failed one too: after
+// two failed dials, the next connection comes from EphemeralStart+2.
+func TestFailedDialsUseUpPorts(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		l, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:9000"))
+		if err != nil {
+			t.Fatalf("Bind: %v", err)
+		}
+		for range 2 {
+			if _, _, err := ctx.Dial(netip.MustParseAddrPort("127.0.0.1:9001")); !errors.Is(err, simrt.ErrConnectionFailed) {
+				t.Fatalf("Dial to an unbound port = %v, want ErrConnectionFailed", err)
+			}
+		}
+		for i := range 2 {
+			if _, _, err := ctx.Dial(l.Addr()); err != nil {
+				t.Fatalf("Dial %d: %v", i, err)
+			}
+			peer, _, _, err := l.Accept()
+			if want := netip.AddrPortFrom(simnet.Loopback, uint16(simnet.EphemeralStart+2+i)); err != nil || peer != want {
+				t.Errorf("connection %d comes from %v, %v; want %v (each failed dial took a port)", i, peer, err, want)
+			}
+		}
 	})
 }
 
@@ -91,9 +231,12 @@ func TestNetworkMetrics(t *testing.T) {
 }
 
 // A crypto/tls handshake and an echo run over the simulated network
-// through the net.Conn adapters, with the key drawn from the context and
-// certificates checked in simulated time. The same seed gives the same
-// audit state, every TLS byte included.
+// through the net.Conn adapters, with certificates checked in simulated
+// time. Since Go 1.26 crypto ignores the random source it is given (the
+// context, here; unless GODEBUG=cryptocustomrand=1) and draws from
+// crypto/rand, so the key and the handshake's
+// randomness come from cryptotest.SetGlobalRandom's seeded generator; with
+// it, the same seed gives the same audit state, every TLS byte included.
 func TestTLSOverSimulatedNetwork(t *testing.T) {
 	run := func() string {
 		var state string
@@ -159,7 +302,9 @@ func tlsEcho(t *testing.T, ctx *deterministic.Context) {
 }
 
 // selfSigned makes a P-256 certificate for sim.test, valid around the
-// simulated now, with randomness drawn from the context.
+// simulated now. The context passed as the random source is ignored (see
+// TestTLSOverSimulatedNetwork): the key comes from crypto/rand, seeded by
+// cryptotest.SetGlobalRandom.
 func selfSigned(t *testing.T, ctx *deterministic.Context) (tls.Certificate, *x509.CertPool) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), ctx)
 	if err != nil {
