@@ -30,6 +30,19 @@ func Fold[T, A any](s Strategy, in []T, init func() A, step func(A, T) A, merge 
 	return acc
 }
 
+// Adaptive chooses between a serial and a parallel form of the same work of
+// n items: it calls parallel when s would split the items across more than
+// one worker (s.Parallelism() and n both above 1), serial otherwise, and
+// returns the result. The choice depends only on the parallelism s plans
+// for, so a simulation (whose strategies run inline but plan for the
+// parallelism asked for) takes the same branch as production.
+func Adaptive[T any](s Strategy, n int, serial, parallel func() T) T {
+	if min(s.Parallelism(), n) > 1 {
+		return parallel()
+	}
+	return serial()
+}
+
 // Inline is a Strategy that runs all work on the calling task, in order. The
 // simulator's strategies are Inline, whatever parallelism they plan for.
 type Inline struct {

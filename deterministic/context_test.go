@@ -164,25 +164,45 @@ func TestParallelStrategySpawnCompletes(t *testing.T) {
 	})
 }
 
+// Strategies share no worker pool in the simulator, but each must keep its
+// own planning parallelism (so simrt.Adaptive picks serial work for one
+// worker and parallel work for several) and run its work inline, in order,
+// on the calling task: several strategies in one runner, and another in a
+// later runner.
 func TestStrategiesReusePoolAcrossRunners(t *testing.T) {
-	for _, p := range []int{1, 3, 4} {
-		New(Config{}).Start(func(ctx *Context) {
-			s := ctx.Child("pool").Strategy(p)
-			if s.Parallelism() != p {
-				t.Errorf("parallelism %d, want %d", s.Parallelism(), p)
+	check := func(ctx *Context, label string, p int, wantChoice string) {
+		s := ctx.Child(label).Strategy(p)
+		if s.Parallelism() != p {
+			t.Errorf("%s: parallelism %d, want %d", label, s.Parallelism(), p)
+		}
+		choice := simrt.Adaptive(s, 2, func() string { return "serial" }, func() string { return "parallel" })
+		if choice != wantChoice {
+			t.Errorf("%s (parallelism %d): Adaptive over 2 items chose %s, want %s", label, p, choice, wantChoice)
+		}
+		in := make([]int, p)
+		for i := range in {
+			in[i] = i
+		}
+		start := ctx.Now()
+		var calls []int
+		got := simrt.Map(s, in, func(i int) int { calls = append(calls, i); return i + 1 })
+		for i, v := range got {
+			if v != i+1 || calls[i] != i {
+				t.Errorf("%s: Map = %v, called in order %v; want 1..%d, called 0..%d in order", label, got, calls, p, p-1)
+				break
 			}
-			in := make([]int, p)
-			for i := range in {
-				in[i] = i
-			}
-			got := simrt.Map(s, in, func(i int) int { return i + 1 })
-			for i, v := range got {
-				if v != i+1 {
-					t.Errorf("map = %v", got)
-				}
-			}
-		})
+		}
+		if !ctx.Now().Equal(start) {
+			t.Errorf("%s: Map took %v of simulated time; inline work does not park", label, ctx.Now().Sub(start))
+		}
 	}
+	New(Config{}).Start(func(ctx *Context) {
+		check(ctx, "pool_a", 1, "serial")
+		check(ctx, "pool_b", 3, "parallel")
+	})
+	New(Config{}).Start(func(ctx *Context) {
+		check(ctx, "pool_c", 4, "parallel")
+	})
 }
 
 func TestPoolSurvivesSuspension(t *testing.T) {
