@@ -24,6 +24,11 @@
 // that were never synced are lost unless the fault configuration retains
 // them.
 //
+// The clock ends at 2262-04-11 (math.MaxInt64 ns after the Unix epoch):
+// sums of times and durations saturate there instead of wrapping, and
+// nothing is due at the end, so Sleep(math.MaxInt64) or a timeout that long
+// never fires (a run left with only such sleepers has stalled).
+//
 // # Crashes and recovery
 //
 // StartAndRecover returns a Checkpoint; FromCheckpoint resumes from it with

@@ -60,7 +60,9 @@ func (rt *runtime) startWatchdog() (stop func()) {
 // starts a task of a runtime other than its previous one (a coroutine may
 // move between runs; runs that share a Coroutines pool, one after another,
 // share a label), and the watchdog looks only at the
-// goroutines that carry its runtime's label and run a task coroutine.
+// goroutines that carry its runtime's label and run a task coroutine. A
+// task that replaces its goroutine's labels itself (pprof.Do,
+// SetGoroutineLabels) is not watched while they are in place.
 
 // watchdogLabel is the profiler label key of a task coroutine's runtime.
 const watchdogLabel = "simrt_simulation"
