@@ -1,6 +1,7 @@
 // Package storage holds what every blob storage of simrt shares: the
 // versioned, checksummed header each blob starts with, and the rules for
-// partition and blob names. The implementations live in the packages below
+// partition and blob names (and their length limits, the same in every
+// storage). The implementations live in the packages below
 // it:
 //
 //   - memory: the simulator's store, with durable state apart from each
@@ -19,7 +20,9 @@
 // legacy layout ("CWIC", an 8-byte header) are still read and written.
 // Resolve decides, from a blob's first bytes, whether it is valid, new, or
 // left torn by an interrupted creation, and never asks to overwrite data
-// that may have been durable:
+// that may have been durable, nor a file that is not a blob: only an empty
+// file or the exact pattern a torn creation leaves is new; anything else,
+// even a file of a few bytes, is corrupt.
 //
 //	h, err := storage.Resolve(head, rawLen, simrt.VersionRange{Min: 0, Max: 0})
 //	if err == nil && h.Fresh {

@@ -43,8 +43,10 @@ func NewHeader(version uint16) []byte {
 
 // Header is a resolved blob header.
 type Header struct {
-	// Fresh reports that the blob holds no header yet: it is new, shorter
-	// than a prelude, or was left torn by an interrupted creation. The
+	// Fresh reports that the blob holds no header yet: it is empty, or
+	// holds exactly what an interrupted creation leaves (a canonical
+	// prefix of a new header followed only by zeros, at most HeaderSize
+	// bytes). Any other content, however short, is an error. The
 	// caller recreates it with NewHeader(versions.Max); its logical size is
 	// then zero. Version, DataOffset and Size describe the recreated blob.
 	Fresh bool
@@ -70,8 +72,17 @@ func Resolve(head []byte, rawLen uint64, versions simrt.VersionRange) (Header, e
 		head = head[:HeaderSize]
 	}
 	fresh := Header{Fresh: true, Version: versions.Max, DataOffset: HeaderSize}
-	if rawLen < preludeSize {
+	if rawLen == 0 {
 		return fresh, nil
+	}
+	if rawLen < preludeSize {
+		// Shorter than a prelude: only what a torn creation leaves (a
+		// prefix of "CWIK\x00\x01", then zeros) is ours to recreate.
+		// Anything else may be someone else's file, never overwritten.
+		if tornCreation(head, rawLen) {
+			return fresh, nil
+		}
+		return Header{}, &HeaderError{Kind: Truncated, Required: preludeSize, RawLen: rawLen}
 	}
 	h, err := parse(head, rawLen)
 	if err != nil {

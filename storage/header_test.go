@@ -41,7 +41,13 @@ func TestResolve(t *testing.T) {
 		reason string // "" for success
 	}{
 		{"empty", nil, true, ""},
-		{"sub-prelude garbage", []byte{1, 2, 3, 4, 5, 6, 7}, true, ""},
+		{"sub-prelude garbage", []byte{1, 2, 3, 4, 5, 6, 7}, false, "truncated header: required length 8, raw length 7"},
+		{"foreign short file", []byte("hi\n"), false, "truncated header: required length 8, raw length 3"},
+		{"foreign byte after zeros", []byte{0, 0, 0, 'x'}, false, "truncated header: required length 8, raw length 4"},
+		{"torn: short zeros", []byte{0, 0, 0}, true, ""},
+		{"torn: short magic prefix", []byte{'C', 'W', 'I'}, true, ""},
+		{"torn: short magic and layer", []byte{'C', 'W', 'I', 'K', 0, 1}, true, ""},
+		{"short wrong layer", []byte{'C', 'W', 'I', 'K', 0, 2}, false, "truncated header: required length 8, raw length 6"},
 		{"valid", valid, false, ""},
 		{"valid with data", append(append([]byte(nil), valid...), 'x'), false, ""},
 		{"legacy", []byte{'C', 'W', 'I', 'C', 0, 0, 0, 1, 'd'}, false, ""},
@@ -58,7 +64,7 @@ func TestResolve(t *testing.T) {
 		{"zeroed crc with zero payload past header", withZeros(valid[:8], 4097), false, "invalid header checksum"},
 		{"bad padding", badPad, false, "invalid header padding"},
 		{"zeroed runtime version", zeroLayer, false, "unsupported runtime version: expected 1, found 0"},
-		{"truncated at 10", valid[:10], false, ""}, // heals: canonical prefix
+		{"truncated at 10", valid[:10], true, ""}, // heals: canonical prefix
 		{"truncated at 100 with garbage", append(append([]byte(nil), valid[:12]...), 7), false, "truncated header: required length 4096, raw length 13"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,8 +79,8 @@ func TestResolve(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error %v", err)
 			}
-			if tc.fresh && !h.Fresh {
-				t.Fatalf("got %+v, want fresh", h)
+			if h.Fresh != tc.fresh {
+				t.Fatalf("got %+v, want Fresh %v", h, tc.fresh)
 			}
 		})
 	}

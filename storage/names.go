@@ -4,16 +4,63 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"strconv"
 
 	"github.com/simrt/simrt"
 )
 
+// Name limits shared by every storage. A blob's file name on disk is the
+// lowercase hex of its name, two characters a byte, and file systems cap a
+// name at 255 bytes: hence 127 bytes of blob name. A partition is a
+// directory named exactly like the partition. Enforcing the limits in every
+// storage, the simulator's included, means a name that works in a
+// simulation works in production.
+const (
+	// MaxPartitionLen is the longest partition name, in bytes.
+	MaxPartitionLen = 255
+	// MaxBlobNameLen is the longest blob name, in bytes.
+	MaxBlobNameLen = 127
+)
+
+// ErrNameTooLong is the cause of the error a partition name longer than
+// MaxPartitionLen or a blob name longer than MaxBlobNameLen gets: inside a
+// *simrt.PartitionError matching simrt.ErrPartitionNameInvalid, or a
+// *simrt.BlobError matching simrt.ErrBlobOpenFailed (Open) or
+// simrt.ErrBlobMissing (Remove: such a blob cannot exist).
+var ErrNameTooLong = errors.New("name too long")
+
+// ErrVersionRange is the cause of the *simrt.BlobError matching
+// simrt.ErrBlobOpenFailed that an open with an inverted VersionRange
+// (Min > Max) gets.
+var ErrVersionRange = errors.New("inverted version range")
+
 // errEmptyName is the cause of the error an empty blob name gets.
 var errEmptyName = errors.New("empty blob name")
 
-// CheckPartition returns nil if name is a valid partition name (non-empty,
-// only [A-Za-z0-9_-]), and a *simrt.PartitionError matching
-// simrt.ErrPartitionNameInvalid otherwise.
+// nameTooLong wraps ErrNameTooLong with the limit that was passed.
+type nameTooLong struct {
+	what  string
+	n     int
+	limit int
+}
+
+func (e *nameTooLong) Error() string {
+	return e.what + " name of " + strconv.Itoa(e.n) + " bytes is longer than " + strconv.Itoa(e.limit)
+}
+
+func (e *nameTooLong) Unwrap() error { return ErrNameTooLong }
+
+// versionRange wraps ErrVersionRange with the range asked for.
+type versionRange struct{ r simrt.VersionRange }
+
+func (e *versionRange) Error() string { return "inverted version range " + e.r.String() }
+
+func (e *versionRange) Unwrap() error { return ErrVersionRange }
+
+// CheckPartition returns nil if name is a valid partition name (1 to
+// MaxPartitionLen bytes of [A-Za-z0-9_-]), and a *simrt.PartitionError
+// matching simrt.ErrPartitionNameInvalid otherwise (with ErrNameTooLong as
+// its cause when the name is too long).
 func CheckPartition(name string) error {
 	if name == "" {
 		return &simrt.PartitionError{Partition: name, Err: simrt.ErrPartitionNameInvalid}
@@ -24,18 +71,47 @@ func CheckPartition(name string) error {
 			return &simrt.PartitionError{Partition: name, Err: simrt.ErrPartitionNameInvalid}
 		}
 	}
+	if len(name) > MaxPartitionLen {
+		return &simrt.PartitionError{Partition: name, Err: simrt.ErrPartitionNameInvalid,
+			Cause: &nameTooLong{what: "partition", n: len(name), limit: MaxPartitionLen}}
+	}
 	return nil
 }
 
 // CheckOpen validates the partition and blob names of an open: a bad
-// partition gives ErrPartitionNameInvalid, an empty blob name a *BlobError
-// matching ErrBlobOpenFailed.
-func CheckOpen(partition string, name []byte) error {
+// partition gives ErrPartitionNameInvalid, an empty blob name, one longer
+// than MaxBlobNameLen, or an inverted version range a *BlobError matching
+// ErrBlobOpenFailed.
+func CheckOpen(partition string, name []byte, versions simrt.VersionRange) error {
 	if err := CheckPartition(partition); err != nil {
 		return err
 	}
-	if len(name) == 0 {
-		return &simrt.BlobError{Partition: partition, Name: "", Err: simrt.ErrBlobOpenFailed, Cause: errEmptyName}
+	var cause error
+	switch {
+	case len(name) == 0:
+		cause = errEmptyName
+	case len(name) > MaxBlobNameLen:
+		cause = &nameTooLong{what: "blob", n: len(name), limit: MaxBlobNameLen}
+	case versions.Min > versions.Max:
+		cause = &versionRange{versions}
+	default:
+		return nil
+	}
+	return &simrt.BlobError{Partition: partition, Name: HexName(name), Err: simrt.ErrBlobOpenFailed, Cause: cause}
+}
+
+// CheckRemove validates the partition and blob names of a removal: a bad
+// partition gives ErrPartitionNameInvalid, and a blob name longer than
+// MaxBlobNameLen a *BlobError matching ErrBlobMissing (no such blob can
+// exist) with ErrNameTooLong as its cause. An empty name is left to the
+// storage, which reports the blob missing.
+func CheckRemove(partition string, name []byte) error {
+	if err := CheckPartition(partition); err != nil {
+		return err
+	}
+	if len(name) > MaxBlobNameLen {
+		return &simrt.BlobError{Partition: partition, Name: HexName(name), Err: simrt.ErrBlobMissing,
+			Cause: &nameTooLong{what: "blob", n: len(name), limit: MaxBlobNameLen}}
 	}
 	return nil
 }
@@ -44,8 +120,11 @@ func CheckOpen(partition string, name []byte) error {
 func HexName(name []byte) string { return hex.EncodeToString(name) }
 
 // ParseHexName decodes a name written by HexName. It reports false unless s
-// is non-empty, canonical lowercase hex.
+// is non-empty, canonical lowercase hex of at most MaxBlobNameLen bytes.
 func ParseHexName(s string) ([]byte, bool) {
+	if len(s) > 2*MaxBlobNameLen {
+		return nil, false
+	}
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) == 0 || hex.EncodeToString(b) != s {
 		return nil, false

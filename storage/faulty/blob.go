@@ -14,6 +14,19 @@ type blob struct {
 	partition string
 	name      string
 	size      uint64 // end of the last write or resize: the base of partial resizes
+	// poisoned is the error of the first failed sync of this handle. Every
+	// later write, resize and sync returns it, drawing nothing: the bytes
+	// that sync should have made durable may be gone (the fsync lesson of
+	// PostgreSQL), and a retry must not pretend otherwise.
+	poisoned error
+}
+
+// poison records a failed sync and returns its error.
+func (b *blob) poison(err error) error {
+	if b.poisoned == nil {
+		b.poisoned = err
+	}
+	return b.poisoned
 }
 
 // ReadAt implements simrt.Blob.ReadAt.
@@ -33,16 +46,27 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 	s := b.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b.poisoned != nil {
+		return b.poisoned
+	}
 	n := storage.Len(bufs)
 	syncing := opts&simrt.WriteSync != 0
 	if syncing && n == 0 {
+		return b.inner.WriteAt(offset, opts, bufs...)
+	}
+	cfg := s.cfg.Write
+	if n == 0 {
+		// Nothing to write or journal, at any offset; the draw is kept so
+		// that an empty write may still fail.
+		if s.roll(cfg.FailureRate) {
+			return injected()
+		}
 		return b.inner.WriteAt(offset, opts, bufs...)
 	}
 	end, err := storage.End(offset, n)
 	if err != nil {
 		return err
 	}
-	cfg := s.cfg.Write
 	retain := cfg.RetentionRate > 0
 	if s.roll(cfg.FailureRate) {
 		if retain {
@@ -61,7 +85,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 		if retain {
 			s.journal.push(&entry{kind: writeEntry, blob: b, offset: offset, data: concat(bufs, n), sel: newSelection(cfg, n)})
 		}
-		return injected()
+		return b.poison(injected())
 	}
 	if err := b.inner.WriteAt(offset, opts, bufs...); err != nil {
 		return err
@@ -70,7 +94,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 	switch {
 	case syncing && len(s.journal.entries) > 0:
 		s.journal.durable(b, offset, lazyConcat(bufs, n))
-	case retain && n > 0:
+	case retain:
 		s.journal.push(&entry{kind: writeEntry, blob: b, offset: offset, data: concat(bufs, n), sel: newSelection(cfg, n)})
 	}
 	return nil
@@ -109,6 +133,9 @@ func (b *blob) Resize(size uint64) error {
 	s := b.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b.poisoned != nil {
+		return b.poisoned
+	}
 	cfg := s.cfg.Resize
 	if s.roll(cfg.FailureRate) {
 		if s.roll(cfg.PartialRate) {
@@ -136,13 +163,16 @@ func (b *blob) Resize(size uint64) error {
 }
 
 // Sync implements simrt.Blob.Sync. A successful sync clears the handle's
-// journal.
+// journal; a failed one poisons the handle.
 func (b *blob) Sync() error {
 	s := b.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b.poisoned != nil {
+		return b.poisoned
+	}
 	if s.roll(s.cfg.SyncRate) {
-		return injected()
+		return b.poison(injected())
 	}
 	if err := b.inner.Sync(); err != nil {
 		return err
@@ -153,13 +183,17 @@ func (b *blob) Sync() error {
 
 // StartSync implements simrt.Blob.StartSync. The handle's journal is
 // cleared, up to this call, once the returned handle completes
-// successfully, even if nobody awaits it.
+// successfully, even if nobody awaits it. An injected failure poisons the
+// handle, as a failed Sync does.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
 	s := b.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b.poisoned != nil {
+		return simrt.Ready(struct{}{}, b.poisoned)
+	}
 	if s.roll(s.cfg.SyncRate) {
-		return simrt.Ready(struct{}{}, injected())
+		return simrt.Ready(struct{}{}, b.poison(injected()))
 	}
 	h := b.inner.StartSync()
 	if h.Done() {

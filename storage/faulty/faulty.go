@@ -42,6 +42,16 @@
 // Every injected failure is an error matching both simrt.ErrIO and
 // ErrInjected: "io error: injected storage fault".
 //
+// # Failed syncs
+//
+// A failed sync (Sync, StartSync, or the sync of a WriteSync write)
+// poisons its handle, as it does on disk: every later WriteAt, Resize, Sync
+// and StartSync through the handle returns the same error without drawing,
+// until the blob is closed and reopened. The bytes that sync should have
+// made durable are not durable: no retry through the handle can sync them,
+// and the reopen discards them (a crash before the reopen keeps what the
+// retention policy keeps, as for any unsynced write). ReadAt still works.
+//
 // # Crash
 //
 // A successful Sync clears the journal of that handle. A StartSync leaves

@@ -13,8 +13,11 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storagetest.Run(t, func(*testing.T) simrt.Storage {
-		return faulty.New(memory.New(), rand.New(rand.NewPCG(1, 2)), faulty.Config{})
+	storagetest.RunWithHooks(t, func(*testing.T) (simrt.Storage, storagetest.Hooks) {
+		fs := faulty.New(memory.New(), rand.New(rand.NewPCG(1, 2)), faulty.Config{})
+		return fs, storagetest.Hooks{FailSyncs: func(on bool) {
+			fs.Config().SyncRate = map[bool]float64{false: 0, true: 1}[on]
+		}}
 	})
 }
 
@@ -228,6 +231,7 @@ func TestProbabilityEndpointsConsumeNoRandomness(t *testing.T) {
 		t.Fatalf("rate 1 drew %d numbers", e.src.draws)
 	}
 	e.fs.Config().SyncRate = 0.5
+	b = e.open("b") // a is poisoned: its syncs draw nothing any more
 	_ = b.Sync()
 	if e.src.draws != 1 {
 		t.Fatalf("an interior rate drew %d numbers, want 1", e.src.draws)
@@ -450,7 +454,13 @@ func TestDynamicConfig(t *testing.T) {
 		t.Fatalf("sync with SyncRate 1: %v", err)
 	}
 	e.fs.Config().SyncRate = 0
-	if err := b.Sync(); err != nil {
+	// The failed sync poisoned the handle: the change reaches the next
+	// handle, not this one.
+	if err := b.Sync(); !isInjected(err) {
+		t.Fatalf("sync of a poisoned handle with SyncRate 0: %v", err)
+	}
+	b.Close()
+	if err := e.open("a").Sync(); err != nil {
 		t.Fatalf("sync with SyncRate 0: %v", err)
 	}
 }
@@ -487,11 +497,58 @@ func TestJournalClearsOnlyAfterCompletedDurability(t *testing.T) {
 		t.Fatalf("a failed sync cleared the journal")
 	}
 	e.fs.Config().SyncRate = 0
-	if err := b.Sync(); err != nil {
+	// The retry fails too (the handle is poisoned) and clears nothing.
+	if err := b.Sync(); !isInjected(err) {
+		t.Fatalf("a retried sync after a failed one: %v", err)
+	}
+	if e.fs.Pending() != 1 {
+		t.Fatalf("a refused retry cleared the journal")
+	}
+	c := e.open("c")
+	e.write(c, 0, 0, "def")
+	if err := c.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if e.fs.Pending() != 0 {
-		t.Fatalf("a successful sync left %d entries", e.fs.Pending())
+	if e.fs.Pending() != 1 {
+		t.Fatalf("a successful sync of c left %d entries, want a's one", e.fs.Pending())
+	}
+}
+
+// TestFailedSyncBytesAreNotDurable: after a failed sync, no retry makes the
+// bytes it covered durable; a crash without retention loses them, and a
+// reopen sees only what was durable before.
+func TestFailedSyncBytesAreNotDurable(t *testing.T) {
+	for _, how := range []string{"sync", "sync write", "start sync"} {
+		t.Run(how, func(t *testing.T) {
+			e := newEnv(t, 1, faulty.Config{})
+			b := e.open("a")
+			e.write(b, 0, simrt.WriteSync, "old")
+			e.fs.Config().SyncRate = 1
+			var err error
+			switch how {
+			case "sync":
+				e.write(b, 0, 0, "new")
+				err = b.Sync()
+			case "sync write":
+				err = b.WriteAt(0, simrt.WriteSync, []byte("new"))
+			case "start sync":
+				e.write(b, 0, 0, "new")
+				_, err = storagetest.Await(b.StartSync())
+			}
+			if !isInjected(err) {
+				t.Fatalf("%s with SyncRate 1: %v", how, err)
+			}
+			e.fs.Config().SyncRate = 0
+			if err := b.Sync(); !isInjected(err) {
+				t.Fatalf("a retried sync: %v, want the failed sync's error", err)
+			}
+			if got := e.durable("a"); got != "old" {
+				t.Fatalf("durable after the retry %q, want %q", got, "old")
+			}
+			if got := e.crash("a"); got != "old" {
+				t.Fatalf("after crash %q, want %q", got, "old")
+			}
+		})
 	}
 }
 

@@ -35,12 +35,12 @@ func (b *blob) ReadAt(p []byte, offset uint64) error {
 	if b.closed {
 		return b.closedErr()
 	}
+	if len(p) == 0 {
+		return nil // at any offset, as the interface promises
+	}
 	end, err := storage.End(offset, len(p))
 	if err != nil {
 		return err
-	}
-	if len(p) == 0 {
-		return nil
 	}
 	if end > uint64(len(b.content))-b.off {
 		return simrt.ErrBlobInsufficientLength
@@ -49,8 +49,10 @@ func (b *blob) ReadAt(p []byte, offset uint64) error {
 	return nil
 }
 
-// WriteAt implements simrt.Blob.WriteAt. A zero-byte write without
-// WriteSync at an offset past the end extends the blob to offset.
+// WriteAt implements simrt.Blob.WriteAt. A write of zero bytes does
+// nothing, even past the end, as on disk (and as os.File.WriteAt does). A
+// WriteSync write through a handle whose blob was removed fails with
+// ErrBlobMissing and writes nothing.
 func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) error {
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
@@ -58,7 +60,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 		return b.closedErr()
 	}
 	n := storage.Len(bufs)
-	if opts&simrt.WriteSync != 0 && n == 0 {
+	if n == 0 {
 		return nil
 	}
 	end, err := storage.End(offset, n)
@@ -125,8 +127,8 @@ func (b *blob) Resize(size uint64) error {
 }
 
 // Sync implements simrt.Blob.Sync: the durable blob becomes the handle's
-// copy. A handle whose blob was removed fails with ErrBlobMissing (or
-// ErrPartitionMissing).
+// copy. A handle whose blob (or partition) was removed fails with
+// ErrBlobMissing.
 func (b *blob) Sync() error {
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()

@@ -8,8 +8,10 @@
 // Snapshot moves out and Restore brings back.
 //
 // Each open gets a new generation. Removing a blob forgets its generation,
-// so a handle on a removed blob can still read its own copy but can never
-// make anything durable, and never touches a newer blob of the same name.
+// so a handle on a removed blob can still read, write and resize its own
+// copy, like an *os.File on a removed path, but can never make anything
+// durable (its Sync and WriteSync writes fail with simrt.ErrBlobMissing),
+// and never touches a newer blob of the same name.
 //
 // Opens are exclusive: a second open of a blob that is open fails with
 // simrt.ErrBlobAlreadyOpen until the first handle is closed or the blob is
@@ -70,7 +72,7 @@ func (s *Storage) Open(partition string, name []byte) (simrt.Blob, uint64, error
 // and blob are created, durably, at once. A blob that is new, or was left
 // torn by an interrupted creation, gets a fresh header.
 func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
-	if err := storage.CheckOpen(partition, name); err != nil {
+	if err := storage.CheckOpen(partition, name, versions); err != nil {
 		return nil, 0, 0, err
 	}
 	s.mu.Lock()
@@ -122,7 +124,7 @@ func corrupt(partition string, name []byte, err error) error {
 
 // Remove implements simrt.Storage.Remove.
 func (s *Storage) Remove(partition string, name []byte) error {
-	if err := storage.CheckPartition(partition); err != nil {
+	if err := storage.CheckRemove(partition, name); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -171,14 +173,10 @@ func (s *Storage) Scan(partition string) ([][]byte, error) {
 	return out, nil
 }
 
-// current returns the durable file of a handle's generation, or the error
-// that says why there is none.
+// current returns the durable file of a handle's generation, or
+// ErrBlobMissing if its blob (or partition) was removed.
 func (s *Storage) current(b *blob) (*file, error) {
-	part, ok := s.parts[b.partition]
-	if !ok {
-		return nil, &simrt.PartitionError{Partition: b.partition, Err: simrt.ErrPartitionMissing}
-	}
-	f, ok := part[b.name]
+	f, ok := s.parts[b.partition][b.name]
 	if !ok || f.gen != b.gen {
 		return nil, &simrt.BlobError{Partition: b.partition, Name: storage.HexName([]byte(b.name)), Err: simrt.ErrBlobMissing}
 	}

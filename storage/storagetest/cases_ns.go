@@ -283,4 +283,4 @@ var nsCases = []testCase{
 	}},
 }
 
-var cases = append(append([]testCase(nil), rwCases...), nsCases...)
+var cases = append(append(append([]testCase(nil), rwCases...), nsCases...), agreeCases...)

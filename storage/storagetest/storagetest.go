@@ -12,6 +12,10 @@
 // Each case runs as a subtest on its own storage, and says on failure which
 // rule it checks. The suite needs no runtime: it awaits StartSync handles on
 // a plain goroutine.
+//
+// A few rules can only be checked by reaching under the interface: a sync
+// that fails, a stray file in a partition. RunWithHooks runs them too, on
+// implementations that can provide the Hooks they need.
 package storagetest
 
 import (
@@ -28,6 +32,45 @@ func Run(t *testing.T, newStorage func(t *testing.T) simrt.Storage) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, newStorage(t)) })
 	}
+}
+
+// Hooks reach under a storage's interface for the cases that need to. A nil
+// field leaves out the cases that need it.
+type Hooks struct {
+	// FailSyncs makes every later sync of the storage fail (on) or succeed
+	// (off): Sync, StartSync and the sync of a WriteSync write. Opens are
+	// not made while it is on.
+	FailSyncs func(on bool)
+	// PlaceStray puts a regular file named name, holding a few bytes, in
+	// partition (creating the partition if needed), where only a file of
+	// the storage's own should be.
+	PlaceStray func(partition, name string)
+}
+
+// RunWithHooks runs every case of Run, and then the cases the hooks make
+// possible, each on a fresh storage and its hooks from newStorage.
+func RunWithHooks(t *testing.T, newStorage func(t *testing.T) (simrt.Storage, Hooks)) {
+	t.Helper()
+	Run(t, func(t *testing.T) simrt.Storage {
+		s, _ := newStorage(t)
+		return s
+	})
+	_, probe := newStorage(t)
+	for _, c := range hookCases {
+		if !c.needs(probe) {
+			continue // this storage cannot provide the hook
+		}
+		t.Run(c.name, func(t *testing.T) {
+			s, h := newStorage(t)
+			c.check(t, s, h)
+		})
+	}
+}
+
+type hookCase struct {
+	name  string
+	needs func(Hooks) bool
+	check func(t *testing.T, s simrt.Storage, h Hooks)
 }
 
 type testCase struct {

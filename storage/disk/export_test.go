@@ -1,0 +1,26 @@
+package disk
+
+import (
+	"errors"
+	"os"
+	"sync/atomic"
+)
+
+// ErrInjectedSync is the error a sync fails with once FailSyncs is on.
+var ErrInjectedSync = errors.New("injected sync failure")
+
+// FailSyncs returns a switch that makes every sync of s fail with
+// ErrInjectedSync while it is on.
+func FailSyncs(s *Storage) *atomic.Bool {
+	var on atomic.Bool
+	s.datasync = func(f *os.File) error {
+		if on.Load() {
+			return ErrInjectedSync
+		}
+		return datasync(f)
+	}
+	return &on
+}
+
+// SetRemoveHook calls h at each named point of RemovePartition.
+func SetRemoveHook(s *Storage, h func(point string)) { s.hook = h }
