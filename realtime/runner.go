@@ -36,7 +36,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	if !r.started.CompareAndSwap(false, true) {
 		panic("realtime.Runner: Start called twice (make a new Runner)")
 	}
-	if err := syncStorageDir(r.cfg.StorageDirectory); err != nil {
+	if err := syncStorageDir(r.cfg.StorageDirectory, r.cfg.Logger); err != nil {
 		panic("realtime: failed to sync storage directory at startup (" + r.cfg.StorageDirectory + "): " + err.Error())
 	}
 	rt := newRuntime(r.cfg)

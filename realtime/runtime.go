@@ -29,6 +29,7 @@ type runtime struct {
 	pool       *pool
 	network    simrt.Network
 	storage    simrt.Storage
+	disk       simrt.Storage // the directory under storage (storage.go)
 	metrics    *metricsServer
 
 	// Admission. live counts task goroutines, and spawns in flight: a
@@ -190,6 +191,7 @@ func (rt *runtime) close() {
 	rt.io.closeAll()     // ...then close, with nobody inside
 	rt.root.closers().closeAll()
 	rt.blobs.closeAll()
+	rt.closeStorage()
 	if rt.metrics != nil {
 		rt.metrics.close()
 	}

@@ -13,7 +13,8 @@ import (
 // metered over disk. The directory is created on first use, so a program
 // that never touches storage leaves nothing on disk.
 func (rt *runtime) initStorage() {
-	rt.storage = metered.New(&lazyDisk{dir: rt.cfg.StorageDirectory}, rt.registry.Registerer())
+	rt.disk = &lazyDisk{dir: rt.cfg.StorageDirectory}
+	rt.storage = metered.New(rt.disk, rt.registry.Registerer())
 }
 
 // Open implements simrt.Storage.Open on files under
@@ -55,17 +56,44 @@ func (c *Context) Scan(partition string) ([][]byte, error) {
 	return c.scope.rt.storage.Scan(partition)
 }
 
+// closeStorage releases the storage directory (its lock) at shutdown,
+// once every blob is closed, so that the next runtime on the directory can
+// take it.
+func (rt *runtime) closeStorage() {
+	if l, ok := rt.disk.(*lazyDisk); ok {
+		l.close()
+	}
+}
+
 // lazyDisk is a disk.Storage made on first use.
 type lazyDisk struct {
-	dir  string
-	once sync.Once
-	s    *disk.Storage
-	err  error
+	dir    string
+	mu     sync.Mutex
+	s      *disk.Storage
+	err    error
+	closed bool
 }
 
 func (l *lazyDisk) get() (*disk.Storage, error) {
-	l.once.Do(func() { l.s, l.err = disk.New(l.dir) })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.s == nil && l.err == nil && !l.closed {
+		l.s, l.err = disk.New(l.dir)
+	}
+	if l.closed {
+		return nil, simrt.ErrClosed
+	}
 	return l.s, l.err
+}
+
+// close releases the directory, if it was ever taken.
+func (l *lazyDisk) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.s != nil {
+		l.s.Close()
+	}
 }
 
 func (l *lazyDisk) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
