@@ -120,3 +120,15 @@ func (c *Context) LogicalBlob(partition string, name []byte) ([]byte, bool) {
 	c.rt.check()
 	return c.rt.storage.mem.LogicalBlob(partition, name)
 }
+
+// StoragePending returns the number of entries of the storage crash
+// journal: unsynced writes and resizes that the crash ending the run may
+// still keep under the fault configuration's retention policy, and
+// StartSync markers not yet applied. A sync, an overlapping WriteSync
+// write, a reopen or a removal retires the entries it makes moot. With no
+// retention configured, unsynced writes are never journaled (a crash loses
+// them all) and it stays zero. It is meant for tests.
+func (c *Context) StoragePending() int {
+	c.rt.check()
+	return c.rt.storage.fault.Pending()
+}

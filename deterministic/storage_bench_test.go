@@ -23,13 +23,13 @@ const window = 64 << 20
 func benchStack(b *testing.B, faults deterministic.StorageFaults, f func(ctx *deterministic.Context, blob simrt.Blob)) {
 	b.Helper()
 	b.ReportAllocs()
-	deterministic.New(deterministic.Config{StorageFaults: faults}).Start(func(ctx *deterministic.Context) {
+	start(b, deterministic.New(deterministic.Config{StorageFaults: faults}), func(ctx *deterministic.Context) {
 		blob, _, err := ctx.Open("bench", []byte("blob"))
-		must(err)
+		must(b, err)
 		b.ResetTimer()
 		f(ctx, blob)
 		b.StopTimer()
-		must(blob.Close())
+		must(b, blob.Close())
 	})
 }
 
@@ -48,10 +48,10 @@ func benchWrite(b *testing.B, faults deterministic.StorageFaults) {
 		b.SetBytes(int64(size))
 		benchStack(b, faults, func(_ *deterministic.Context, blob simrt.Blob) {
 			b.StopTimer()
-			must(blob.Resize(window)) // steady state: no growth inside the loop
+			must(b, blob.Resize(window)) // steady state: no growth inside the loop
 			b.StartTimer()
 			for i := 0; i < b.N; i++ {
-				must(blob.WriteAt(uint64(i*size%window), 0, data))
+				must(b, blob.WriteAt(uint64(i*size%window), 0, data))
 			}
 		})
 	})
@@ -71,10 +71,10 @@ func BenchmarkStorageRead(b *testing.B) {
 		b.SetBytes(int64(size))
 		benchStack(b, deterministic.StorageFaults{}, func(_ *deterministic.Context, blob simrt.Blob) {
 			b.StopTimer()
-			must(blob.WriteAt(0, 0, make([]byte, 16*size)))
+			must(b, blob.WriteAt(0, 0, make([]byte, 16*size)))
 			b.StartTimer()
 			for i := 0; i < b.N; i++ {
-				must(blob.ReadAt(p, uint64(i%16*size)))
+				must(b, blob.ReadAt(p, uint64(i%16*size)))
 			}
 		})
 	})
@@ -85,11 +85,11 @@ func BenchmarkStorageSync(b *testing.B) {
 	data := make([]byte, 4<<10)
 	benchStack(b, deterministic.StorageFaults{}, func(_ *deterministic.Context, blob simrt.Blob) {
 		b.StopTimer()
-		must(blob.WriteAt(0, 0, make([]byte, 1<<20)))
+		must(b, blob.WriteAt(0, 0, make([]byte, 1<<20)))
 		b.StartTimer()
 		for i := 0; i < b.N; i++ {
-			must(blob.WriteAt(uint64(i%256*len(data)), 0, data))
-			must(blob.Sync())
+			must(b, blob.WriteAt(uint64(i%256*len(data)), 0, data))
+			must(b, blob.Sync())
 		}
 	})
 }
@@ -99,8 +99,8 @@ func BenchmarkStorageOpenClose(b *testing.B) {
 		name := []byte("other")
 		for i := 0; i < b.N; i++ {
 			blob, _, err := ctx.Open("bench", name)
-			must(err)
-			must(blob.Close())
+			must(b, err)
+			must(b, blob.Close())
 		}
 	})
 }

@@ -24,7 +24,10 @@ func ExampleContext_Open() {
 	// Output: "synced"
 }
 
-// The fault configuration can change while the simulation runs.
+// The fault configuration can change while the simulation runs. A failed
+// sync poisons its handle, as on disk: the kernel may have dropped the
+// pages it could not write, so only a reopen (and a read of what is really
+// there) clears it.
 func ExampleContext_StorageFaultConfig() {
 	deterministic.New(deterministic.Config{}).Start(func(ctx *deterministic.Context) {
 		b, _, _ := ctx.Open("db", []byte("wal"))
@@ -32,9 +35,12 @@ func ExampleContext_StorageFaultConfig() {
 		fmt.Println(b.Sync())
 		ctx.StorageFaultConfig().SyncRate = 0
 		fmt.Println(b.Sync())
-		_ = b.WriteAt(0, simrt.WriteSync, []byte("x"))
+		_ = b.Close()
+		b, _, _ = ctx.Open("db", []byte("wal"))
+		fmt.Println(b.WriteAt(0, simrt.WriteSync, []byte("x")))
 	})
 	// Output:
+	// io error: injected storage fault
 	// io error: injected storage fault
 	// <nil>
 }
