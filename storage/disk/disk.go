@@ -88,9 +88,9 @@ const tombstonePrefix = ".removing-"
 // Storage is a directory of partitions of blob files. Create it with New.
 type Storage struct {
 	root string
-	// datasync makes a file durable (fdatasync); tests replace it to
-	// inject failures.
-	datasync func(*os.File) error
+	// datasync makes a file durable (fdatasync), dirsync a directory
+	// (fsync); tests replace them to inject failures.
+	datasync, dirsync func(*os.File) error
 	// hook, when set, is called at the named points of RemovePartition;
 	// tests use it to crash there.
 	hook func(point string)
@@ -116,7 +116,7 @@ func New(root string) (*Storage, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Storage{root: root, datasync: datasync}
+	s := &Storage{root: root, datasync: datasync, dirsync: (*os.File).Sync}
 	s.mu.opens = map[key]*blob{}
 	s.mu.lock = lock
 	if err := s.finishRemovals(); err != nil {
@@ -256,10 +256,10 @@ func (s *Storage) resolve(f *os.File, versions simrt.VersionRange) (storage.Head
 // create makes f a new, empty blob of the given version, durably: the
 // directory entries first, then the header.
 func (s *Storage) create(f *os.File, dir string, version uint16) error {
-	if err := syncDir(dir); err != nil {
+	if err := s.syncDir(dir); err != nil {
 		return err
 	}
-	if err := syncDir(s.root); err != nil {
+	if err := s.syncDir(s.root); err != nil {
 		return err
 	}
 	if err := f.Truncate(0); err != nil {
@@ -300,12 +300,12 @@ func (s *Storage) Scan(partition string) ([][]byte, error) {
 }
 
 // syncDir makes the entries of a directory durable.
-func syncDir(dir string) error {
+func (s *Storage) syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	err = d.Sync()
+	err = s.dirsync(d)
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}

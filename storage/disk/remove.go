@@ -47,7 +47,7 @@ func (s *Storage) Remove(partition string, name []byte) error {
 		b.removed.Store(true)
 		delete(s.mu.opens, k)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := s.syncDir(dir); err != nil {
 		return &simrt.BlobError{Partition: partition, Name: hexName, Err: simrt.ErrBlobSyncFailed, Cause: err}
 	}
 	return nil
@@ -84,7 +84,7 @@ func (s *Storage) RemovePartition(partition string) error {
 		}
 	}
 	s.at("renamed")
-	if err := syncDir(s.root); err != nil {
+	if err := s.syncDir(s.root); err != nil {
 		return &simrt.PartitionError{Partition: partition, Err: simrt.ErrBlobSyncFailed, Cause: err}
 	}
 	s.at("synced")
@@ -92,7 +92,7 @@ func (s *Storage) RemovePartition(partition string) error {
 		// The partition is durably gone; the next New finishes the job.
 		return nil
 	}
-	if err := syncDir(s.root); err != nil {
+	if err := s.syncDir(s.root); err != nil {
 		return &simrt.PartitionError{Partition: partition, Err: simrt.ErrBlobSyncFailed, Cause: err}
 	}
 	return nil
@@ -157,7 +157,7 @@ func (s *Storage) finishRemovals() error {
 		}
 	}
 	if found {
-		return syncDir(s.root)
+		return s.syncDir(s.root)
 	}
 	return nil
 }
