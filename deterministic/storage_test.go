@@ -78,6 +78,25 @@ func retainAll() deterministic.StorageFaults {
 	return faulty.Config{Write: faulty.WriteConfig{RetentionRate: 1, Mode: faulty.Prefix}}
 }
 
+// opened is what an open in a spawned task returns to the root.
+type opened struct {
+	b simrt.Blob
+	n uint64
+}
+
+// TestLogicalOpenNamespaceHandoff races an open against a removal (of the
+// blob, or of its partition) in two tasks, "namespace" (the worker: the
+// open when openFirst, else the removal) and "competing", spawned together
+// so that the seeded scheduler picks the order. In Go a storage operation
+// never parks, so a competitor can observe the namespace only before or
+// after the whole of an operation, never half of it (the reference pauses
+// its worker between the namespace change and the open registry's update
+// to check the same); the seeds below run each case in both orders, and
+// whichever won, the open and the removal must have one of their two
+// serial outcomes: an open before the removal keeps the old contents, one
+// after it gets a fresh blob. Then, as in the reference, an old handle's
+// Close cannot release the replacement's open, and closing the
+// replacement permits reopening its durable contents.
 func TestLogicalOpenNamespaceHandoff(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
@@ -89,46 +108,78 @@ func TestLogicalOpenNamespaceHandoff(t *testing.T) {
 		{"remove partition", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start(t, deterministic.New(deterministic.Config{}), func(ctx *deterministic.Context) {
-				seed, _ := open(t, ctx, "partition", "blob")
-				must(t, seed.WriteAt(0, simrt.WriteSync, []byte("saved")))
-				must(t, seed.Close())
-				remove := func() {
-					if tc.named {
-						must(t, ctx.Remove("partition", []byte("blob")))
-					} else {
-						must(t, ctx.RemovePartition("partition"))
+			orders := map[string]bool{}
+			for seed := range uint64(8) {
+				var order []string
+				start(t, deterministic.New(deterministic.Config{Seed: seed}), func(ctx *deterministic.Context) {
+					first, _ := open(t, ctx, "partition", "blob")
+					must(t, first.WriteAt(0, simrt.WriteSync, []byte("saved")))
+					must(t, first.Close())
+
+					operation := func(ctx simrt.Context, isOpen bool) opened {
+						if isOpen {
+							order = append(order, "open")
+							b, n := open(t, ctx, "partition", "blob")
+							return opened{b, n}
+						}
+						order = append(order, "remove")
+						if tc.named {
+							must(t, ctx.Remove("partition", []byte("blob")))
+						} else {
+							must(t, ctx.RemovePartition("partition"))
+						}
+						return opened{}
 					}
-				}
-				// Opening before removal keeps the old contents; opening
-				// after removal gives a fresh blob.
-				var old, current simrt.Blob
-				if tc.openFirst {
-					var n uint64
-					old, n = open(t, ctx, "partition", "blob")
-					check(t, n == 5 && readAll(t, old, 5) == "saved", "the open before removal sees the old blob")
-					remove()
-					current, n = open(t, ctx, "partition", "blob")
-					check(t, n == 0, "the open after removal is empty")
-				} else {
-					remove()
-					var n uint64
-					current, n = open(t, ctx, "partition", "blob")
-					check(t, n == 0, "the open after removal is empty")
-				}
-				// An old handle's Close cannot release the replacement's open.
-				if old != nil {
-					must(t, old.Close())
-				}
-				_, _, err := ctx.Open("partition", []byte("blob"))
-				var be *simrt.BlobError
-				check(t, errors.As(err, &be) && errors.Is(err, simrt.ErrBlobAlreadyOpen) &&
-					be.Partition == "partition" && be.Name == "626c6f62", "the replacement is still open", err)
-				must(t, current.WriteAt(0, simrt.WriteSync, []byte("new")))
-				must(t, current.Close())
-				reopened, n := open(t, ctx, "partition", "blob")
-				check(t, n == 3 && readAll(t, reopened, 3) == "new", "closing the replacement permits reopening it")
-			})
+					worker := simrt.Spawn(ctx.Child("namespace"), func(ctx simrt.Context) opened {
+						return operation(ctx, tc.openFirst)
+					})
+					competing := simrt.Spawn(ctx.Child("competing"), func(ctx simrt.Context) opened {
+						return operation(ctx, !tc.openFirst)
+					})
+					w, err := worker.Await(ctx)
+					must(t, err)
+					c, err := competing.Await(ctx)
+					must(t, err)
+					got := w
+					if !tc.openFirst {
+						got = c
+					}
+
+					// Opening before removal preserves access to the old
+					// contents. Opening after removal must return a fresh
+					// incarnation.
+					var old, current simrt.Blob
+					if order[0] == "open" {
+						old = got.b
+						check(t, got.n == 5 && readAll(t, old, 5) == "saved", "the open that won the race sees the old blob", got.n)
+						var n uint64
+						current, n = open(t, ctx, "partition", "blob")
+						check(t, n == 0, "the open after removal is empty", n)
+					} else {
+						current = got.b
+						check(t, got.n == 0, "the open that lost the race gets a fresh blob", got.n)
+					}
+
+					// An old handle's Close cannot release the replacement's open.
+					if old != nil {
+						must(t, old.Close())
+					}
+					_, _, err = ctx.Open("partition", []byte("blob"))
+					var be *simrt.BlobError
+					check(t, errors.As(err, &be) && errors.Is(err, simrt.ErrBlobAlreadyOpen) &&
+						be.Partition == "partition" && be.Name == "626c6f62", "the replacement is still open", err)
+
+					// Closing the replacement permits reopening its durable contents.
+					must(t, current.WriteAt(0, simrt.WriteSync, []byte("new")))
+					must(t, current.Close())
+					reopened, n := open(t, ctx, "partition", "blob")
+					check(t, n == 3 && readAll(t, reopened, 3) == "new", "closing the replacement permits reopening it")
+				})
+				orders[strings.Join(order, " then ")] = true
+			}
+			if !orders["open then remove"] || !orders["remove then open"] {
+				t.Fatalf("8 seeds raced the two tasks in the orders %v only, want both", orders)
+			}
 		})
 	}
 }
