@@ -7,10 +7,12 @@ import "strconv"
 const DefaultBlobVersion uint16 = 0
 
 // Storage holds blobs grouped in partitions. Partition names match
-// [A-Za-z0-9_-]+ (anything else fails with ErrPartitionNameInvalid before any
-// other work); blob names are arbitrary non-empty bytes, shown as lowercase
-// hex in errors and on disk (an empty name fails to open with
-// ErrBlobOpenFailed).
+// [A-Za-z0-9_-]+ and are at most 255 bytes long (anything else fails with
+// ErrPartitionNameInvalid before any other work); blob names are arbitrary
+// non-empty bytes, at most 127 of them, shown as lowercase hex in errors
+// and on disk (an empty or longer name fails to open with
+// ErrBlobOpenFailed). The limits are the same on every implementation (see
+// package storage), so a name that works in a simulation works on disk.
 //
 // Every method is safe to call from any task of the runtime that owns the
 // storage. In the simulator no storage operation ever parks.
@@ -28,20 +30,26 @@ type Storage interface {
 	//
 	// An open is exclusive: until the handle is closed or the blob removed,
 	// a second open of the same blob fails with a *BlobError matching
-	// ErrBlobAlreadyOpen.
+	// ErrBlobAlreadyOpen. An inverted range (Min > Max) fails with
+	// ErrBlobOpenFailed.
 	OpenVersioned(partition string, name []byte, versions VersionRange) (Blob, uint64, uint16, error)
 	// Remove durably removes one blob and frees its name: a later open
 	// creates a new, empty blob, while a handle still open on the removed
-	// blob keeps reading its old contents and never touches the new one.
+	// blob keeps its old contents and never touches the new one. Like an
+	// *os.File on a removed path, that handle still reads, writes and
+	// resizes its own contents, but its Sync, StartSync and WriteSync
+	// writes fail with ErrBlobMissing: nothing it holds can be found again.
 	// It fails with ErrPartitionMissing or ErrBlobMissing.
 	Remove(partition string, name []byte) error
-	// RemovePartition durably removes a partition and every blob in it,
-	// with the same effect on open handles as Remove. It fails with
+	// RemovePartition durably and atomically removes a partition and every
+	// blob in it: after a crash the partition is whole or gone, never half.
+	// It has the same effect on open handles as Remove. It fails with
 	// ErrPartitionMissing.
 	RemovePartition(partition string) error
 	// Scan returns the names of the blobs of a partition, sorted. A
 	// partition that exists but is empty gives an empty list; a missing one
-	// fails with ErrPartitionMissing.
+	// fails with ErrPartitionMissing. Entries that are not blobs (a stray
+	// file in a partition directory) are skipped, never an error.
 	Scan(partition string) ([][]byte, error)
 }
 
@@ -81,13 +89,18 @@ type Blob interface {
 	ReadAt(p []byte, offset uint64) error
 	// WriteAt writes the concatenation of bufs at offset, extending the
 	// blob with zeros over any gap. With WriteSync the written bytes are
-	// durable on return; a WriteSync write of zero bytes does nothing.
+	// durable on return. A write of zero bytes does nothing, with or
+	// without WriteSync, at any offset (as os.File.WriteAt).
 	// An offset whose end overflows uint64 fails with ErrOffsetOverflow.
 	// WriteAt does not retain bufs.
 	WriteAt(offset uint64, opts WriteOptions, bufs ...[]byte) error
 	// Resize truncates the blob, or extends it with zeros, to size bytes.
 	Resize(size uint64) error
-	// Sync makes every earlier write and resize durable.
+	// Sync makes every earlier write and resize durable. A failed sync
+	// (Sync, StartSync or a WriteSync write) poisons the handle: the
+	// kernel may have dropped what it could not write, so every later
+	// WriteAt, Resize, Sync and StartSync returns that error until the blob
+	// is closed and reopened. ReadAt still works.
 	Sync() error
 	// StartSync starts a sync and returns a handle that completes when the
 	// sync has finished, with the same durability and the same error as

@@ -1,6 +1,9 @@
 // Package storagetest is the conformance suite every simrt.Storage passes:
 // the 33 behaviours of the reference's storage tests, adapted to exclusive
-// opens and Close, plus the rules of exclusive opens themselves.
+// opens and Close, the rules of exclusive opens themselves, and the rules
+// on which the simulator's storage and the disk once disagreed (zero-byte
+// writes, empty reads, name limits, inverted version ranges, handles of
+// removed blobs, poisoned syncs, stray files).
 //
 // Run it from a test of the implementation, with a constructor that returns
 // a fresh, empty storage:
