@@ -1,0 +1,141 @@
+package electbench
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt/deterministic"
+)
+
+// runner runs one seed; each worker goroutine of a benchmark makes its own
+// (a simrt runner keeps the worker's coroutine pool).
+type runner func(seed uint64) (Result, error)
+
+// benchDrivers make the runners of the two drivers.
+var benchDrivers = []struct {
+	name   string
+	runner func() (runner, func())
+}{
+	{"floor", func() (runner, func()) { return RunFloor, func() {} }},
+	{"simrt", func() (runner, func()) {
+		pool := &deterministic.Coroutines{}
+		return func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool}) }, pool.Close
+	}},
+}
+
+// tally sums the work of the runs of a benchmark.
+type tally struct {
+	runs, sent, delivered, elections atomic.Int64
+}
+
+func (t *tally) add(r Result) {
+	t.runs.Add(1)
+	t.sent.Add(int64(r.Sent))
+	t.delivered.Add(int64(r.Delivered))
+	t.elections.Add(int64(r.Elections))
+}
+
+func (t *tally) report(b *testing.B, wall time.Duration) {
+	n := float64(t.runs.Load())
+	b.ReportMetric(float64(wall.Nanoseconds())/1e6/n, "ms/run")
+	b.ReportMetric(n/wall.Seconds(), "seeds/s")
+	b.ReportMetric(float64(t.sent.Load())/n, "sent/run")
+	b.ReportMetric(float64(t.delivered.Load())/n, "delivered/run")
+	b.ReportMetric(float64(t.elections.Load())/n, "elections/run")
+}
+
+// BenchmarkRun runs whole seeds of the scenario on one goroutine, the two
+// drivers in turn under each core count: ms per run, seeds per second, the
+// work per run, and (with -benchmem) allocations per run. Compare ratios
+// within one run of the benchmark; the machine's load moves both.
+func BenchmarkRun(b *testing.B) {
+	for _, d := range benchDrivers {
+		b.Run(d.name, func(b *testing.B) {
+			run, done := d.runner()
+			defer done()
+			var t tally
+			seed := uint64(0)
+			start := time.Now()
+			for b.Loop() {
+				r, err := run(seed)
+				if err != nil {
+					b.Fatalf("seed %d: %v", seed, err)
+				}
+				t.add(r)
+				seed++
+			}
+			t.report(b, time.Since(start))
+		})
+	}
+}
+
+// BenchmarkSweep runs seeds on a pool of workers, one per core, with
+// GOMAXPROCS set to 1 and then 2: seeds per second on one and two cores.
+func BenchmarkSweep(b *testing.B) {
+	for _, cores := range []int{1, 2} {
+		for _, d := range benchDrivers {
+			b.Run(fmt.Sprintf("cores=%d/%s", cores, d.name), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cores))
+				var t tally
+				var next atomic.Uint64
+				var failed atomic.Value
+				var wg sync.WaitGroup
+				b.ResetTimer()
+				start := time.Now()
+				for range cores {
+					wg.Go(func() {
+						run, done := d.runner()
+						defer done()
+						for seed := next.Add(1) - 1; seed < uint64(b.N); seed = next.Add(1) - 1 {
+							r, err := run(seed)
+							if err != nil {
+								failed.CompareAndSwap(nil, fmt.Errorf("seed %d: %w", seed, err))
+								return
+							}
+							t.add(r)
+						}
+					})
+				}
+				wg.Wait()
+				wall := time.Since(start)
+				b.StopTimer()
+				if err, _ := failed.Load().(error); err != nil {
+					b.Fatal(err)
+				}
+				t.report(b, wall)
+			})
+		}
+	}
+}
+
+// BenchmarkPaired alternates the drivers seed by seed on one goroutine and
+// reports each one's ms per run and their ratio, so that both see the same
+// load on a shared machine.
+func BenchmarkPaired(b *testing.B) {
+	runFloor, _ := benchDrivers[0].runner()
+	runSim, done := benchDrivers[1].runner()
+	defer done()
+	var floorT, simT time.Duration
+	seed := uint64(0)
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := runFloor(seed); err != nil {
+			b.Fatalf("floor, seed %d: %v", seed, err)
+		}
+		t1 := time.Now()
+		if _, err := runSim(seed); err != nil {
+			b.Fatalf("simrt, seed %d: %v", seed, err)
+		}
+		floorT += t1.Sub(t0)
+		simT += time.Since(t1)
+		seed++
+	}
+	n := float64(seed)
+	b.ReportMetric(float64(floorT.Nanoseconds())/1e6/n, "floor-ms/run")
+	b.ReportMetric(float64(simT.Nanoseconds())/1e6/n, "simrt-ms/run")
+	b.ReportMetric(float64(simT)/float64(floorT), "simrt/floor")
+}

@@ -1,0 +1,281 @@
+package electbench
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/simnet"
+)
+
+// The simrt driver runs the scenario the way a simrt user writes a
+// cluster: every node is a task on its own simulated host that handles its
+// inbox and its timers, sends over simnet connections it dials to every
+// peer, and receives through a listener and one reader task per inbound
+// connection. Latency and jitter come from the simnet link model, the
+// split and the heal from the network's partition API. The auditor and
+// the metrics stay on, as in every simrt run.
+//
+// The link model's Loss is TCP's (a lost segment is retransmitted, never
+// dropped), so the scenario's datagram loss is drawn by the sender from
+// the runtime's generator. A split resets the connections it cuts almost
+// at once (HoldTimeout), so that, as in the floor, a message in flight
+// across it is lost; a send on a reset connection redials once, and a dial
+// across the split fails at once, so messages sent across it are lost too.
+
+// nodePort is where every node listens.
+const nodePort = 7000
+
+// setupTime is the simulated time the cluster gets to bind and dial before
+// the scenario's clock starts (a dial takes one round trip, 2 ms).
+const setupTime = 20 * time.Millisecond
+
+// holdTimeout is how long a split may hold a connection's bytes before it
+// resets the connection.
+const holdTimeout = time.Microsecond
+
+// frameSize is the size of an encoded Message.
+const frameSize = 28
+
+var errBadFrame = errors.New("electbench: malformed frame")
+
+// SimConfig tunes how the simrt driver runs, not what it runs.
+type SimConfig struct {
+	// Coroutines, when set, lends the run the idle coroutines of earlier
+	// runs (one pool per worker goroutine; see deterministic.Coroutines).
+	Coroutines *deterministic.Coroutines
+}
+
+func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
+
+func nodeAddr(i int) netip.AddrPort { return netip.AddrPortFrom(nodeHost(i), nodePort) }
+
+// encode writes m into b, which holds frameSize bytes.
+func encode(b []byte, m Message) {
+	b[0], b[1], b[2] = byte(m.Type), m.From, m.To
+	b[3] = 0
+	if m.OK {
+		b[3] = 1
+	}
+	binary.BigEndian.PutUint64(b[4:], m.Term)
+	binary.BigEndian.PutUint64(b[12:], m.Index)
+	binary.BigEndian.PutUint64(b[20:], m.LogTerm)
+}
+
+// decode reads a Message from a frame, checking every field.
+func decode(b []byte) (Message, error) {
+	if len(b) != frameSize || b[0] < byte(MsgVote) || b[0] > byte(MsgHeartbeatResp) ||
+		b[1] >= Nodes || b[2] >= Nodes || b[1] == b[2] || b[3] > 1 {
+		return Message{}, errBadFrame
+	}
+	return Message{
+		Type: MsgType(b[0]), From: b[1], To: b[2], OK: b[3] == 1,
+		Term:    binary.BigEndian.Uint64(b[4:]),
+		Index:   binary.BigEndian.Uint64(b[12:]),
+		LogTerm: binary.BigEndian.Uint64(b[20:]),
+	}, nil
+}
+
+// simEvent is what a node's inbox carries: a message or a fired timer.
+type simEvent struct {
+	msg   Message
+	timer TimerKind
+	gen   uint64
+}
+
+// simRun is one run of the scenario on simrt.
+type simRun struct {
+	t0    time.Time // the scenario's clock starts here
+	nodes []*Node
+	check *Checker
+	res   Result
+	err   error
+}
+
+// simNode is the driver's half of one node.
+type simNode struct {
+	run   *simRun
+	nd    *Node
+	ctx   simrt.Context
+	inbox *simrt.Chan[simEvent]
+	out   [Nodes]simrt.Sink
+	timer [TimerHeartbeat + 1]simrt.Timer
+	gen   [TimerHeartbeat + 1]uint64
+	fire  [TimerHeartbeat + 1]func()
+	frame [frameSize]byte
+}
+
+// RunSim runs the scenario with seed on the simrt simulator. It returns an
+// error if the safety check fails.
+func RunSim(seed uint64, cfg SimConfig) (Result, error) {
+	r := deterministic.New(deterministic.Config{
+		Seed:       seed,
+		Network:    deterministic.NetworkConfig{HoldTimeout: holdTimeout},
+		Coroutines: cfg.Coroutines,
+	})
+	run := &simRun{check: NewChecker()}
+	r.Start(func(ctx *deterministic.Context) {
+		run.root(ctx)
+		run.res.Audit = ctx.Auditor().State()
+	})
+	run.res.finish(run.nodes, run.check)
+	return run.res, run.err
+}
+
+// root builds the cluster, then splits and heals it on schedule, checking
+// safety at the end of each phase.
+func (run *simRun) root(ctx *deterministic.Context) {
+	net := ctx.Network()
+	net.SetDefaultLink(simnet.Link{Latency: MinDelay, Jitter: MaxDelay - MinDelay})
+	run.t0 = ctx.Now().Add(setupTime)
+	for i := range Nodes {
+		hctx := ctx.WithHost(nodeHost(i)).Child("node").WithAttribute("id", string(rune('0'+i)))
+		l, err := hctx.Bind(nodeAddr(i))
+		if err != nil {
+			panic("electbench: bind: " + err.Error())
+		}
+		sn := &simNode{run: run, nd: NewNode(i, Nodes, ctx.Rand()), ctx: hctx, inbox: simrt.NewUnboundedChan[simEvent]()}
+		for k := range sn.fire {
+			sn.fire[k] = func() { sn.inbox.TrySend(simEvent{timer: TimerKind(k), gen: sn.gen[k]}) }
+		}
+		run.nodes = append(run.nodes, sn.nd)
+		simrt.Spawn(hctx.Child("listener"), func(ctx simrt.Context) struct{} { sn.listen(ctx, l); return struct{}{} })
+		simrt.Spawn(hctx, func(ctx simrt.Context) struct{} { sn.loop(ctx); return struct{}{} })
+	}
+	for _, at := range []time.Duration{SplitAt, HealAt, EndAt} {
+		ctx.SleepUntil(run.t0.Add(at))
+		if run.err = run.check.EndPhase(run.nodes); run.err != nil {
+			return
+		}
+		for a := range Nodes {
+			for b := a + 1; b < Nodes; b++ {
+				if !crossesSplit(a, b) {
+					continue
+				}
+				switch at {
+				case SplitAt:
+					net.Partition(nodeHost(a), nodeHost(b))
+				case HealAt:
+					net.Join(nodeHost(a), nodeHost(b))
+				}
+			}
+		}
+	}
+}
+
+// listen accepts the node's inbound connections and starts a reader for
+// each.
+func (sn *simNode) listen(ctx simrt.Context, l simrt.Listener) {
+	defer l.Close()
+	for {
+		_, sink, stream, err := l.Accept()
+		if err != nil {
+			return
+		}
+		sink.Close() // replies travel over the node's own connections
+		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} { sn.read(ctx, stream); return struct{}{} })
+	}
+}
+
+// read hands every message of one inbound connection to the inbox, until
+// the connection breaks or sends a malformed frame.
+func (sn *simNode) read(ctx simrt.Context, s simrt.Stream) {
+	defer s.Close()
+	for {
+		b, err := s.Recv(frameSize)
+		if err != nil {
+			return
+		}
+		m, err := decode(b)
+		if err != nil || int(m.To) != sn.nd.ID() {
+			return
+		}
+		if sn.inbox.Send(ctx, simEvent{msg: m}) != nil {
+			return
+		}
+	}
+}
+
+// loop is the node's task: it dials its peers, waits for the scenario to
+// start, and then feeds the protocol its messages and timers.
+func (sn *simNode) loop(ctx simrt.Context) {
+	sn.ctx = ctx
+	for to := range Nodes {
+		if to != sn.nd.ID() {
+			sn.dial(to)
+		}
+	}
+	if ctx.Now().After(sn.run.t0) {
+		panic("electbench: the cluster took longer than setupTime to connect")
+	}
+	ctx.SleepUntil(sn.run.t0)
+	sn.nd.Start()
+	sn.apply()
+	for {
+		ev, ok := sn.inbox.Recv(ctx)
+		if !ok {
+			return
+		}
+		if ev.timer != 0 {
+			sn.nd.Tick(ev.timer, ev.gen)
+		} else {
+			sn.run.res.Delivered++
+			sn.nd.Step(ev.msg)
+		}
+		sn.apply()
+	}
+}
+
+// apply carries out what the protocol's last call asked for.
+func (sn *simNode) apply() {
+	nd := sn.nd
+	if nd.Won() {
+		sn.run.check.Won(nd.Term(), nd.ID(), sn.ctx.Now().Sub(sn.run.t0))
+	}
+	for _, m := range nd.Sends() {
+		sn.send(m)
+	}
+	for _, t := range nd.Timers() {
+		if old := sn.timer[t.Kind]; old != nil {
+			old.Stop()
+		}
+		sn.gen[t.Kind] = t.Gen
+		sn.timer[t.Kind] = sn.ctx.AfterFunc(t.After, sn.fire[t.Kind])
+	}
+}
+
+// send puts m on the connection to its peer, or loses it.
+func (sn *simNode) send(m Message) {
+	sn.run.res.Sent++
+	if sn.ctx.Rand().Float64() < LossRate {
+		return
+	}
+	encode(sn.frame[:], m)
+	for attempt := 0; attempt < 2; attempt++ {
+		s := sn.out[m.To]
+		if s == nil {
+			if s = sn.dial(int(m.To)); s == nil {
+				return // the split cuts the way
+			}
+		}
+		if s.Send(sn.frame[:]) == nil {
+			return
+		}
+		s.Close() // reset by the split: redial once
+		sn.out[m.To] = nil
+	}
+}
+
+// dial connects to peer to, or returns nil when the way is cut.
+func (sn *simNode) dial(to int) simrt.Sink {
+	sink, stream, err := sn.ctx.Dial(nodeAddr(to))
+	if err != nil {
+		return nil
+	}
+	stream.Close() // the peer answers over its own connection
+	sn.out[to] = sink
+	return sink
+}
