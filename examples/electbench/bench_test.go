@@ -139,3 +139,48 @@ func BenchmarkPaired(b *testing.B) {
 	b.ReportMetric(float64(simT.Nanoseconds())/1e6/n, "simrt-ms/run")
 	b.ReportMetric(float64(simT)/float64(floorT), "simrt/floor")
 }
+
+// BenchmarkSetup is the fixed cost of one simrt run: a runtime, five
+// listeners and node tasks, twenty connections dialled, then the end of
+// the run (every task unwound) before the scenario's clock starts.
+func BenchmarkSetup(b *testing.B) {
+	pool := &deterministic.Coroutines{}
+	defer pool.Close()
+	seed := uint64(0)
+	for b.Loop() {
+		if _, err := RunSim(seed, SimConfig{Coroutines: pool, setupOnly: true}); err != nil {
+			b.Fatal(err)
+		}
+		seed++
+	}
+}
+
+// BenchmarkAnatomy runs both drivers on the same seeds and reports what a
+// run is made of: events the floor runs, task resumes and audited events
+// simrt makes (with the event log on, so its time is not the benchmark's
+// point), per run and per floor event.
+func BenchmarkAnatomy(b *testing.B) {
+	labels := map[string]int{}
+	var floorEvents, audited int
+	seed := uint64(0)
+	for b.Loop() {
+		floorEvents += runFloor(seed).events
+		run := runSim(seed, SimConfig{eventLog: -1})
+		if run.err != nil {
+			b.Fatal(run.err)
+		}
+		for _, e := range run.log.Events() {
+			labels[e.Label]++
+		}
+		audited += int(run.log.Total())
+		seed++
+	}
+	n := float64(seed)
+	b.ReportMetric(float64(floorEvents)/n, "floor-events/run")
+	b.ReportMetric(float64(labels["process_task"])/n, "resumes/run")
+	b.ReportMetric(float64(labels["process_task"])/float64(floorEvents), "resumes/floor-event")
+	b.ReportMetric(float64(audited)/n, "audit-events/run")
+	for _, l := range []string{"timer", "rand", "send_attempt", "recv_attempt", "dial_attempt", "dial_failure", "spawn"} {
+		b.ReportMetric(float64(labels[l])/n, l+"/run")
+	}
+}

@@ -78,6 +78,7 @@ type floor struct {
 	res     Result
 	err     error
 	stopped bool
+	events  int // events run
 	cut     [Nodes][Nodes]bool
 	cutGen  [Nodes][Nodes]uint64 // bumped by every cut, so that a message in flight across it is lost
 	last    [Nodes][Nodes]int64  // arrival of the latest message on each way: in order, as on a connection
@@ -86,6 +87,11 @@ type floor struct {
 // RunFloor runs the scenario with seed on the bare event loop. It returns
 // an error if the safety check fails.
 func RunFloor(seed uint64) (Result, error) {
+	f := runFloor(seed)
+	return f.res, f.err
+}
+
+func runFloor(seed uint64) *floor {
 	f := &floor{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), check: NewChecker()}
 	for i := range Nodes {
 		f.nodes = append(f.nodes, NewNode(i, Nodes, f.rng))
@@ -106,9 +112,10 @@ func RunFloor(seed uint64) (Result, error) {
 		e := f.loop.pop()
 		f.loop.now = e.at
 		e.fn()
+		f.events++
 	}
 	f.res.finish(f.nodes, f.check)
-	return f.res, f.err
+	return f
 }
 
 // endPhase runs the safety check and then splits (or heals) the cluster.

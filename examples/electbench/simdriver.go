@@ -47,6 +47,13 @@ type SimConfig struct {
 	// Coroutines, when set, lends the run the idle coroutines of earlier
 	// runs (one pool per worker goroutine; see deterministic.Coroutines).
 	Coroutines *deterministic.Coroutines
+
+	// eventLog is Config.EventLog for the run (the anatomy benchmark
+	// counts events by label).
+	eventLog int
+	// setupOnly ends the run as soon as the cluster has connected: the
+	// fixed cost of a run.
+	setupOnly bool
 }
 
 func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
@@ -88,6 +95,8 @@ type simEvent struct {
 
 // simRun is one run of the scenario on simrt.
 type simRun struct {
+	cfg   SimConfig
+	log   *deterministic.EventLog
 	t0    time.Time // the scenario's clock starts here
 	nodes []*Node
 	check *Checker
@@ -111,18 +120,25 @@ type simNode struct {
 // RunSim runs the scenario with seed on the simrt simulator. It returns an
 // error if the safety check fails.
 func RunSim(seed uint64, cfg SimConfig) (Result, error) {
+	run := runSim(seed, cfg)
+	return run.res, run.err
+}
+
+func runSim(seed uint64, cfg SimConfig) *simRun {
 	r := deterministic.New(deterministic.Config{
 		Seed:       seed,
 		Network:    deterministic.NetworkConfig{HoldTimeout: holdTimeout},
 		Coroutines: cfg.Coroutines,
+		EventLog:   cfg.eventLog,
 	})
-	run := &simRun{check: NewChecker()}
+	run := &simRun{cfg: cfg, check: NewChecker()}
 	r.Start(func(ctx *deterministic.Context) {
 		run.root(ctx)
 		run.res.Audit = ctx.Auditor().State()
+		run.log = ctx.Auditor().Log()
 	})
 	run.res.finish(run.nodes, run.check)
-	return run.res, run.err
+	return run
 }
 
 // root builds the cluster, then splits and heals it on schedule, checking
@@ -144,6 +160,10 @@ func (run *simRun) root(ctx *deterministic.Context) {
 		run.nodes = append(run.nodes, sn.nd)
 		simrt.Spawn(hctx.Child("listener"), func(ctx simrt.Context) struct{} { sn.listen(ctx, l); return struct{}{} })
 		simrt.Spawn(hctx, func(ctx simrt.Context) struct{} { sn.loop(ctx); return struct{}{} })
+	}
+	if run.cfg.setupOnly {
+		ctx.SleepUntil(run.t0)
+		return
 	}
 	for _, at := range []time.Duration{SplitAt, HealAt, EndAt} {
 		ctx.SleepUntil(run.t0.Add(at))
