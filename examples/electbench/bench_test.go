@@ -39,9 +39,12 @@ func (t *tally) add(r Result) {
 	t.elections.Add(int64(r.Elections))
 }
 
-func (t *tally) report(b *testing.B, wall time.Duration) {
+// report reports the runs' figures; wall and cpu are the wall-clock and
+// the process CPU time they took.
+func (t *tally) report(b *testing.B, wall, cpu time.Duration) {
 	n := float64(t.runs.Load())
 	b.ReportMetric(float64(wall.Nanoseconds())/1e6/n, "ms/run")
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e6/n, "cpu-ms/run")
 	b.ReportMetric(n/wall.Seconds(), "seeds/s")
 	b.ReportMetric(float64(t.sent.Load())/n, "sent/run")
 	b.ReportMetric(float64(t.delivered.Load())/n, "delivered/run")
@@ -59,7 +62,7 @@ func BenchmarkRun(b *testing.B) {
 			defer done()
 			var t tally
 			seed := uint64(0)
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			for b.Loop() {
 				r, err := run(seed)
 				if err != nil {
@@ -68,7 +71,7 @@ func BenchmarkRun(b *testing.B) {
 				t.add(r)
 				seed++
 			}
-			t.report(b, time.Since(start))
+			t.report(b, time.Since(start), cpuTime()-cpu)
 		})
 	}
 }
@@ -85,7 +88,7 @@ func BenchmarkSweep(b *testing.B) {
 				var failed atomic.Value
 				var wg sync.WaitGroup
 				b.ResetTimer()
-				start := time.Now()
+				start, cpu := time.Now(), cpuTime()
 				for range cores {
 					wg.Go(func() {
 						run, done := d.runner()
@@ -101,43 +104,48 @@ func BenchmarkSweep(b *testing.B) {
 					})
 				}
 				wg.Wait()
-				wall := time.Since(start)
+				wall, cpuUsed := time.Since(start), cpuTime()-cpu
 				b.StopTimer()
 				if err, _ := failed.Load().(error); err != nil {
 					b.Fatal(err)
 				}
-				t.report(b, wall)
+				t.report(b, wall, cpuUsed)
 			})
 		}
 	}
 }
 
 // BenchmarkPaired alternates the drivers seed by seed on one goroutine and
-// reports each one's ms per run and their ratio, so that both see the same
-// load on a shared machine.
+// reports each one's ms per run, wall clock and process CPU time, and their
+// ratios, so that both see the same load on a shared machine. (The
+// collector's work is shared out between the two by when it runs, not by
+// whose garbage it collects; BenchmarkRun keeps them apart.)
 func BenchmarkPaired(b *testing.B) {
 	runFloor, _ := benchDrivers[0].runner()
 	runSim, done := benchDrivers[1].runner()
 	defer done()
-	var floorT, simT time.Duration
+	var floorT, simT, floorCPU, simCPU time.Duration
 	seed := uint64(0)
 	for b.Loop() {
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime()
 		if _, err := runFloor(seed); err != nil {
 			b.Fatalf("floor, seed %d: %v", seed, err)
 		}
-		t1 := time.Now()
+		t1, c1 := time.Now(), cpuTime()
 		if _, err := runSim(seed); err != nil {
 			b.Fatalf("simrt, seed %d: %v", seed, err)
 		}
-		floorT += t1.Sub(t0)
-		simT += time.Since(t1)
+		floorT, floorCPU = floorT+t1.Sub(t0), floorCPU+c1-c0
+		simT, simCPU = simT+time.Since(t1), simCPU+cpuTime()-c1
 		seed++
 	}
 	n := float64(seed)
 	b.ReportMetric(float64(floorT.Nanoseconds())/1e6/n, "floor-ms/run")
 	b.ReportMetric(float64(simT.Nanoseconds())/1e6/n, "simrt-ms/run")
 	b.ReportMetric(float64(simT)/float64(floorT), "simrt/floor")
+	if floorCPU > 0 {
+		b.ReportMetric(float64(simCPU)/float64(floorCPU), "simrt/floor-cpu")
+	}
 }
 
 // BenchmarkSetup is the fixed cost of one simrt run: a runtime, five
