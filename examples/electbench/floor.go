@@ -82,6 +82,8 @@ type floor struct {
 	cut     [Nodes][Nodes]bool
 	cutGen  [Nodes][Nodes]uint64 // bumped by every cut, so that a message in flight across it is lost
 	last    [Nodes][Nodes]int64  // arrival of the latest message on each way: in order, as on a connection
+	split   time.Duration        // when the split was made; forever until then
+	heal    time.Duration        // when it was healed; forever until then
 }
 
 // RunFloor runs the scenario with seed on the bare event loop. It returns
@@ -92,7 +94,7 @@ func RunFloor(seed uint64) (Result, error) {
 }
 
 func runFloor(seed uint64) *floor {
-	f := &floor{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), check: NewChecker()}
+	f := &floor{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), check: NewChecker(), split: forever, heal: forever}
 	for i := range Nodes {
 		f.nodes = append(f.nodes, NewNode(i, Nodes, f.rng))
 	}
@@ -123,6 +125,11 @@ func (f *floor) endPhase(split bool) {
 	if err := f.check.EndPhase(f.nodes); err != nil {
 		f.err, f.stopped = err, true
 		return
+	}
+	if split {
+		f.split = time.Duration(f.loop.now)
+	} else {
+		f.heal = time.Duration(f.loop.now)
 	}
 	for a := range Nodes {
 		for b := range Nodes {
@@ -166,10 +173,13 @@ func (f *floor) send(m Message) {
 	at := f.loop.now + int64(MinDelay) + f.rng.Int64N(int64(MaxDelay-MinDelay)+1)
 	at = max(at, f.last[from][to])
 	f.last[from][to] = at
-	gen := f.cutGen[from][to]
+	gen, sent := f.cutGen[from][to], f.loop.now
 	f.loop.at(at, func() {
 		if f.cut[from][to] || f.cutGen[from][to] != gen {
 			return
+		}
+		if leaked(int(from), int(to), time.Duration(sent), time.Duration(at), f.split, f.heal) {
+			f.res.Leaked++
 		}
 		f.res.Delivered++
 		nd := f.nodes[to]

@@ -3,6 +3,7 @@ package electbench
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 func testRNG() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
@@ -153,9 +154,9 @@ func TestCheckerCatchesTwoLeaders(t *testing.T) {
 func TestDecodeRejectsMalformedFrames(t *testing.T) {
 	var b [frameSize]byte
 	m := Message{Type: MsgHeartbeat, From: 3, To: 1, OK: true, Term: 9, Index: 4, LogTerm: 8}
-	encode(b[:], m)
-	if got, err := decode(b[:]); err != nil || got != m {
-		t.Fatalf("round trip: got %+v, %v; want %+v", got, err, m)
+	encode(b[:], m, 1500*time.Millisecond)
+	if got, sent, err := decode(b[:]); err != nil || got != m || sent != 1500*time.Millisecond {
+		t.Fatalf("round trip: got %+v sent at %v, %v; want %+v sent at 1.5s", got, sent, err, m)
 	}
 	for name, mutate := range map[string]func(f []byte) []byte{
 		"short":     func(f []byte) []byte { return f[:frameSize-1] },
@@ -165,9 +166,10 @@ func TestDecodeRejectsMalformedFrames(t *testing.T) {
 		"to":        func(f []byte) []byte { f[2] = 200; return f },
 		"self":      func(f []byte) []byte { f[2] = f[1]; return f },
 		"ok":        func(f []byte) []byte { f[3] = 2; return f },
+		"sent":      func(f []byte) []byte { f[28] = 0x80; return f },
 	} {
 		f := append([]byte(nil), b[:]...)
-		if _, err := decode(mutate(f)); err != errBadFrame {
+		if _, _, err := decode(mutate(f)); err != errBadFrame {
 			t.Errorf("%s: decode returned %v, want errBadFrame", name, err)
 		}
 	}

@@ -28,6 +28,17 @@ func minority(i int) bool { return i < 2 }
 // crossesSplit reports whether the split cuts the way between a and b.
 func crossesSplit(a, b int) bool { return minority(a) != minority(b) }
 
+// forever stands for a split or heal that has not happened yet.
+const forever = time.Duration(1<<63 - 1)
+
+// leaked reports whether a message from one node to another, sent and
+// arriving at the given times, crossed the split although it stood at some
+// moment of the message's flight: the split was made at split and healed
+// at heal (forever when not yet). The scenario loses every such message.
+func leaked(from, to int, sent, arrived, split, heal time.Duration) bool {
+	return crossesSplit(from, to) && sent < heal && arrived > split
+}
+
 // Phases, in order, as the Checker names them.
 var phaseNames = [...]string{"before the split", "during the split", "after the heal"}
 
@@ -39,6 +50,9 @@ type Result struct {
 	Elections int    // campaigns started
 	Wins      int    // campaigns won
 	MaxTerm   uint64 // highest term any node reached
+	// Leaked counts messages delivered across the split although it stood
+	// at some moment of their flight: the network model allows none.
+	Leaked int
 	// SplitLeader is the node leading the highest term when the split
 	// came, or -1 if none did. Where it sits decides most of a run's work:
 	// a minority that lost its leader campaigns for the whole split.

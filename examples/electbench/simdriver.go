@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -37,8 +38,10 @@ const setupTime = 20 * time.Millisecond
 // resets the connection.
 const holdTimeout = time.Microsecond
 
-// frameSize is the size of an encoded Message.
-const frameSize = 28
+// frameSize is the size of a frame: an encoded Message and the time since
+// the scenario's start at which it was sent (for the network-model check,
+// Result.Leaked).
+const frameSize = 36
 
 var errBadFrame = errors.New("electbench: malformed frame")
 
@@ -54,14 +57,18 @@ type SimConfig struct {
 	// setupOnly ends the run as soon as the cluster has connected: the
 	// fixed cost of a run.
 	setupOnly bool
+	// holdForever leaves the network's HoldTimeout at zero, so that a split
+	// holds the bytes in flight across it until the heal instead of losing
+	// them (the test of Result.Leaked).
+	holdForever bool
 }
 
 func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
 
 func nodeAddr(i int) netip.AddrPort { return netip.AddrPortFrom(nodeHost(i), nodePort) }
 
-// encode writes m into b, which holds frameSize bytes.
-func encode(b []byte, m Message) {
+// encode writes m, sent at sent, into b, which holds frameSize bytes.
+func encode(b []byte, m Message, sent time.Duration) {
 	b[0], b[1], b[2] = byte(m.Type), m.From, m.To
 	b[3] = 0
 	if m.OK {
@@ -70,20 +77,22 @@ func encode(b []byte, m Message) {
 	binary.BigEndian.PutUint64(b[4:], m.Term)
 	binary.BigEndian.PutUint64(b[12:], m.Index)
 	binary.BigEndian.PutUint64(b[20:], m.LogTerm)
+	binary.BigEndian.PutUint64(b[28:], uint64(sent))
 }
 
-// decode reads a Message from a frame, checking every field.
-func decode(b []byte) (Message, error) {
+// decode reads a Message and its send time from a frame, checking every
+// field.
+func decode(b []byte) (Message, time.Duration, error) {
 	if len(b) != frameSize || b[0] < byte(MsgVote) || b[0] > byte(MsgHeartbeatResp) ||
-		b[1] >= Nodes || b[2] >= Nodes || b[1] == b[2] || b[3] > 1 {
-		return Message{}, errBadFrame
+		b[1] >= Nodes || b[2] >= Nodes || b[1] == b[2] || b[3] > 1 || int64(binary.BigEndian.Uint64(b[28:])) < 0 {
+		return Message{}, 0, errBadFrame
 	}
 	return Message{
 		Type: MsgType(b[0]), From: b[1], To: b[2], OK: b[3] == 1,
 		Term:    binary.BigEndian.Uint64(b[4:]),
 		Index:   binary.BigEndian.Uint64(b[12:]),
 		LogTerm: binary.BigEndian.Uint64(b[20:]),
-	}, nil
+	}, time.Duration(binary.BigEndian.Uint64(b[28:])), nil
 }
 
 // simEvent is what a node's inbox carries: a message or a fired timer.
@@ -91,13 +100,16 @@ type simEvent struct {
 	msg   Message
 	timer TimerKind
 	gen   uint64
+	sent  time.Duration // when msg was sent, since the scenario's start
 }
 
 // simRun is one run of the scenario on simrt.
 type simRun struct {
 	cfg   SimConfig
 	log   *deterministic.EventLog
-	t0    time.Time // the scenario's clock starts here
+	t0    time.Time     // the scenario's clock starts here
+	split time.Duration // when the split was made, since t0; forever until then
+	heal  time.Duration // when it was healed, since t0; forever until then
 	nodes []*Node
 	check *Checker
 	res   Result
@@ -126,13 +138,17 @@ func RunSim(seed uint64, cfg SimConfig) (Result, error) {
 }
 
 func runSim(seed uint64, cfg SimConfig) *simRun {
+	hold := holdTimeout
+	if cfg.holdForever {
+		hold = 0
+	}
 	r := deterministic.New(deterministic.Config{
 		Seed:       seed,
-		Network:    deterministic.NetworkConfig{HoldTimeout: holdTimeout},
+		Network:    deterministic.NetworkConfig{HoldTimeout: hold},
 		Coroutines: cfg.Coroutines,
 		EventLog:   cfg.eventLog,
 	})
-	run := &simRun{cfg: cfg, check: NewChecker()}
+	run := &simRun{cfg: cfg, check: NewChecker(), split: forever, heal: forever}
 	r.Start(func(ctx *deterministic.Context) {
 		run.root(ctx)
 		run.res.Audit = ctx.Auditor().State()
@@ -149,14 +165,14 @@ func (run *simRun) root(ctx *deterministic.Context) {
 	net.SetDefaultLink(simnet.Link{Latency: MinDelay, Jitter: MaxDelay - MinDelay})
 	run.t0 = ctx.Now().Add(setupTime)
 	for i := range Nodes {
-		hctx := ctx.WithHost(nodeHost(i)).Child("node").WithAttribute("id", string(rune('0'+i)))
+		hctx := ctx.WithHost(nodeHost(i)).Child("node").WithAttribute("id", strconv.Itoa(i))
 		l, err := hctx.Bind(nodeAddr(i))
 		if err != nil {
 			panic("electbench: bind: " + err.Error())
 		}
 		sn := &simNode{run: run, nd: NewNode(i, Nodes, ctx.Rand()), ctx: hctx, inbox: simrt.NewUnboundedChan[simEvent]()}
-		for k := range sn.fire {
-			sn.fire[k] = func() { sn.inbox.TrySend(simEvent{timer: TimerKind(k), gen: sn.gen[k]}) }
+		for k := TimerElection; k <= TimerHeartbeat; k++ {
+			sn.fire[k] = func() { sn.inbox.TrySend(simEvent{timer: k, gen: sn.gen[k]}) }
 		}
 		run.nodes = append(run.nodes, sn.nd)
 		simrt.Spawn(hctx.Child("listener"), func(ctx simrt.Context) struct{} { sn.listen(ctx, l); return struct{}{} })
@@ -184,6 +200,12 @@ func (run *simRun) root(ctx *deterministic.Context) {
 				}
 			}
 		}
+		switch at {
+		case SplitAt:
+			run.split = ctx.Now().Sub(run.t0)
+		case HealAt:
+			run.heal = ctx.Now().Sub(run.t0)
+		}
 	}
 }
 
@@ -210,11 +232,15 @@ func (sn *simNode) read(ctx simrt.Context, s simrt.Stream) {
 		if err != nil {
 			return
 		}
-		m, err := decode(b)
+		m, sent, err := decode(b)
 		if err != nil || int(m.To) != sn.nd.ID() {
 			return
 		}
-		if sn.inbox.Send(ctx, simEvent{msg: m}) != nil {
+		run := sn.run
+		if leaked(int(m.From), int(m.To), sent, ctx.Now().Sub(run.t0), run.split, run.heal) {
+			run.res.Leaked++
+		}
+		if sn.inbox.Send(ctx, simEvent{msg: m, sent: sent}) != nil {
 			return
 		}
 	}
@@ -274,7 +300,7 @@ func (sn *simNode) send(m Message) {
 	if sn.ctx.Rand().Float64() < LossRate {
 		return
 	}
-	encode(sn.frame[:], m)
+	encode(sn.frame[:], m, sn.ctx.Now().Sub(sn.run.t0))
 	for attempt := 0; attempt < 2; attempt++ {
 		s := sn.out[m.To]
 		if s == nil {
