@@ -172,7 +172,7 @@ func BenchmarkAnatomy(b *testing.B) {
 	var floorEvents, audited int
 	seed := uint64(0)
 	for b.Loop() {
-		floorEvents += runFloor(seed).events
+		floorEvents += runFloor(seed, false).events
 		run := runSim(seed, SimConfig{eventLog: -1})
 		if run.err != nil {
 			b.Fatal(run.err)

@@ -89,14 +89,17 @@ type floor struct {
 // RunFloor runs the scenario with seed on the bare event loop. It returns
 // an error if the safety check fails.
 func RunFloor(seed uint64) (Result, error) {
-	f := runFloor(seed)
+	f := runFloor(seed, false)
 	return f.res, f.err
 }
 
-func runFloor(seed uint64) *floor {
+// runFloor runs seed; anyVote plants the double-vote bug in every node.
+func runFloor(seed uint64, anyVote bool) *floor {
 	f := &floor{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), check: NewChecker(), split: forever, heal: forever}
 	for i := range Nodes {
-		f.nodes = append(f.nodes, NewNode(i, Nodes, f.rng))
+		nd := NewNode(i, Nodes, f.rng)
+		nd.anyVote = anyVote
+		f.nodes = append(f.nodes, nd)
 	}
 	f.loop.at(int64(SplitAt), func() { f.endPhase(true) })
 	f.loop.at(int64(HealAt), func() { f.endPhase(false) })

@@ -95,6 +95,10 @@ type Node struct {
 	sends  []Message
 	timers []Timer
 	won    bool
+
+	// anyVote is a planted bug for the safety tests: the node grants every
+	// vote request of its term, forgetting whom it voted for.
+	anyVote bool
 }
 
 // NewNode returns node id of an n-node cluster (n at most 32) that draws
@@ -163,7 +167,7 @@ func (nd *Node) Step(m Message) {
 	switch m.Type {
 	case MsgVote:
 		grant := m.Term == nd.term &&
-			(nd.votedFor == -1 || nd.votedFor == int(m.From)) &&
+			(nd.votedFor == -1 || nd.votedFor == int(m.From) || nd.anyVote) &&
 			nd.upToDate(m.LogTerm, m.Index)
 		if grant {
 			nd.votedFor = int(m.From)

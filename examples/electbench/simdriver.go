@@ -61,6 +61,8 @@ type SimConfig struct {
 	// holds the bytes in flight across it until the heal instead of losing
 	// them (the test of Result.Leaked).
 	holdForever bool
+	// anyVote plants the double-vote bug in every node (Node.anyVote).
+	anyVote bool
 }
 
 func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
@@ -171,6 +173,7 @@ func (run *simRun) root(ctx *deterministic.Context) {
 			panic("electbench: bind: " + err.Error())
 		}
 		sn := &simNode{run: run, nd: NewNode(i, Nodes, ctx.Rand()), ctx: hctx, inbox: simrt.NewUnboundedChan[simEvent]()}
+		sn.nd.anyVote = run.cfg.anyVote
 		for k := TimerElection; k <= TimerHeartbeat; k++ {
 			sn.fire[k] = func() { sn.inbox.TrySend(simEvent{timer: k, gen: sn.gen[k]}) }
 		}
