@@ -148,6 +148,35 @@ func BenchmarkPaired(b *testing.B) {
 	}
 }
 
+// BenchmarkDirect runs the simrt driver in its direct mode (messages skip
+// the network stack, see simdirect.go) beside the full one: the difference
+// is what simnet, its layers and the reader tasks cost a run.
+func BenchmarkDirect(b *testing.B) {
+	for _, direct := range []bool{false, true} {
+		name := "simrt"
+		if direct {
+			name = "simrt-direct"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			pool := &deterministic.Coroutines{}
+			defer pool.Close()
+			var t tally
+			seed := uint64(0)
+			start, cpu := time.Now(), cpuTime()
+			for b.Loop() {
+				r, err := RunSim(seed, SimConfig{Coroutines: pool, direct: direct})
+				if err != nil {
+					b.Fatalf("seed %d: %v", seed, err)
+				}
+				t.add(r)
+				seed++
+			}
+			t.report(b, time.Since(start), cpuTime()-cpu)
+		})
+	}
+}
+
 // BenchmarkSetup is the fixed cost of one simrt run: a runtime, five
 // listeners and node tasks, twenty connections dialled, then the end of
 // the run (every task unwound) before the scenario's clock starts.

@@ -63,6 +63,9 @@ type SimConfig struct {
 	holdForever bool
 	// anyVote plants the double-vote bug in every node (Node.anyVote).
 	anyVote bool
+	// direct bypasses the network stack (see simdirect.go): a diagnostic,
+	// to tell the network's share of a run from the tasks' and timers'.
+	direct bool
 }
 
 func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
@@ -113,6 +116,8 @@ type simRun struct {
 	split time.Duration // when the split was made, since t0; forever until then
 	heal  time.Duration // when it was healed, since t0; forever until then
 	nodes []*Node
+	sims  []*simNode
+	dir   direct // the direct mode's network
 	check *Checker
 	res   Result
 	err   error
@@ -168,17 +173,19 @@ func (run *simRun) root(ctx *deterministic.Context) {
 	run.t0 = ctx.Now().Add(setupTime)
 	for i := range Nodes {
 		hctx := ctx.WithHost(nodeHost(i)).Child("node").WithAttribute("id", strconv.Itoa(i))
-		l, err := hctx.Bind(nodeAddr(i))
-		if err != nil {
-			panic("electbench: bind: " + err.Error())
-		}
 		sn := &simNode{run: run, nd: NewNode(i, Nodes, ctx.Rand()), ctx: hctx, inbox: simrt.NewUnboundedChan[simEvent]()}
 		sn.nd.anyVote = run.cfg.anyVote
 		for k := TimerElection; k <= TimerHeartbeat; k++ {
 			sn.fire[k] = func() { sn.inbox.TrySend(simEvent{timer: k, gen: sn.gen[k]}) }
 		}
-		run.nodes = append(run.nodes, sn.nd)
-		simrt.Spawn(hctx.Child("listener"), func(ctx simrt.Context) struct{} { sn.listen(ctx, l); return struct{}{} })
+		run.nodes, run.sims = append(run.nodes, sn.nd), append(run.sims, sn)
+		if !run.cfg.direct {
+			l, err := hctx.Bind(nodeAddr(i))
+			if err != nil {
+				panic("electbench: bind: " + err.Error())
+			}
+			simrt.Spawn(hctx.Child("listener"), func(ctx simrt.Context) struct{} { sn.listen(ctx, l); return struct{}{} })
+		}
 		simrt.Spawn(hctx, func(ctx simrt.Context) struct{} { sn.loop(ctx); return struct{}{} })
 	}
 	if run.cfg.setupOnly {
@@ -191,7 +198,7 @@ func (run *simRun) root(ctx *deterministic.Context) {
 			return
 		}
 		for a := range Nodes {
-			for b := a + 1; b < Nodes; b++ {
+			for b := a + 1; b < Nodes && !run.cfg.direct; b++ {
 				if !crossesSplit(a, b) {
 					continue
 				}
@@ -206,8 +213,10 @@ func (run *simRun) root(ctx *deterministic.Context) {
 		switch at {
 		case SplitAt:
 			run.split = ctx.Now().Sub(run.t0)
+			run.dir.cut, run.dir.gen = true, run.dir.gen+1
 		case HealAt:
 			run.heal = ctx.Now().Sub(run.t0)
+			run.dir.cut = false
 		}
 	}
 }
@@ -254,7 +263,7 @@ func (sn *simNode) read(ctx simrt.Context, s simrt.Stream) {
 func (sn *simNode) loop(ctx simrt.Context) {
 	sn.ctx = ctx
 	for to := range Nodes {
-		if to != sn.nd.ID() {
+		if to != sn.nd.ID() && !sn.run.cfg.direct {
 			sn.dial(to)
 		}
 	}
@@ -301,6 +310,10 @@ func (sn *simNode) apply() {
 func (sn *simNode) send(m Message) {
 	sn.run.res.Sent++
 	if sn.ctx.Rand().Float64() < LossRate {
+		return
+	}
+	if sn.run.cfg.direct {
+		sn.sendDirect(m)
 		return
 	}
 	encode(sn.frame[:], m, sn.ctx.Now().Sub(sn.run.t0))
