@@ -130,7 +130,8 @@ type testCase struct {
 // cases lists every case in the order Run runs them; each topic file adds
 // its own.
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
-	shutdownCases, clockCases, simulationCases, metricCases, strategyCases)
+	shutdownCases, clockCases, simulationCases, metricCases, strategyCases,
+	unbufferedCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase
