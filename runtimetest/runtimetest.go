@@ -131,7 +131,7 @@ type testCase struct {
 // its own.
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, simulationCases, metricCases, strategyCases,
-	unbufferedCases, syncCases, tickerCases)
+	unbufferedCases, syncCases, tickerCases, goContextCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase
