@@ -5,8 +5,10 @@ import (
 )
 
 // Case is one branch of a Select. Cases are made by the primitives:
-// Chan.OnRecv, Chan.OnSend (on any channel, unbuffered too), Oneshot.OnRecv, Signal.OnFire, StopSignal.OnStop,
-// Handle.OnDone, Mutex.OnLock and After.
+// Chan.OnRecv, Chan.OnSend (on any channel, unbuffered too),
+// Oneshot.OnRecv, Signal.OnFire, StopSignal.OnStop, Handle.OnDone,
+// Mutex.OnLock, WaitGroup.OnWait, Ticker.OnTick, TaskContext.OnDone and
+// After.
 type Case interface {
 	// arm completes the case if it can and reports true; otherwise it queues
 	// w to be notified when it might.
