@@ -16,6 +16,8 @@ import (
 //
 // A ticker belongs to the task that made it: when that task ends, the
 // ticker stops for good. Receive with Recv, or with OnTick in a Select.
+// A running ticker is a pending timer, so a simulation with one never
+// stalls: it runs until the ticker stops or the run's Timeout.
 type Ticker struct {
 	ctx   Context
 	ticks *Chan[time.Time] // holds the one pending tick
