@@ -120,6 +120,32 @@ func (q *syncQueue[T]) wakeAll() {
 // rendezvous holds the waiters of an unbuffered channel.
 type rendezvous[T any] struct {
 	sendq, recvq syncQueue[T]
+	// spare is a plain wait's waiter that is no longer in use (nothing
+	// refers to a waiter once it is off the queues and its wait has
+	// returned), kept so that steady traffic allocates nothing.
+	spare *syncWait[T]
+}
+
+// getWait returns a reset waiter for a plain Send or Recv by t. Called
+// with mu held.
+func (r *rendezvous[T]) getWait(t *core.Task) *syncWait[T] {
+	sw := r.spare
+	if sw == nil {
+		sw = new(syncWait[T])
+	} else {
+		r.spare = nil
+		sw.sel.state.Store(selArming)
+	}
+	sw.w = syncWaiter[T]{sel: &sw.sel, task: t}
+	return sw
+}
+
+// putWait keeps sw, whose wait has returned, for the next one. Called with
+// mu held.
+func (r *rendezvous[T]) putWait(sw *syncWait[T]) {
+	var zero T
+	sw.w.v, sw.w.task = zero, nil
+	r.spare = sw
 }
 
 // syncWait is the waiter and selection of a plain Send or Recv, in one
@@ -161,8 +187,9 @@ func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
 	if c.trySendSync(v) {
 		return nil
 	}
-	sw := &syncWait[T]{}
-	sw.w = syncWaiter[T]{sel: &sw.sel, task: ctx.CurrentTask(), v: v}
+	sw := c.rv.getWait(ctx.CurrentTask())
+	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
+	sw.w.v = v
 	for {
 		if c.waitSync(&sw.w, &c.rv.sendq) {
 			return nil // a receiver took v
@@ -182,8 +209,8 @@ func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
 	if v, ok = c.tryRecvSync(); ok || c.closed {
 		return v, ok
 	}
-	sw := &syncWait[T]{}
-	sw.w = syncWaiter[T]{sel: &sw.sel, task: ctx.CurrentTask()}
+	sw := c.rv.getWait(ctx.CurrentTask())
+	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
 	for {
 		if c.waitSync(&sw.w, &c.rv.recvq) {
 			return sw.w.v, true // a sender delivered
