@@ -4,10 +4,12 @@ import (
 	"github.com/simrt/simrt/internal/core"
 )
 
-// Chan is a FIFO channel between tasks, bounded or unbounded. Send parks
-// while a bounded channel is full; Recv parks while it is empty. It works
-// the same in both runtimes. The zero value is not usable; use NewChan or
-// NewUnboundedChan.
+// Chan is a FIFO channel between tasks: unbuffered, bounded or unbounded.
+// Send parks while a bounded channel is full; Recv parks while it is empty.
+// On an unbuffered channel (NewChan(0)) Send and Recv meet: each parks until
+// the other side arrives, as with a Go channel made by make(chan T). It
+// works the same in both runtimes. The zero value is not usable; use
+// NewChan or NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
 	buf    []T // ring buffer
@@ -17,13 +19,19 @@ type Chan[T any] struct {
 	closed bool
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
+	rv     *rendezvous[T] // set on an unbuffered channel, which uses nothing above but mu and closed
 }
 
-// NewChan returns a channel that holds at most capacity values. It panics if
-// capacity < 1; use NewUnboundedChan for a channel that never blocks Send.
+// NewChan returns a channel that holds at most capacity values. With
+// capacity 0 the channel is unbuffered: a Send completes only when a
+// receiver takes the value, as with make(chan T). It panics if capacity is
+// negative; use NewUnboundedChan for a channel that never blocks Send.
 func NewChan[T any](capacity int) *Chan[T] {
-	if capacity < 1 {
-		panic("simrt.NewChan: capacity must be at least 1 (use NewUnboundedChan)")
+	if capacity < 0 {
+		panic("simrt.NewChan: negative capacity (use 0 for an unbuffered channel, NewUnboundedChan for no limit)")
+	}
+	if capacity == 0 {
+		return &Chan[T]{rv: new(rendezvous[T])}
 	}
 	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity}
 }
@@ -55,9 +63,13 @@ func (c *Chan[T]) pop() T {
 	return v
 }
 
-// Send queues v, parking while the channel is full. It returns ErrClosed if
-// the channel is (or becomes) closed; v is then not delivered.
+// Send queues v, parking while the channel is full; on an unbuffered
+// channel it parks until a receiver has taken v. It returns ErrClosed if the
+// channel is (or becomes) closed; v is then not delivered.
 func (c *Chan[T]) Send(ctx Runtime, v T) error {
+	if c.rv != nil {
+		return c.sendSync(ctx, v)
+	}
 	c.mu.Lock()
 	done, err := c.trySend(v)
 	if !done {
@@ -71,10 +83,14 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 }
 
 // TrySend queues v if there is room and reports whether it did. It returns
-// false on a full or closed channel.
+// false on a full or closed channel, and on an unbuffered channel unless a
+// receiver is waiting (which then takes v).
 func (c *Chan[T]) TrySend(v T) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.rv != nil {
+		return c.trySendSync(v)
+	}
 	done, err := c.trySend(v)
 	return done && err == nil
 }
@@ -94,9 +110,13 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 	return true, nil
 }
 
-// Recv returns the next value, parking while the channel is empty. After
-// Close, it returns the values still queued and then ok=false.
+// Recv returns the next value, parking while the channel is empty (on an
+// unbuffered channel: until a sender arrives). After Close, it returns the
+// values still queued and then ok=false.
 func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
+	if c.rv != nil {
+		return c.recvSync(ctx)
+	}
 	c.mu.Lock()
 	v, ok, done := c.tryRecv()
 	if !done {
@@ -110,10 +130,13 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 }
 
 // TryRecv returns the next value without parking; ok is false when the
-// channel is empty.
+// channel is empty (on an unbuffered channel: when no sender is waiting).
 func (c *Chan[T]) TryRecv() (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.rv != nil {
+		return c.tryRecvSync()
+	}
 	v, ok, _ = c.tryRecv()
 	return v, ok
 }
@@ -131,7 +154,9 @@ func (c *Chan[T]) tryRecv() (v T, ok, done bool) {
 }
 
 // Close closes the channel: later Sends fail with ErrClosed, and Recv drains
-// what is queued and then reports ok=false. Closing twice does nothing.
+// what is queued and then reports ok=false. A Send parked on it returns
+// ErrClosed, its value undelivered; a Recv parked on an empty channel
+// reports ok=false. Closing twice does nothing.
 func (c *Chan[T]) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -141,9 +166,14 @@ func (c *Chan[T]) Close() {
 	c.closed = true
 	c.recvq.NotifyAll()
 	c.sendq.NotifyAll()
+	if c.rv != nil {
+		c.rv.recvq.wakeAll()
+		c.rv.sendq.wakeAll()
+	}
 }
 
-// Len returns the number of queued values.
+// Len returns the number of queued values (always 0 on an unbuffered
+// channel).
 func (c *Chan[T]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -167,12 +197,19 @@ func (c *Chan[T]) forwardSend() {
 // OnRecv is a Select case that receives a value (ok=false once the channel
 // is closed and drained) and passes it to f, which may be nil.
 func (c *Chan[T]) OnRecv(f func(v T, ok bool)) Case {
+	if c.rv != nil {
+		return &syncRecvCase[T]{c: c, f: f}
+	}
 	return &recvCase[T]{c: c, f: f}
 }
 
 // OnSend is a Select case that sends v (err is ErrClosed on a closed
-// channel) and then calls f, which may be nil.
+// channel) and then calls f, which may be nil. On an unbuffered channel the
+// case completes when a receiver takes v.
 func (c *Chan[T]) OnSend(v T, f func(err error)) Case {
+	if c.rv != nil {
+		return &syncSendCase[T]{c: c, v: v, f: f}
+	}
 	return &sendCase[T]{c: c, v: v, f: f}
 }
 

@@ -7,7 +7,11 @@
 // io.Reader), the network (Bind, Dial), storage (Open, Remove, Scan), DNS,
 // metrics, and shutdown (Stop, Stopped). Tasks block only through the
 // primitives of this package, which are written once for both runtimes:
-// Chan, Oneshot, Mutex, Signal, Select, After, Timeout and Reschedule.
+// Chan (unbuffered, bounded or unbounded), Oneshot, Mutex, RWMutex,
+// WaitGroup, Once, Signal, Ticker, Select, After, Timeout and Reschedule;
+// GoContext gives code that takes a context.Context one tied to the task.
+// docs/PORTING.md maps Go's go, chan, select, sync, time, context, net, os
+// and rand to them.
 //
 // The smallest use, in a test:
 //

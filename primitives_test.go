@@ -81,13 +81,13 @@ func TestChanCloseWakesParkedSenderAndReceiver(t *testing.T) {
 	})
 }
 
-func TestNewChanRejectsZeroCapacity(t *testing.T) {
+func TestNewChanRejectsNegativeCapacity(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Fatal("NewChan(0) did not panic")
+			t.Fatal("NewChan(-1) did not panic")
 		}
 	}()
-	simrt.NewChan[int](0)
+	simrt.NewChan[int](-1)
 }
 
 // A receiver woken for a value that then takes another Select case must pass

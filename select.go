@@ -5,8 +5,10 @@ import (
 )
 
 // Case is one branch of a Select. Cases are made by the primitives:
-// Chan.OnRecv, Chan.OnSend, Oneshot.OnRecv, Signal.OnFire, StopSignal.OnStop,
-// Handle.OnDone, Mutex.OnLock and After.
+// Chan.OnRecv, Chan.OnSend (on any channel, unbuffered too),
+// Oneshot.OnRecv, Signal.OnFire, StopSignal.OnStop, Handle.OnDone,
+// Mutex.OnLock, WaitGroup.OnWait, Ticker.OnTick, TaskContext.OnDone and
+// After.
 type Case interface {
 	// arm completes the case if it can and reports true; otherwise it queues
 	// w to be notified when it might.
@@ -24,6 +26,9 @@ type Case interface {
 // callback and returns its index. When several cases are ready at once the
 // earliest in the list wins, so a Select is deterministic. A case that was
 // not chosen consumes nothing: a value offered by a channel stays there.
+// A parked Select with a case on an unbuffered channel is completed by the
+// first partner to arrive there, whatever else became ready at the same
+// time, since that partner has already taken or delivered the value.
 // Select with no cases parks forever (until aborted).
 func Select(ctx Runtime, cases ...Case) int {
 	t := ctx.CurrentTask()
@@ -33,35 +38,74 @@ func Select(ctx Runtime, cases ...Case) int {
 		}
 	}()
 	waiters := make([]core.Waiter, len(cases))
+	var sel *selection // shared with partners, if a case is on an unbuffered channel
+	for _, c := range cases {
+		if _, ok := c.(syncCase); ok {
+			sel = new(selection)
+			break
+		}
+	}
 	for {
 		chosen := -1
 		for i, c := range cases {
 			waiters[i] = core.Waiter{Task: t}
-			if c.arm(&waiters[i]) {
+			if armCase(c, &waiters[i], sel) {
 				chosen = i
 				break
 			}
 		}
 		if chosen >= 0 {
 			for i := 0; i < chosen; i++ {
-				cases[i].disarm(&waiters[i])
+				disarmCase(cases[i], &waiters[i])
 			}
 			cases[chosen].fire()
 			return chosen
 		}
-		parkCases(t, cases, waiters)
+		if sel != nil {
+			sel.state.Store(selWaiting)
+		}
+		parkCases(t, cases, waiters, sel)
+		claimed := sel != nil && !sel.state.CompareAndSwap(selWaiting, selArming)
+		won := -1
 		for i, c := range cases {
-			c.disarm(&waiters[i])
+			if disarmCase(c, &waiters[i]) {
+				won = i
+			}
+		}
+		if claimed {
+			cases[won].fire()
+			return won
 		}
 	}
 }
 
-func parkCases(t *core.Task, cases []Case, waiters []core.Waiter) {
+// armCase arms c for a Select whose selection is sel.
+func armCase(c Case, w *core.Waiter, sel *selection) bool {
+	if sc, ok := c.(syncCase); ok {
+		return sc.armSync(w, sel)
+	}
+	return c.arm(w)
+}
+
+// disarmCase disarms c and reports whether a partner completed it (only a
+// case on an unbuffered channel can be completed by a partner).
+func disarmCase(c Case, w *core.Waiter) bool {
+	if sc, ok := c.(syncCase); ok {
+		return sc.disarmSync()
+	}
+	c.disarm(w)
+	return false
+}
+
+func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selection) {
 	ok := false
 	defer func() {
 		if !ok {
+			if sel != nil { // unwinding: no partner may complete a case any more
+				sel.state.Store(selDone)
+			}
 			for i, c := range cases {
-				c.disarm(&waiters[i])
+				disarmCase(c, &waiters[i])
 			}
 		}
 	}()

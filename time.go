@@ -73,14 +73,27 @@ func (c *afterCase) release() {
 // deferred calls run, and a network half it was using is poisoned) and
 // Timeout returns ErrTimeout. If f finishes at the very moment the time
 // runs out, f wins. Timeouts nest; the one whose time ran out is the one
-// that returns ErrTimeout.
+// that returns ErrTimeout. A context made by GoContext inside f reports the
+// deadline, and is cancelled when the time runs out or Timeout returns.
 func Timeout(ctx Runtime, d time.Duration, f func() error) (err error) {
 	t := ctx.CurrentTask()
+	sc := &timeoutScope{}
+	if outer := t.InnermostDeadline(); outer != nil {
+		sc.parent, _ = outer.Ext.(*timeoutScope)
+	}
+	if c, ok := ctx.(Clock); ok {
+		sc.at, sc.hasAt = c.Now().Add(d), true
+		if p := sc.parent; p != nil && p.hasAt && p.at.Before(sc.at) {
+			sc.at = p.at
+		}
+	}
 	dl := t.PushDeadline()
-	timer := ctx.AfterFunc(d, dl.Expire)
+	dl.Ext, sc.dl = sc, dl
+	timer := ctx.AfterFunc(d, sc.expire)
 	defer func() {
 		timer.Stop()
 		t.PopDeadline(dl)
+		sc.end()
 		if r := recover(); r != nil {
 			if got, ok := r.(*core.Deadline); ok && got == dl {
 				err = ErrTimeout

@@ -131,7 +131,7 @@ type testCase struct {
 // its own.
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
-	paceCases, adaptiveCases)
+	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase

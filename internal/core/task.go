@@ -44,6 +44,10 @@ type Deadline struct {
 	expired atomic.Bool
 	task    *Task
 	outer   *Deadline // the deadline installed before this one, if any
+	// Ext is what the layer above keeps beside the deadline (simrt.Timeout
+	// keeps its runtime-time deadline and the contexts bound to it there).
+	// Core never reads it.
+	Ext any
 }
 
 // Expire marks the deadline as passed and wakes its task. It is safe to call
@@ -185,6 +189,10 @@ func (t *Task) PushDeadline() *Deadline {
 	t.deadline = d
 	return d
 }
+
+// InnermostDeadline returns the innermost active deadline, or nil. Call it
+// only from the task itself.
+func (t *Task) InnermostDeadline() *Deadline { return t.deadline }
 
 // PopDeadline removes d, which must be the innermost deadline.
 func (t *Task) PopDeadline(d *Deadline) {

@@ -1,0 +1,127 @@
+package simrt
+
+import (
+	"sync/atomic"
+
+	"github.com/simrt/simrt/internal/core"
+)
+
+// WaitGroup waits for a collection of tasks to finish, like
+// sync.WaitGroup, but Wait parks the task instead of blocking the thread,
+// so it is safe inside the simulator. The zero value is ready to use.
+//
+// As with sync.WaitGroup, a Wait returns once the counter has reached zero
+// after the Wait began, even if Add raises it again before the waiter runs;
+// reusing a WaitGroup for a new round is safe once every Wait of the
+// previous round has returned.
+type WaitGroup struct {
+	mu  core.Lock
+	n   int
+	gen uint64 // counts the times the counter fell to zero with waiters
+	q   core.WaitQueue
+}
+
+// Add adds delta, which may be negative, to the counter. When the counter
+// reaches zero every task parked in Wait is released. It panics if the
+// counter goes negative, as sync.WaitGroup does.
+func (wg *WaitGroup) Add(delta int) {
+	var buf [4]*core.Task
+	wg.mu.Lock()
+	n := wg.n + delta
+	if n < 0 {
+		wg.mu.Unlock()
+		panic("simrt.WaitGroup: negative counter")
+	}
+	wg.n = n
+	var woken []*core.Task
+	if n == 0 && !wg.q.Empty() {
+		wg.gen++
+		woken = wg.q.TakeAll(buf[:0])
+	}
+	wg.mu.Unlock()
+	for _, t := range woken {
+		t.Unpark()
+	}
+}
+
+// Done decrements the counter by one.
+func (wg *WaitGroup) Done() { wg.Add(-1) }
+
+// Wait parks until the counter is zero.
+func (wg *WaitGroup) Wait(ctx Runtime) {
+	wg.mu.Lock()
+	if wg.n != 0 {
+		gen := wg.gen
+		waitUntil(ctx, &wg.mu, &wg.q, nil, func() bool { return wg.n == 0 || wg.gen != gen })
+	}
+	wg.mu.Unlock()
+}
+
+// Go spawns f as a new task below ctx and counts it in the group: Add(1)
+// now, Done when f has returned or unwound (after its deferred calls), or
+// at once if the task never starts (ctx aborted). It is the form of
+//
+//	wg.Add(1)
+//	go func() { defer wg.Done(); f() }()
+//
+// that runs in both runtimes.
+func (wg *WaitGroup) Go(ctx Context, f func(ctx Context)) {
+	wg.Add(1)
+	// 0: not started; 1: f runs, its deferred Done counts; 2: counted
+	// without running (the task was aborted before it started).
+	var state atomic.Uint32
+	ctx.SpawnTask(TaskFuncs{
+		RunFunc: func(ctx Context) {
+			if !state.CompareAndSwap(0, 1) {
+				return
+			}
+			defer wg.Done()
+			f(ctx)
+		},
+		DoneFunc: func(error) {
+			if state.CompareAndSwap(0, 2) {
+				wg.Done()
+			}
+		},
+	})
+}
+
+// OnWait is a Select case that completes once the counter is zero and then
+// calls f, which may be nil.
+func (wg *WaitGroup) OnWait(f func()) Case { return &waitGroupCase{wg: wg, f: f} }
+
+type waitGroupCase struct {
+	wg    *WaitGroup
+	f     func()
+	gen   uint64
+	armed bool
+}
+
+func (c *waitGroupCase) arm(w *core.Waiter) bool {
+	wg := c.wg
+	wg.mu.Lock()
+	defer wg.mu.Unlock()
+	wg.mu.Bind(w.Task)
+	if !c.armed {
+		c.armed, c.gen = true, wg.gen
+	}
+	if wg.n == 0 || wg.gen != c.gen {
+		return true
+	}
+	wg.q.Push(w)
+	return false
+}
+
+func (c *waitGroupCase) disarm(w *core.Waiter) {
+	c.wg.mu.Lock()
+	c.wg.q.Remove(w)
+	c.wg.mu.Unlock()
+}
+
+func (c *waitGroupCase) fire() {
+	if c.f != nil {
+		c.f()
+	}
+}
+
+func (c *waitGroupCase) release() {}
