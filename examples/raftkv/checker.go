@@ -68,6 +68,9 @@ func keyIndex(k string) int {
 	panic("raftkv: unknown key " + k)
 }
 
+// violation starts the failure of a history that is not linearizable.
+const violation = "linearizability violation"
+
 // check checks the history for linearizability. On a violation it returns
 // the failure and, when cfg.OutDir is set, the path of porcupine's HTML
 // visualisation of the history.
@@ -89,7 +92,7 @@ func check(history []*op, cfg simConfig) (failure, visual string) {
 			bad = append(bad, fmt.Sprintf("%s (%d operations)", keys[k], len(part)))
 		}
 	}
-	failure = "linearizability violation on key " + strings.Join(bad, ", key ")
+	failure = violation + " on key " + strings.Join(bad, ", key ")
 	if cfg.OutDir == "" {
 		return failure, ""
 	}

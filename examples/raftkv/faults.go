@@ -33,6 +33,25 @@ func drawPlan(rng *rand.Rand, d time.Duration) plan {
 	return p
 }
 
+// faultKind names one kind of fault the nemesis injects.
+type faultKind int
+
+const (
+	faultIsolate   faultKind = iota // a node cut off from every other host
+	faultPartition                  // the cluster split in two
+	faultCut                        // a link cut one way
+	faultClog                       // a link (or both directions) clogged
+	faultSlow                       // every link slowed with latency and jitter
+	faultCrash                      // one node's process crashed and restarted
+	numFaultKinds
+)
+
+// faultNames are the kinds' names in the summary, indexed by faultKind.
+var faultNames = [numFaultKinds]string{"isolate", "partition", "one-way cut", "clog", "slow links", "node crash"}
+
+// String returns the kind's name in the summary.
+func (k faultKind) String() string { return faultNames[k] }
+
 // nemesis injects one network or process fault at a time until the faults
 // heal: a node isolated, the cluster split in two, a link cut one way,
 // links clogged, every link slowed with latency and jitter, or a node's
@@ -50,14 +69,16 @@ func (s *sim) nemesis(ctx *deterministic.Context, c *cluster) {
 			break
 		}
 		dur := min(200*time.Millisecond+time.Duration(rng.Int64N(int64(2*time.Second))), left)
-		switch rng.IntN(6) {
-		case 0:
+		kind := faultKind(rng.IntN(int(numFaultKinds)))
+		s.faults[kind]++
+		switch kind {
+		case faultIsolate:
 			x := rng.IntN(nodes)
 			s.log.printf(ctx, "fault: isolate n%d for %v", x+1, dur)
 			net.Isolate(host(x))
 			ctx.Sleep(dur)
 			net.Rejoin(host(x))
-		case 1:
+		case faultPartition:
 			order := shuffled(rng, nodes)
 			minority := 1 + rng.IntN((nodes-1)/2)
 			s.log.printf(ctx, "fault: partition %v | %v for %v", ids(order[:minority]), ids(order[minority:]), dur)
@@ -72,13 +93,13 @@ func (s *sim) nemesis(ctx *deterministic.Context, c *cluster) {
 					net.Join(host(a), host(b))
 				}
 			}
-		case 2:
+		case faultCut:
 			a, b := pair(rng, nodes)
 			s.log.printf(ctx, "fault: cut n%d -> n%d (one way) for %v", a+1, b+1, dur)
 			net.Cut(host(a), host(b))
 			ctx.Sleep(dur)
 			net.Heal(host(a), host(b))
-		case 3:
+		case faultClog:
 			a, b := pair(rng, nodes)
 			both := rng.IntN(2) == 0
 			s.log.printf(ctx, "fault: clog n%d -> n%d (both ways: %v) for %v", a+1, b+1, both, dur)
@@ -91,7 +112,7 @@ func (s *sim) nemesis(ctx *deterministic.Context, c *cluster) {
 			if both {
 				net.Release(host(b), host(a))
 			}
-		case 4:
+		case faultSlow:
 			l := simnet.Link{
 				Latency: time.Duration(rng.Int64N(int64(40 * time.Millisecond))),
 				Jitter:  time.Duration(rng.Int64N(int64(40 * time.Millisecond))),
@@ -100,7 +121,7 @@ func (s *sim) nemesis(ctx *deterministic.Context, c *cluster) {
 			net.SetDefaultLink(l)
 			ctx.Sleep(dur)
 			net.SetDefaultLink(baseLink)
-		case 5:
+		case faultCrash:
 			x := uint64(rng.IntN(nodes) + 1)
 			down := min(dur, 500*time.Millisecond)
 			s.log.printf(ctx, "fault: crash n%d, restart after %v", x, down)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,78 +12,161 @@ import (
 	"time"
 )
 
-func main() {
+// Exit codes of raftkv.
+const (
+	exitOK    = 0 // every seed passed (with -bug: the bug was found)
+	exitFail  = 1 // a seed failed (with -bug: the bug was not found)
+	exitUsage = 2 // bad flags or arguments
+)
+
+// options is what the command line asks for.
+type options struct {
+	seeds     []seedRange
+	seed      int64 // -1: sweep the seeds
+	bugs      bugSet
+	nodes     int
+	clients   int
+	duration  time.Duration
+	parallel  int
+	out       string
+	quiet     bool
+	keepGoing bool
+	cpuProf   string
+}
+
+// errUsage reports bad input that parseFlags has already described.
+var errUsage = errors.New("raftkv: usage")
+
+// parseFlags parses the command line. On bad input it writes one line
+// saying what is wrong to stderr and returns errUsage; with -h it prints
+// the usage and returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("raftkv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	var (
-		seedsFlag = flag.String("seeds", "0..199", "seeds to sweep: N, A..B (inclusive), or a comma-separated list of both (with -bug: 0..999 unless given)")
-		seedFlag  = flag.Int64("seed", -1, "replay one seed, verbosely")
-		bugFlag   = flag.String("bug", "", "plant a bug and hunt for it ("+bugNames()+")")
-		nodes     = flag.Int("nodes", 5, "cluster size")
-		clients   = flag.Int("clients", 3, "concurrent clients")
-		duration  = flag.Duration("duration", 10*time.Second, "simulated length of each run")
-		parallel  = flag.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once")
-		out       = flag.String("out", os.TempDir(), "directory for the HTML visualisation of a linearizability violation")
-		quiet     = flag.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
-		keepGoing = flag.Bool("keepgoing", false, "with -bug, run every seed and list every failure")
-		cpuProf   = flag.String("cpuprofile", "", "write a CPU profile of the sweep to this file (go tool pprof)")
+		seedsFlag = fs.String("seeds", "0..199", "seeds to sweep: N, A..B (inclusive), or a comma-separated list of both (with -bug: 0..999 unless given)")
+		seedFlag  = fs.Int64("seed", -1, "replay one seed (≥ 0), verbosely")
+		bugFlag   = fs.String("bug", "", "plant a bug and hunt for it ("+bugNames()+")")
+		nodes     = fs.Int("nodes", 5, "cluster size (at least 3)")
+		clients   = fs.Int("clients", 3, "concurrent clients (at least 1)")
+		duration  = fs.Duration("duration", 10*time.Second, "simulated time each run covers (not real time; at least 1s)")
+		parallel  = fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once (at least 1)")
+		out       = fs.String("out", os.TempDir(), "directory for the HTML visualisation of a linearizability violation")
+		quiet     = fs.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
+		keepGoing = fs.Bool("keepgoing", false, "with -bug, run every seed and list every failure")
+		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the sweep to this file (go tool pprof)")
 	)
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\nplanted bugs:\n")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\n")
+		fmt.Fprintf(w, "Raftkv runs a replicated key-value store on etcd raft in simrt's simulator,\n")
+		fmt.Fprintf(w, "under faults, and checks every history for linearizability. Durations are\n")
+		fmt.Fprintf(w, "simulated time.\n\nplanted bugs:\n")
 		for _, b := range bugs {
-			fmt.Fprintf(flag.CommandLine.Output(), "  %-17s %s\n", b.name, b.desc)
+			fmt.Fprintf(w, "  %-17s %s\n", b.name, b.desc)
 		}
-		fmt.Fprintln(flag.CommandLine.Output())
-		flag.PrintDefaults()
+		fmt.Fprintf(w, "\nexit codes:\n")
+		fmt.Fprintf(w, "  0  every seed passed (with -bug: the bug was found)\n")
+		fmt.Fprintf(w, "  1  a seed failed (with -bug: the bug was not found)\n")
+		fmt.Fprintf(w, "  2  bad flags or arguments\n\nflags:\n")
+		fs.PrintDefaults()
 	}
-	flag.Parse()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return options{}, err
+		}
+		return options{}, errUsage // the flag package has said what is wrong
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	bad := func(format string, a ...any) (options, error) {
+		fmt.Fprintf(stderr, "raftkv: "+format+" (raftkv -h for help)\n", a...)
+		return options{}, errUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected argument %q: every option is a flag, such as -seeds %s", fs.Arg(0), fs.Arg(0))
+	case given["seed"] && *seedFlag < 0:
+		return bad("-seed %d: a seed is at least 0", *seedFlag)
+	case given["seed"] && given["seeds"]:
+		return bad("-seed replays one seed and -seeds sweeps several: give one of them")
+	case *nodes < 3:
+		return bad("-nodes %d: a cluster that survives a crash has at least 3 nodes", *nodes)
+	case *clients < 1:
+		return bad("-clients %d: at least 1 client", *clients)
+	case *duration < time.Second:
+		return bad("-duration %v: at least 1s of simulated time", *duration)
+	case *parallel < 1:
+		return bad("-parallel %d: at least 1 simulation at a time", *parallel)
+	}
+	bs, err := parseBugs(*bugFlag)
+	if err != nil {
+		return bad("-bug: %v", err)
+	}
+	if len(bs) > 0 && !given["seeds"] {
+		*seedsFlag = "0..999" // the budget within which every planted bug must be found
+	}
+	seeds, err := parseSeeds(*seedsFlag)
+	if err != nil {
+		return bad("-seeds: %v", err)
+	}
+	return options{seeds: seeds, seed: *seedFlag, bugs: bs, nodes: *nodes, clients: *clients,
+		duration: *duration, parallel: *parallel, out: *out, quiet: *quiet, keepGoing: *keepGoing,
+		cpuProf: *cpuProf}, nil
+}
+
+func main() {
 	if os.Getenv("GOGC") == "" {
 		// A run allocates a few megabytes and drops them all: collecting
 		// less often saves CPU time (GOGC=1000 against the default 100:
 		// about 15% less, for about 60 MB of memory in all).
 		debug.SetGCPercent(1000)
 	}
-	bs, err := parseBugs(*bugFlag)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "raftkv:", err)
-		os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs raftkv with the command-line arguments args and returns its
+// exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
 	}
-	base := simConfig{Bugs: bs, Nodes: *nodes, Clients: *clients, Duration: *duration, OutDir: *out}
-	if *seedFlag >= 0 {
-		base.Seed = uint64(*seedFlag)
-		if !replay(os.Stdout, base) {
-			os.Exit(1)
+	if err != nil {
+		return exitUsage
+	}
+	base := simConfig{Bugs: o.bugs, Nodes: o.nodes, Clients: o.clients, Duration: o.duration, OutDir: o.out}
+	if o.seed >= 0 {
+		base.Seed = uint64(o.seed)
+		if !replay(stdout, base) {
+			return exitFail
 		}
-		return
+		return exitOK
 	}
-	if len(bs) > 0 && !flagSet("seeds") {
-		*seedsFlag = "0..999" // the budget within which every planted bug must be found
-	}
-	seeds, err := parseSeeds(*seedsFlag)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "raftkv:", err)
-		os.Exit(2)
-	}
-	if *cpuProf != "" {
-		f, err := os.Create(*cpuProf)
+	if o.cpuProf != "" {
+		f, err := os.Create(o.cpuProf)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "raftkv:", err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, "raftkv: -cpuprofile:", err)
+			return exitUsage
 		}
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
 	var bar io.Writer
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && !*quiet {
-		bar = os.Stderr // a progress bar only on a terminal
+	if f, ok := stderr.(*os.File); ok && !o.quiet {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			bar = stderr // a progress bar only on a terminal
+		}
 	}
-	rep := sweep(sweepConfig{base: base, seeds: seeds, parallel: *parallel, stopAtFirst: len(bs) > 0 && !*keepGoing, progress: bar})
-	rep.print(os.Stdout)
-	if len(bs) > 0 && len(rep.failures) == 0 || len(bs) == 0 && len(rep.failures) > 0 {
-		pprof.StopCPUProfile()
-		os.Exit(1)
+	rep := sweep(sweepConfig{base: base, seeds: o.seeds, parallel: o.parallel, stopAtFirst: len(o.bugs) > 0 && !o.keepGoing, progress: bar})
+	rep.print(stdout)
+	if len(o.bugs) > 0 && len(rep.failures) == 0 || len(o.bugs) == 0 && len(rep.failures) > 0 {
+		return exitFail
 	}
+	return exitOK
 }
 
 // replay runs one seed with its events logged to w and reports whether it
@@ -90,10 +174,11 @@ func main() {
 func replay(w io.Writer, cfg simConfig) bool {
 	cfg.Verbose = w
 	o := runSeed(cfg)
-	fmt.Fprintf(w, "\nseed %d (bugs: %v): %d operations, %d whole-cluster crashes, %v simulated, audit %s\n",
-		o.Seed, cfg.Bugs, o.Ops, o.Crashes, o.SimTime, o.Audit)
+	fmt.Fprintf(w, "\nseed %d (bugs: %v): %d operations, %v of simulated time, audit %s\n",
+		o.Seed, cfg.Bugs, o.Ops, o.SimTime, o.Audit)
+	fmt.Fprintf(w, "faults injected: %s\n", describeFaults(o.Faults, o.Crashes))
 	if o.Failure == "" {
-		fmt.Fprintln(w, "PASS")
+		fmt.Fprintf(w, "linearizable: %s operations, 0 violations\nPASS\n", commas(o.Ops))
 		return true
 	}
 	fmt.Fprintf(w, "FAIL: %s\n", o.Failure)
@@ -101,11 +186,4 @@ func replay(w io.Writer, cfg simConfig) bool {
 		fmt.Fprintf(w, "visualisation: %s\n", o.Visual)
 	}
 	return false
-}
-
-// flagSet reports whether the named flag was given on the command line.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

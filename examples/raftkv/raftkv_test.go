@@ -109,7 +109,7 @@ func TestPlantedBugsFound(t *testing.T) {
 func TestReplayCommand(t *testing.T) {
 	r := &report{cfg: sweepConfig{base: simConfig{Bugs: bugSet{bugNoTermCheck}}}}
 	got := r.replayCommand(59)
-	want := "cd examples && go run ./raftkv -seed 59 -bug no-term-check"
+	want := "go run ./raftkv -seed 59 -bug no-term-check"
 	if got != want {
 		t.Fatalf("replay command %q, want %q", got, want)
 	}

@@ -49,6 +49,8 @@ type outcome struct {
 	SimTime time.Duration // simulated time the run covered
 	Ops     int           // client operations invoked
 	Crashes int           // whole-cluster crashes
+	Faults  faultCounts   // faults the nemesis injected, by kind
+	Checked bool          // the history went through the linearizability check
 	Failure string        // "" when the run passed
 	Audit   string        // the auditor's final state
 	Visual  string        // path of the porcupine visualisation, if written
@@ -72,8 +74,12 @@ type sim struct {
 	history  []*op
 	finished bool
 	failure  string
+	faults   faultCounts // injected so far, across epochs
 	auditor  *deterministic.Auditor
 }
+
+// faultCounts counts injected faults by kind.
+type faultCounts [numFaultKinds]int
 
 // baseLink is the network between every two hosts when no fault is active.
 var baseLink = simnet.Link{Latency: time.Millisecond, Jitter: time.Millisecond}
@@ -95,6 +101,7 @@ func runSeed(cfg simConfig) (out outcome) {
 		}
 		out.Ops = len(s.history)
 		out.Crashes = s.epoch
+		out.Faults = s.faults
 	}()
 	r := deterministic.New(deterministic.Config{
 		Seed:       cfg.Seed,
@@ -112,6 +119,7 @@ func runSeed(cfg simConfig) (out outcome) {
 	}
 	out.Failure = s.failure
 	if out.Failure == "" {
+		out.Checked = true
 		out.Failure, out.Visual = check(s.history, cfg)
 	}
 	return out

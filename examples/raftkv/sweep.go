@@ -73,6 +73,10 @@ type report struct {
 	simTime  time.Duration
 	ops      int
 	crashes  int
+	faults   faultCounts // injected by the nemesis, by kind
+	checked  int         // histories checked for linearizability
+	checkOps int         // operations in those histories
+	bad      int         // histories that are not linearizable
 	wall     time.Duration
 	failures []outcome // sorted by seed
 }
@@ -89,8 +93,6 @@ func sweep(cfg sweepConfig) *report {
 			progressbar.OptionSetWriter(cfg.progress),
 			progressbar.OptionSetDescription("raftkv seeds"),
 			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("seeds"),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
@@ -123,6 +125,19 @@ func sweep(cfg sweepConfig) *report {
 				rep.simTime += o.SimTime
 				rep.ops += o.Ops
 				rep.crashes += o.Crashes
+				for k, n := range o.Faults {
+					rep.faults[k] += n
+				}
+				if o.Checked {
+					rep.checked++
+					rep.checkOps += o.Ops
+				}
+				if strings.HasPrefix(o.Failure, violation) {
+					rep.bad++
+				}
+				if bar != nil {
+					bar.Describe("raftkv seeds" + rateText(rep.seeds, time.Since(started)))
+				}
 				if o.Failure != "" {
 					rep.failures = append(rep.failures, o)
 					if cfg.stopAtFirst && k < limit.Load() {
@@ -151,7 +166,7 @@ func sweep(cfg sweepConfig) *report {
 // replayCommand is the command that replays one seed.
 func (r *report) replayCommand(seed uint64) string {
 	b := r.cfg.base.withDefaults()
-	cmd := fmt.Sprintf("cd examples && go run ./raftkv -seed %d", seed)
+	cmd := fmt.Sprintf("go run ./raftkv -seed %d", seed) // run from examples/, as the sweep was
 	if len(b.Bugs) > 0 {
 		cmd += " -bug " + b.Bugs.String()
 	}
@@ -167,12 +182,18 @@ func (r *report) replayCommand(seed uint64) string {
 	return cmd
 }
 
-// print writes the summary: seeds run, simulated time, speed, failures.
+// print writes the summary: what ran, what was checked, which faults were
+// injected, how fast, and the failures.
 func (r *report) print(w io.Writer) {
 	b := r.cfg.base.withDefaults()
-	fmt.Fprintf(w, "raftkv: %d nodes, %d clients, %v per run, bugs: %v\n", b.Nodes, b.Clients, b.Duration, r.cfg.base.Bugs)
+	fmt.Fprintf(w, "raftkv: %d nodes, %d clients, up to %v of simulated time per run, bugs: %v\n", b.Nodes, b.Clients, b.Duration, r.cfg.base.Bugs)
 	wall := r.wall.Seconds()
-	fmt.Fprintf(w, "seeds run:       %d (%d client operations, %d whole-cluster crashes)\n", r.seeds, r.ops, r.crashes)
+	fmt.Fprintf(w, "seeds run:       %d\n", r.seeds)
+	fmt.Fprintf(w, "linearizable:    %s operations in %d histories checked, %d violations\n", commas(r.checkOps), r.checked, r.bad)
+	if other := len(r.failures) - r.bad; other > 0 && !r.cfg.stopAtFirst {
+		fmt.Fprintf(w, "other failures:  %d runs ended before their history could be checked (see below)\n", other)
+	}
+	fmt.Fprintf(w, "faults injected: %s\n", describeFaults(r.faults, r.crashes))
 	fmt.Fprintf(w, "simulated time:  %v in %v real time (%.0fx)\n", r.simTime.Round(time.Millisecond), r.wall.Round(time.Millisecond), r.simTime.Seconds()/wall)
 	fmt.Fprintf(w, "speed:           %.1f seeds/s on %d workers (%.1f seeds/s per worker)\n", float64(r.seeds)/wall, r.cfg.parallel, float64(r.seeds)/wall/float64(max(1, r.cfg.parallel)))
 	if len(r.failures) == 0 {
@@ -190,4 +211,46 @@ func (r *report) print(w io.Writer) {
 			fmt.Fprintf(w, "    visualisation: %s\n", f.Visual)
 		}
 	}
+}
+
+// describeFaults lists the injected faults by kind, with the whole-cluster
+// crashes: "412 (isolate 70, partition 68, ...), 190 whole-cluster crashes".
+func describeFaults(f faultCounts, crashes int) string {
+	var b strings.Builder
+	total := 0
+	for _, n := range f {
+		total += n
+	}
+	fmt.Fprintf(&b, "%s (", commas(total))
+	for k, n := range f {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", faultKind(k), commas(n))
+	}
+	fmt.Fprintf(&b, "), %s whole-cluster crashes", commas(crashes))
+	return b.String()
+}
+
+// commas renders n with thousands separators: 208630 is "208,630".
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// rateText is the progress bar's rate: nothing before a second has passed,
+// when one early seed would show an absurd rate, then ", N seeds/s".
+func rateText(done int, elapsed time.Duration) string {
+	if elapsed < time.Second || done == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.1f seeds/s", float64(done)/elapsed.Seconds())
 }
