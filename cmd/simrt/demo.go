@@ -20,13 +20,28 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed of the simulation")
-	rounds := fs.Int("rounds", 3, "how many times the token goes round")
+	rounds := fs.Int("rounds", 3, "how many times the token goes round (1 to 1000)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "simrt demo: unexpected argument %q: the demo takes only flags\n", fs.Arg(0))
+		return 2
+	case *rounds < 1 || *rounds > maxRounds:
+		fmt.Fprintf(stderr, "simrt demo: -rounds %d: the token goes round 1 to %d times\n", *rounds, maxRounds)
 		return 2
 	}
 	demo(stdout, *seed, *rounds)
 	return 0
 }
+
+// maxRounds bounds -rounds so that the ring finishes well inside the
+// demo's hour of simulated time (a round takes well under a second).
+const maxRounds = 1000
 
 type token struct {
 	round, hop int

@@ -33,3 +33,31 @@ func TestUnknownCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 }
+
+// TestDemoRefusesBadRounds checks that a ring that never finishes (no
+// rounds, or a negative number) and stray arguments are refused with exit
+// code 2 and one line, instead of running into the simulated-time limit.
+func TestDemoRefusesBadRounds(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo", "-rounds", "0"}, "-rounds 0: the token goes round 1 to 1000 times"},
+		{[]string{"demo", "-rounds", "-2"}, "-rounds -2:"},
+		{[]string{"demo", "-rounds", "1000000"}, "-rounds 1000000:"},
+		{[]string{"demo", "7"}, `unexpected argument "7"`},
+	} {
+		var out, errb bytes.Buffer
+		code := dispatch(c.args, &out, &errb)
+		if code != 2 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errb.String(), c.want)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%v: the demo ran: %q", c.args, out.String())
+		}
+	}
+	var out bytes.Buffer
+	if code := dispatch([]string{"demo", "-rounds", "1"}, &out, &out); code != 0 || !strings.Contains(out.String(), "token came home") {
+		t.Errorf("-rounds 1: exit %d:\n%s", code, out.String())
+	}
+}
