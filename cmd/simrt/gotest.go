@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ func testPattern(run string) string {
 func packageDir(pkg string) (string, error) {
 	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", pkg).Output()
 	if err != nil {
-		return "", fmt.Errorf("go list %s: %v%s", pkg, err, stderrOf(err))
+		return "", fmt.Errorf("go list %s: %s", pkg, firstLine(err))
 	}
 	dirs := strings.Fields(string(out))
 	if len(dirs) != 1 {
@@ -45,22 +46,57 @@ func buildTest(pkg, dir string) (string, error) {
 		return "", fmt.Errorf("go test -c %s: %v\n%s", pkg, err, stderr.String())
 	}
 	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("go test -c %s built no test binary (no test files?)", pkg)
+		return "", fmt.Errorf("%s has no test files: sweep and replay run a test that calls simtest.Explore", pkg)
 	}
 	return bin, nil
 }
 
-func stderrOf(err error) string {
-	if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
-		return "\n" + strings.TrimSpace(string(ee.Stderr))
+// checkSweepable asks the test binary, run in dir, which of its tests
+// match pattern and whether it knows simtest's flags: a package without
+// the test, or without simtest, is one clear error instead of a usage dump
+// from every test process.
+func checkSweepable(bin, dir, pkg, pattern, runFlag string) error {
+	top, _, _ := strings.Cut(pattern, "/") // -test.list matches top-level tests only
+	cmd := exec.Command(bin, "-test.list="+top, "-simrt.seeds=0")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	if strings.Contains(text, "flag provided but not defined: -simrt.") {
+		return fmt.Errorf("%s does not use simtest (its tests have no -simrt.seeds flag): sweep runs a test that calls simtest.Explore", pkg)
 	}
-	return ""
+	if err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+		return fmt.Errorf("listing the tests of %s: %v: %s", pkg, err, first)
+	}
+	var names []string
+	for l := range strings.Lines(text) {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
+			names = append(names, l)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no test in %s matches -run %s", pkg, runFlag)
+	}
+	return nil
+}
+
+// firstLine is the first line that a failed command wrote to stderr, or
+// the error itself when it wrote nothing.
+func firstLine(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(ee.Stderr)), "\n")
+		return first
+	}
+	return err.Error()
 }
 
 // parseArgs parses fs from args with the package argument either first
 // (simrt sweep ./pkg -run TestX) or after the flags (simrt sweep -run TestX
 // ./pkg). What follows "--" goes to the test binary unchanged.
 func parseArgs(fs *flag.FlagSet, args []string) (pkg string, passthrough []string, err error) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, passthrough = args[:i], args[i+1:]
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		pkg, args = args[0], args[1:]
 	}
@@ -68,14 +104,18 @@ func parseArgs(fs *flag.FlagSet, args []string) (pkg string, passthrough []strin
 		return "", nil, err
 	}
 	rest := fs.Args()
-	if pkg == "" && len(rest) > 0 && rest[0] != "--" {
-		pkg, rest = rest[0], rest[1:]
+	if pkg == "" && len(rest) > 0 {
+		pkg = rest[0]
+		if err := fs.Parse(rest[1:]); err != nil { // flags may follow the package too
+			return "", nil, err
+		}
+		rest = fs.Args()
 	}
-	if len(rest) > 0 && rest[0] == "--" {
-		rest = rest[1:]
+	if len(rest) > 0 {
+		return "", nil, fmt.Errorf("unexpected argument %q after the package %s: name one package; flags for the test binary go after --", rest[0], pkg)
 	}
 	if pkg == "" {
 		return "", nil, fmt.Errorf("name the package to test, such as ./raft")
 	}
-	return pkg, rest, nil
+	return pkg, passthrough, nil
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -26,14 +28,20 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	trace := fs.String("trace", "", "write the run's Chrome/Perfetto trace to this `file`")
 	pkg, extra, err := parseArgs(fs, args)
 	if err != nil {
-		if err != flag.ErrHelp {
-			fmt.Fprintf(stderr, "simrt replay: %v\n\n", err)
-			fs.Usage()
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrt replay: %v (simrt replay -h for help)\n", err)
 		}
 		return 2
 	}
-	if _, err := strconv.ParseUint(*seed, 10, 64); err != nil || *run == "" {
-		fmt.Fprintln(stderr, "simrt replay: -run names the test and -seed the seed to replay")
+	switch _, err := strconv.ParseUint(*seed, 10, 64); {
+	case *run == "":
+		fmt.Fprintln(stderr, "simrt replay: -run names the test to replay, such as -run TestReplication")
+		return 2
+	case *seed == "":
+		fmt.Fprintln(stderr, "simrt replay: -seed names the seed to replay, such as -seed 417 (a sweep prints it)")
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "simrt replay: -seed %q: a seed is a number from 0 to %d\n", *seed, uint64(math.MaxUint64))
 		return 2
 	}
 	goArgs := []string{"test", "-count=1", "-v", "-run", testPattern(*run), pkg, "-simrt.seed=" + *seed}

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"regexp"
+	"os/signal"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -22,38 +19,58 @@ import (
 	"github.com/simrt/simrt/internal/seeds"
 )
 
-const sweepUsage = `usage: simrt sweep ./pkg -run TestX [-seeds 0..9999] [-shard i/n] [-parallel N] [-failfast] [-- test flags]
+const sweepUsage = `usage: simrt sweep ./pkg -run TestX [-seeds 0..9999] [-shard i/n] [-parallel N] [-failfast] [-quiet] [-json] [-- test flags]
 
 Sweep runs the simtest.Explore test TestX of one package over many seeds:
 it builds the test binary once, splits the seeds into chunks and runs the
 chunks as parallel processes, one simulation at a time in each (so that
--simrt.cryptorand works too). It shows a progress bar with seeds per
-second, prints each failing seed with its replay command as soon as it
-fails, and ends with a summary; it exits 1 if any seed failed.
+-simrt.cryptorand works too). Run it from inside the module that holds the
+package, as you would run go test. It prints each failing seed with its
+replay command as soon as it fails, and ends with a summary (as JSON with
+-json); on a terminal it shows a progress bar. Ctrl-C stops the sweep and
+prints what it covered so far.
+
+exit codes: 0 every seed passed; 1 a seed failed or a test process failed;
+2 bad flags, or a package or test that cannot be swept; 130 interrupted.
 `
+
+// Exit codes of sweep.
+const (
+	exitPassed      = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
 
 // sweep is one run of "simrt sweep": what to run and how.
 type sweep struct {
-	pkg, run  string
-	runFlag   string   // -run as given, for the commands we print
-	seeds     []uint64 // this shard's seeds, in order
-	parallel  int
-	chunk     int
-	failFast  bool
-	extra     []string // flags for the test binary
-	stdout    io.Writer
-	stderr    io.Writer
-	bar       *progressbar.ProgressBar
+	pkg, run string
+	runFlag  string   // -run as given, for the commands we print
+	seeds    []uint64 // this shard's seeds, in order
+	parallel int
+	chunk    int
+	failFast bool
+	asJSON   bool
+	extra    []string // flags for the test binary
+	stdout   io.Writer
+	stderr   io.Writer
+	events   io.Writer // where failures are printed as they happen
+	bar      *progressbar.ProgressBar
+	started  time.Time
+
 	mu        sync.Mutex // guards the fields below and the output
 	failures  []sweepFailure
 	done      int
-	processes int // chunk processes that failed without a failing seed
+	processes int  // chunk processes that failed without a failing seed
+	noSeed    bool // a chunk process ran no seed: the test does not call Explore
+	cancel    context.CancelFunc
 }
 
 // sweepFailure is one failing seed and the first lines of its report.
 type sweepFailure struct {
-	seed   uint64
-	report []string
+	seed    uint64
+	report  []string
+	crashed bool // the test process died while the seed ran
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) int {
@@ -63,74 +80,103 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	run := fs.String("run", "", "the test to sweep (a name, or a -run regular expression)")
 	seedList := fs.String("seeds", "0..999", "seeds: N, A..B (inclusive), or a comma-separated list of both")
 	shardFlag := fs.String("shard", "0/1", "take shard i/n of the seeds: every n-th seed from position i")
-	parallel := fs.Int("parallel", runtime.NumCPU(), "test processes at once")
+	parallel := fs.Int("parallel", runtime.NumCPU(), "test processes at once (at least 1)")
 	chunk := fs.Int("chunk", 0, "seeds per test process (default: about 4 chunks per process, at most 2000)")
 	failFast := fs.Bool("failfast", false, "start no new chunk after the first failing seed")
+	quiet := fs.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (failures as they happen go to stderr)")
 	pkg, extra, err := parseArgs(fs, args)
 	if err != nil {
-		if err != flag.ErrHelp {
-			fmt.Fprintf(stderr, "simrt sweep: %v\n\n", err)
-			fs.Usage()
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrt sweep: %v (simrt sweep -h for help)\n", err)
 		}
-		return 2
+		return exitUsage
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "simrt sweep: "+format+"\n", a...)
+		return exitUsage
+	}
+	if *run == "" {
+		return bad("-run names the test to sweep, such as -run TestReplication")
+	}
+	if *parallel < 1 {
+		return bad("-parallel %d: at least 1 test process", *parallel)
+	}
+	if *chunk < 0 {
+		return bad("-chunk %d: at least 1 seed per process (0: choose)", *chunk)
 	}
 	set, err := seeds.Parse(*seedList)
 	if err != nil {
-		fmt.Fprintf(stderr, "simrt sweep: -seeds: %v\n", err)
-		return 2
+		return bad("-seeds: %v", err)
 	}
 	sh, err := seeds.ParseShard(*shardFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "simrt sweep: -shard: %v\n", err)
-		return 2
+		return bad("-shard: %v", err)
 	}
-	if *run == "" || *parallel < 1 || *chunk < 0 {
-		fmt.Fprintln(stderr, "simrt sweep: -run names the test to sweep; -parallel must be at least 1")
-		return 2
+	n := sh.Len(set.Len())
+	if n > 100_000_000 {
+		return bad("-seeds: %d seeds in one sweep; split it with -shard", n)
 	}
-	if n := sh.Len(set.Len()); n > 100_000_000 {
-		fmt.Fprintf(stderr, "simrt sweep: %d seeds in one sweep; split it with -shard\n", n)
-		return 2
+	if n == 0 {
+		return bad("-shard %s of -seeds %s selects no seed", *shardFlag, *seedList)
 	}
 	s := &sweep{pkg: pkg, run: testPattern(*run), runFlag: *run, seeds: slices.Collect(sh.Pick(set)),
-		parallel: *parallel, chunk: *chunk, failFast: *failFast, extra: extra, stdout: stdout, stderr: stderr}
-	return s.exec()
+		parallel: *parallel, chunk: *chunk, failFast: *failFast, asJSON: *asJSON, extra: extra,
+		stdout: stdout, stderr: stderr, events: stdout}
+	if *asJSON {
+		s.events = stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return s.exec(ctx, isTerminal(stderr) && !*quiet)
 }
 
-// exec builds the test binary, runs every chunk and prints the summary.
-func (s *sweep) exec() int {
+// isTerminal reports whether w is a terminal, where a progress bar can
+// redraw itself.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// exec builds the test binary, checks that it can be swept, runs every
+// chunk until ctx is cancelled and prints the summary.
+func (s *sweep) exec(interrupt context.Context, bar bool) int {
 	dir, err := packageDir(s.pkg)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "simrt sweep: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	tmp, err := os.MkdirTemp("", "simrt-sweep-")
 	if err != nil {
 		fmt.Fprintf(s.stderr, "simrt sweep: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(s.stderr, "building %s\n", s.pkg)
+	if !s.asJSON {
+		fmt.Fprintf(s.stderr, "building %s\n", s.pkg)
+	}
 	bin, err := buildTest(s.pkg, tmp)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "simrt sweep: %v\n", err)
-		return 2
+		return exitUsage
+	}
+	if err := checkSweepable(bin, dir, s.pkg, s.run, s.runFlag); err != nil {
+		fmt.Fprintf(s.stderr, "simrt sweep: %v\n", err)
+		return exitUsage
 	}
 
 	chunks := s.chunks()
-	s.bar = progressbar.NewOptions(len(s.seeds),
-		progressbar.OptionSetWriter(s.stderr),
-		progressbar.OptionSetDescription("sweep "+s.pkg+" "+s.run),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("seeds"),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetWidth(30),
-	)
-	start := time.Now()
-	ctx, cancel := context.WithCancel(context.Background())
+	if bar {
+		s.bar = newBar(s.stderr, len(s.seeds), "sweep "+s.pkg+" "+s.runFlag)
+	}
+	s.started = time.Now()
+	ctx, cancel := context.WithCancel(interrupt)
 	defer cancel()
+	s.cancel = cancel
 	work := make(chan []uint64)
 	var wg sync.WaitGroup
 	for range min(s.parallel, len(chunks)) {
@@ -140,6 +186,7 @@ func (s *sweep) exec() int {
 			}
 		})
 	}
+feed:
 	for _, c := range chunks {
 		s.mu.Lock()
 		stop := s.failFast && len(s.failures) > 0
@@ -147,13 +194,24 @@ func (s *sweep) exec() int {
 		if stop {
 			break
 		}
-		work <- c
+		select {
+		case work <- c:
+		case <-ctx.Done():
+			break feed
+		}
 	}
 	close(work)
 	wg.Wait()
-	s.bar.Finish()
-	elapsed := time.Since(start)
-	return s.summary(elapsed)
+	interrupted := interrupt.Err() != nil
+	if s.bar != nil {
+		if interrupted {
+			s.bar.Exit()
+		} else {
+			s.bar.Finish()
+		}
+		fmt.Fprintln(s.stderr)
+	}
+	return s.summary(time.Since(s.started), interrupted)
 }
 
 // chunks splits the seeds into the lists that one test process runs.
@@ -169,187 +227,26 @@ func (s *sweep) chunks() [][]uint64 {
 	return out
 }
 
-var (
-	reRun    = regexp.MustCompile(`^=== RUN\s+\S+/seed=(\d+)$`)
-	reFail   = regexp.MustCompile(`^\s*--- FAIL: \S+/seed=(\d+) `)
-	reReport = regexp.MustCompile(`simrt: seed (\d+) (failed|is not deterministic)`)
-)
-
-// runChunk runs one test process over a chunk of seeds and reports each
-// seed as soon as it is done. The process runs one seed at a time and
-// streams its log (-test.v), so the lines after a seed's "=== RUN" are its
-// report, and the next "=== RUN" means it is done; the verdict lines that
-// go test prints at the end confirm the failures.
-func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
-	args := []string{"-test.run=" + s.run, "-test.v=true", "-test.count=1", "-test.timeout=0",
-		"-simrt.seeds=" + seeds.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing",
-		"-simrt.events=0"} // the fastest runs; replay shows the events
-	cmd := exec.CommandContext(ctx, bin, append(args, s.extra...)...)
-	cmd.Dir = dir
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		s.processFailed(chunk, err.Error())
-		return
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		s.processFailed(chunk, err.Error())
-		return
-	}
-	var (
-		seen    int
-		current uint64
-		running bool
-		block   []string
-		failed  = map[uint64]bool{}
-		blocks  = map[uint64][]string{} // the output of each seed that had some
-		tail    []string                // the last lines, for a process that dies
+// newBar returns the progress bar of a sweep of total seeds. It shows no
+// rate of its own: describe adds one once a second has passed, since the
+// first seed alone would show an absurd one.
+func newBar(w io.Writer, total int, desc string) *progressbar.ProgressBar {
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetWidth(30),
 	)
-	finish := func() {
-		if !running {
-			return
-		}
-		running = false
-		seen++
-		bad := false
-		for _, l := range block {
-			if m := reReport.FindStringSubmatch(l); m != nil && m[1] == strconv.FormatUint(current, 10) {
-				bad = true
-			}
-		}
-		if bad {
-			failed[current] = true
-		}
-		if len(block) > 0 {
-			blocks[current] = slices.Clone(block)
-		}
-		s.seedDone(current, bad, block)
-	}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		tail = append(tail, line)
-		if len(tail) > 40 {
-			tail = tail[1:]
-		}
-		if m := reRun.FindStringSubmatch(line); m != nil {
-			finish()
-			current, _ = strconv.ParseUint(m[1], 10, 64)
-			running, block = true, block[:0]
-			continue
-		}
-		if m := reFail.FindStringSubmatch(line); m != nil {
-			finish()
-			if seed, _ := strconv.ParseUint(m[1], 10, 64); !failed[seed] {
-				failed[seed] = true
-				s.lateFailure(seed, blocks[seed])
-			}
-			continue
-		}
-		if running {
-			block = append(block, line)
-		}
-	}
-	finish()
-	err = cmd.Wait()
-	if seen == 0 && err != nil {
-		s.processFailed(chunk, fmt.Sprintf("%v\n%s", err, strings.Join(tail, "\n")))
-	}
 }
 
-// seedDone records one seed's verdict, printing a failure above the bar.
-func (s *sweep) seedDone(seed uint64, failed bool, report []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.done++
-	if failed {
-		f := sweepFailure{seed: seed, report: slices.Clone(report)}
-		s.failures = append(s.failures, f)
-		s.bar.Clear()
-		fmt.Fprintf(s.stdout, "FAIL seed %d: %s\n    replay: simrt replay %s -run %s -seed %d\n",
-			seed, f.headline(), s.pkg, s.runFlag, seed)
+// rateText is the rate the progress bar shows: nothing before a second
+// has passed, then ", N seeds/s" and the time left.
+func rateText(done, total int, elapsed time.Duration) string {
+	if elapsed < time.Second || done == 0 {
+		return ""
 	}
-	s.bar.Add(1)
-}
-
-// lateFailure records a seed that passed its report but failed its
-// verdict (a failure simtest did not report, such as a t.Error after the
-// simulation returned).
-func (s *sweep) lateFailure(seed uint64, report []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, f := range s.failures {
-		if f.seed == seed {
-			return
-		}
-	}
-	f := sweepFailure{seed: seed, report: report}
-	s.failures = append(s.failures, f)
-	s.bar.Clear()
-	fmt.Fprintf(s.stdout, "FAIL seed %d: %s\n    replay: simrt replay %s -run %s -seed %d\n",
-		seed, f.headline(), s.pkg, s.runFlag, seed)
-}
-
-// processFailed reports a test process that failed without naming a seed
-// (a build problem, a crash, a test that does not call Explore).
-func (s *sweep) processFailed(chunk []uint64, why string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.processes++
-	s.bar.Clear()
-	fmt.Fprintf(s.stdout, "FAIL test process for seeds %s reported no seed:\n%s\n", seeds.Compact(chunk), why)
-}
-
-// headline is the report's most telling line: the test's own message
-// when it failed with t.Fatal or t.Error, what failed otherwise, and when.
-func (f sweepFailure) headline() string {
-	for i, l := range f.report {
-		j := strings.Index(l, "simrt: seed ")
-		if j < 0 || i+1 >= len(f.report) {
-			continue
-		}
-		what := strings.TrimSpace(f.report[i+1])
-		if strings.HasPrefix(what, "the test failed") && i > 0 {
-			what = strings.TrimSpace(f.report[i-1])
-		}
-		if at := strings.Index(l, " failed at "); at >= 0 {
-			when, _, _ := strings.Cut(l[at+len(" failed at "):], " ")
-			return what + " (at " + when + ")"
-		}
-		return what
-	}
-	for _, l := range f.report {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return "failed"
-}
-
-// summary prints the totals and returns the exit code.
-func (s *sweep) summary(elapsed time.Duration) int {
-	rate := float64(s.done) / max(elapsed.Seconds(), 1e-9)
-	fmt.Fprintf(s.stdout, "\nswept %d of %d seeds of %s %s in %v (%.0f seeds/s): %d failed\n",
-		s.done, len(s.seeds), s.pkg, s.runFlag, elapsed.Round(time.Millisecond), rate, len(s.failures))
-	if len(s.failures) > 0 {
-		slices.SortFunc(s.failures, func(a, b sweepFailure) int { return cmp.Compare(a.seed, b.seed) })
-		failed := make([]uint64, len(s.failures))
-		for i, f := range s.failures {
-			failed[i] = f.seed
-		}
-		fmt.Fprintf(s.stdout, "failing seeds: %s\nreplay the first: simrt replay %s -run %s -seed %d -trace seed%d.json\n",
-			seeds.Compact(failed), s.pkg, s.runFlag, failed[0], failed[0])
-	}
-	if s.processes > 0 {
-		fmt.Fprintf(s.stdout, "%d test processes failed without naming a seed (see above)\n", s.processes)
-	}
-	if len(s.failures) > 0 || s.processes > 0 {
-		return 1
-	}
-	if s.done == 0 && len(s.seeds) > 0 {
-		fmt.Fprintf(s.stdout, "no seed ran: does -run %s match a test that calls simtest.Explore or simtest.Run?\n", s.runFlag)
-		return 1
-	}
-	return 0
+	rate := float64(done) / elapsed.Seconds()
+	left := time.Duration(float64(total-done) / rate * float64(time.Second))
+	return fmt.Sprintf(", %.0f seeds/s, %v left", rate, left.Round(time.Second))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simrt/simrt/internal/seeds"
 )
@@ -20,8 +22,8 @@ func sweepOut(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := dispatch(append([]string{"sweep", "./testdata/sample", "-run", "TestLeader"}, args...), &out, &errb)
-	if !strings.Contains(errb.String(), "seeds/s") {
-		t.Errorf("no progress bar with seeds/s on stderr:\n%s", errb.String())
+	if e := errb.String(); e != "building ./testdata/sample\n" {
+		t.Errorf("stderr is not a terminal, yet it has more than the build line (a progress bar?):\n%q", e)
 	}
 	return out.String(), code
 }
@@ -125,18 +127,119 @@ func TestReplayReproducesAndWritesTrace(t *testing.T) {
 	}
 }
 
+// TestUsageErrors feeds each kind of bad input to sweep and replay: each
+// exits 2 with one line of its own that names the problem.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"sweep"},
-		{"sweep", "./testdata/sample"},
-		{"sweep", "./testdata/sample", "-run", "TestLeader", "-seeds", "9..1"},
-		{"sweep", "./testdata/sample", "-run", "TestLeader", "-shard", "2/2"},
-		{"replay", "./testdata/sample", "-run", "TestLeader"},
+	seen := map[string]bool{}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep"}, "name the package"},
+		{[]string{"sweep", "./testdata/sample"}, "-run names the test to sweep"},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-seeds", "9..1"}, "-seeds: "},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-shard", "2/2"}, "-shard: "},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-parallel", "0"}, "-parallel 0: at least 1"},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-chunk", "-1"}, "-chunk -1:"},
+		{[]string{"sweep", "./testdata/sample", "./other", "-run", "TestLeader"}, `unexpected argument "./other"`},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestNoSuchTest"}, "no test in ./testdata/sample matches -run TestNoSuchTest"},
+		{[]string{"sweep", "./testdata/nosimtest", "-run", "TestPlain"}, "./testdata/nosimtest does not use simtest"},
+		{[]string{"sweep", "./testdata/notests", "-run", "TestX"}, "./testdata/notests has no test files"},
+		{[]string{"sweep", "./testdata/nosuchdir", "-run", "TestX"}, "go list ./testdata/nosuchdir"},
+		{[]string{"replay", "./testdata/sample", "-run", "TestLeader"}, "-seed names the seed"},
+		{[]string{"replay", "./testdata/sample", "-seed", "3"}, "-run names the test to replay"},
+		{[]string{"replay", "./testdata/sample", "-run", "TestLeader", "-seed", "x"}, `-seed "x": a seed is a number`},
+		{[]string{"replay", "./testdata/sample", "-run", "TestLeader", "-nosuchflag"}, "-nosuchflag"},
 	} {
 		var out, errb bytes.Buffer
-		if code := dispatch(args, &out, &errb); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
+		code := dispatch(c.args, &out, &errb)
+		msg := errb.String()
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
 		}
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, msg, c.want)
+		}
+		if c.args[len(c.args)-1] != "-nosuchflag" {
+			if lines := strings.Count(strings.TrimPrefix(msg, "building "+c.args[min(1, len(c.args)-1)]+"\n"), "\n"); lines != 1 {
+				t.Errorf("%v: %d lines, want one:\n%s", c.args, lines, msg)
+			}
+			if seen[msg] {
+				t.Errorf("%v: the same message as another bad input: %q", c.args, msg)
+			}
+			seen[msg] = true
+		}
+	}
+}
+
+// TestNoSeedRanIsOneLine sweeps a test that does not call Explore: one
+// line says so, once, and the exit code is 2.
+func TestNoSeedRanIsOneLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"sweep", "./testdata/sample", "-run", "TestNotExplore", "-seeds", "0..99", "-parallel", "2"}, &out, &errb)
+	if code != 2 || strings.Count(out.String(), "\n") != 1 || !strings.Contains(out.String(), "ran no seed: does -run TestNotExplore match a test that calls simtest.Explore?") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestHeadlineIsFirstErrorLine checks which line of a report heads a
+// failure: the first line of the first message the test logged, what
+// failed for a panic, the panic of a process that died.
+func TestHeadlineIsFirstErrorLine(t *testing.T) {
+	for _, c := range []struct {
+		f    sweepFailure
+		want string
+	}{
+		{sweepFailure{report: []string{
+			"    x_test.go:10: got 3 replies",
+			"        want 2",
+			"    x_test.go:11: second error",
+			"    run.go:162: simrt: seed 3 failed at 2ms of simulated time (1970-01-01T00:00:00.002Z) in task \"a\"",
+			"        the test failed (t.Error) inside the simulation",
+		}}, "x_test.go:10: got 3 replies (at 2ms)"},
+		{sweepFailure{report: []string{
+			"    run.go:162: simrt: seed 3 failed at 5s of simulated time (1970-01-01T00:00:05Z) in task \"n\"",
+			"        panic: index out of range",
+		}}, "panic: index out of range (at 5s)"},
+		{sweepFailure{report: []string{
+			"    run.go:162: simrt: seed 3 is not deterministic",
+			"        first divergent event 17",
+		}}, "first divergent event 17"},
+		{sweepFailure{crashed: true, report: []string{
+			"panic: concurrent map writes",
+			"",
+			"goroutine 7 [running]:",
+		}}, "the test process died: panic: concurrent map writes"},
+		{sweepFailure{report: []string{"    x_test.go:40: after the simulation"}}, "x_test.go:40: after the simulation"},
+	} {
+		if got := c.f.headline(); got != c.want {
+			t.Errorf("headline %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestBarWithholdsRate checks the progress bar's rate: none in the first
+// second, when one seed would show an absurd one.
+func TestBarWithholdsRate(t *testing.T) {
+	if got := rateText(1, 100, 2*time.Millisecond); got != "" {
+		t.Errorf("rate after 2ms: %q, want none", got)
+	}
+	if got := rateText(50, 100, 2*time.Second); got != ", 25 seeds/s, 2s left" {
+		t.Errorf("rate after 2s: %q", got)
+	}
+}
+
+// TestBarDrawsWhenAsked runs a sweep with the bar on (as on a terminal):
+// it draws the count of seeds done.
+func TestBarDrawsWhenAsked(t *testing.T) {
+	var out, errb bytes.Buffer
+	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: []uint64{0, 1, 2},
+		parallel: 1, stdout: &out, stderr: &errb, events: &out}
+	if code := s.exec(context.Background(), true); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	if e := errb.String(); !strings.Contains(e, "sweep ./testdata/sample TestLeader") || !strings.Contains(e, "(3/3") {
+		t.Errorf("no bar on stderr:\n%q", e)
 	}
 }
 
