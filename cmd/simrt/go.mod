@@ -5,6 +5,12 @@ go 1.26.0
 require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/simrt/simrt v0.0.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 )
 
 require (
@@ -18,9 +24,12 @@ require (
 	github.com/prometheus/common v0.73.1 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/simrt/simrt/cmd/simrtvet v0.0.0
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 replace github.com/simrt/simrt => ../..
+
+replace github.com/simrt/simrt/cmd/simrtvet => ../simrtvet

@@ -1,6 +1,9 @@
 // Command simrt is simrt's command-line tool.
 //
-//	simrt demo [-seed N]     run a small simulation and print what happened
+//	simrt demo [-seed N]                    run a small simulation and print what happened
+//	simrt sweep ./pkg -run TestX -seeds A..B  run a simtest test over many seeds
+//	simrt replay ./pkg -run TestX -seed N     replay one seed, with its trace
+//	simrt vet ./...                          report code that escapes the simulator
 //
 // Run "simrt help" for every subcommand.
 package main
@@ -25,9 +28,13 @@ var commands = map[string]command{
 	"demo":   {"run a small simulation and print what happened (same seed, same bytes)", runDemo},
 	"sweep":  {"run a simtest test over many seeds in parallel processes, with progress and a summary", runSweep},
 	"replay": {"run one seed of a simtest test again, optionally writing its Perfetto trace", runReplay},
+	"vet":    {"report code that escapes the simulator (go vet with simrt's analyzer)", runVet},
 }
 
 func main() {
+	if isVetTool(os.Args[1:]) {
+		vetTool()
+	}
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -65,6 +65,20 @@ func TestStore(t *testing.T) {
 }
 `,
 		"plain/plain_test.go": "package plain\n\nimport \"testing\"\n\nfunc TestPlain(t *testing.T) {}\n",
+		"escapes/escapes.go": `package escapes
+
+import (
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+// Tick escapes the simulator twice.
+func Tick(ctx simrt.Context) time.Time {
+	go func() {}()
+	return time.Now()
+}
+`,
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
@@ -140,6 +154,21 @@ func TestCLIFromUserModule(t *testing.T) {
 	}
 
 	t.Run("Interrupt", func(t *testing.T) { interruptPrintsPartialSummary(t, dir, bin) })
+
+	// simrt vet: the escapes are reported, with exit code 1; the clean
+	// packages pass.
+	out, errs, code = simrtIn(t, dir, bin, "vet", "./...")
+	for _, want := range []string{"escapes.go:11:2: go statement", "escapes.go:12:9: time.Now reads the wall clock; use ctx.Now()"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("simrt vet: stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if code != 1 || strings.Contains(errs, "store_test.go") {
+		t.Errorf("simrt vet: exit %d, want 1 and nothing on ./store:\n%s%s", code, out, errs)
+	}
+	if _, errs, code := simrtIn(t, dir, bin, "vet", "./store", "./plain"); code != 0 {
+		t.Errorf("simrt vet on clean packages: exit %d:\n%s", code, errs)
+	}
 
 	// A package whose tests do not use simtest: one line, exit 2.
 	out, errs, code = simrtIn(t, dir, bin, "sweep", "./plain", "-run", "TestPlain")

@@ -1,3 +1,5 @@
+//simrt:allow-file the test reads the documentation from disk, outside any simulation
+
 package greet
 
 import (

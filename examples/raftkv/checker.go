@@ -98,7 +98,7 @@ func check(history []*op, cfg simConfig) (failure, visual string) {
 	}
 	_, info := porcupine.CheckOperationsVerbose(kvModel, ops, 0)
 	visual = filepath.Join(cfg.OutDir, fmt.Sprintf("raftkv-seed%d.html", cfg.Seed))
-	if err := os.MkdirAll(cfg.OutDir, 0o755); err == nil {
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err == nil { //simrt:allow the visualisation is written after the simulation, for the user
 		err = porcupine.VisualizePath(kvModel, info, visual)
 		if err == nil {
 			return failure, visual

@@ -1,3 +1,5 @@
+//simrt:allow-file the command line and the sweep run outside the simulator: they start it
+
 package main
 
 import (

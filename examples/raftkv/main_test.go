@@ -114,9 +114,12 @@ func TestFaultsCountedByKind(t *testing.T) {
 }
 
 func TestCommas(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 208630: "208,630", 1234567: "1,234,567", -4500: "-4,500"} {
-		if got := commas(n); got != want {
-			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {208630, "208,630"}, {1234567, "1,234,567"}, {-4500, "-4,500"}} {
+		if got := commas(c.n); got != c.want {
+			t.Errorf("commas(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
 }

@@ -1,3 +1,5 @@
+//simrt:allow-file the sweep harness runs simulations on native goroutines and times them on the wall clock
+
 package main
 
 import (

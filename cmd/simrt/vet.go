@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"golang.org/x/tools/go/analysis/singlechecker"
+
+	"github.com/simrt/simrt/cmd/simrtvet/escape"
+)
+
+const vetUsage = `usage: simrt vet [vet flags] [packages]
+
+Vet runs go vet with simrt's analyzer (the checks of cmd/simrtvet) over the
+packages, ./... by default: code that escapes the simulator, such as go
+statements, native channels, the wall clock, unseeded randomness, real I/O
+and map order reaching an output. Silence a line with //simrt:allow REASON.
+It exits 1 when it reports something, as go vet does.
+`
+
+// vetToolEnv marks the simrt process that go vet starts as its vet tool.
+const vetToolEnv = "SIMRT_VETTOOL"
+
+// isVetTool reports whether go vet runs this process as its -vettool:
+// simrt vet sets vetToolEnv, and go vet asks a tool "-V=full" and "-flags"
+// before it hands it a .cfg file per package.
+func isVetTool(args []string) bool {
+	if os.Getenv(vetToolEnv) == "1" {
+		return true
+	}
+	if len(args) == 0 {
+		return false
+	}
+	return args[0] == "-V=full" || args[0] == "-flags" || strings.HasSuffix(args[len(args)-1], ".cfg")
+}
+
+// vetTool runs the analyzer as go vet's tool; it does not return.
+func vetTool() {
+	singlechecker.Main(escape.Analyzer)
+}
+
+func runVet(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fmt.Fprint(stdout, vetUsage)
+			return 0
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrt vet: cannot find the simrt binary to run as the vet tool: %v\n", err)
+		return 2
+	}
+	hasPkg := false
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			hasPkg = true
+		}
+	}
+	if !hasPkg {
+		args = append(args, "./...")
+	}
+	cmd := exec.Command("go", append([]string{"vet", "-vettool=" + self}, args...)...)
+	cmd.Env = append(os.Environ(), vetToolEnv+"=1")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintf(stderr, "simrt vet: %v\n", err)
+		return 2
+	}
+	return 0
+}
