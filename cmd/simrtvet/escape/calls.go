@@ -219,12 +219,19 @@ func callName(call *ast.CallExpr) string {
 	return ""
 }
 
-// writes reports whether a call's name says it writes to an output.
-func writes(name string) bool {
-	for _, p := range []string{"Write", "Print", "Fprint", "Send", "TrySend", "Encode", "Log", "Error", "Fatal", "Put", "Append"} {
+// writes reports whether a call with nargs arguments says by its name
+// that it writes to an output: Write..., Print..., Fprint..., Send...,
+// TrySend, Encode..., Append..., or a logging call (Log, Logf, Error,
+// Errorf, Fatal, Fatalf) with arguments, so that err.Error() is not one.
+func writes(name string, nargs int) bool {
+	for _, p := range []string{"Write", "Print", "Fprint", "Send", "TrySend", "Encode", "Append"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
+	}
+	switch name {
+	case "Log", "Logf", "Error", "Errorf", "Fatal", "Fatalf":
+		return nargs > 0
 	}
 	return false
 }

@@ -44,7 +44,7 @@ func (c *checker) orderEscapes(body *ast.BlockStmt) string {
 				if _, builtin := c.pass.TypesInfo.Uses[id].(*types.Builtin); builtin {
 					what = "whose body appends"
 				}
-			} else if writes(name) {
+			} else if writes(name, len(n.Args)) {
 				what = "whose body writes (" + name + ")"
 			}
 		}
