@@ -1,5 +1,3 @@
-//simrt:allow-file the test reads the documentation from disk, outside any simulation
-
 package greet
 
 import (

@@ -12,7 +12,7 @@ import (
 // time ratio and seeds per second on one core.
 func BenchmarkSeed(b *testing.B) {
 	var sim time.Duration
-	start := time.Now() //simrt:allow the benchmark measures real time
+	start := time.Now()
 	seed := uint64(0)
 	pool := &deterministic.Coroutines{}
 	defer pool.Close()
@@ -24,7 +24,7 @@ func BenchmarkSeed(b *testing.B) {
 		sim += o.SimTime
 		seed++
 	}
-	wall := time.Since(start) //simrt:allow the benchmark measures real time
+	wall := time.Since(start)
 	b.ReportMetric(sim.Seconds()/wall.Seconds(), "sim/real")
 	b.ReportMetric(float64(seed)/wall.Seconds(), "seeds/s")
 }

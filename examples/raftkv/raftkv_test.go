@@ -82,7 +82,7 @@ func TestPlantedBugsFound(t *testing.T) {
 			f := rep.failures[0]
 			t.Logf("found at seed %d: %s", f.Seed, f.Failure)
 			if strings.HasPrefix(f.Failure, "linearizability") {
-				if _, err := os.Stat(f.Visual); err != nil { //simrt:allow the test checks the file the sweep wrote
+				if _, err := os.Stat(f.Visual); err != nil {
 					t.Errorf("no visualisation of the violation: %v", err)
 				}
 			}

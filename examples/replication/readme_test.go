@@ -10,7 +10,7 @@ import (
 // TestReadmeShowsThisCode keeps the README honest: each Go block of its
 // "Testing with seeds" section appears, word for word, in register_test.go.
 func TestReadmeShowsThisCode(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md") //simrt:allow the test reads the README from disk
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestReadmeShowsThisCode(t *testing.T) {
 	if len(blocks) == 0 {
 		t.Fatal("the README's Testing with seeds section has no Go block")
 	}
-	src, err := os.ReadFile("register_test.go") //simrt:allow the test reads its own source
+	src, err := os.ReadFile("register_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}

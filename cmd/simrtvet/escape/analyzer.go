@@ -60,7 +60,7 @@ func run(pass *analysis.Pass) (any, error) {
 		(*ast.SelectStmt)(nil), (*ast.RangeStmt)(nil), (*ast.SelectorExpr)(nil),
 	}
 	insp.WithStack(filter, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if !push {
+		if !push || !c.underSimulation(stack) {
 			return true
 		}
 		switch n := n.(type) {
@@ -89,6 +89,56 @@ func run(pass *analysis.Pass) (any, error) {
 		return true
 	})
 	return nil, nil
+}
+
+// underSimulation reports whether the node at the top of stack is code
+// that may run under the simulator: anything outside test files, and in
+// test files the code of functions (and function literals) that take a
+// simrt context, such as a simtest.Explore root. The rest of a test file
+// is the harness that starts simulations, which may time them on the wall
+// clock or run them on native goroutines.
+func (c *checker) underSimulation(stack []ast.Node) bool {
+	if len(stack) == 0 {
+		return false
+	}
+	name := c.pass.Fset.Position(stack[0].Pos()).Filename
+	if !strings.HasSuffix(name, "_test.go") {
+		return true
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		var ft *ast.FuncType
+		switch f := stack[i].(type) {
+		case *ast.FuncDecl:
+			ft = f.Type
+		case *ast.FuncLit:
+			ft = f.Type
+		default:
+			continue
+		}
+		if c.takesSimrt(ft) {
+			return true
+		}
+	}
+	return false
+}
+
+// takesSimrt reports whether a function has a parameter of a simrt type
+// (simrt.Context, *deterministic.Context, ...).
+func (c *checker) takesSimrt(ft *ast.FuncType) bool {
+	for _, field := range ft.Params.List {
+		t := c.pass.TypesInfo.TypeOf(field.Type)
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		n, ok := t.(*types.Named)
+		if !ok || n.Obj().Pkg() == nil {
+			continue
+		}
+		if path := n.Obj().Pkg().Path(); path == simrtPath || strings.HasPrefix(path, simrtPath+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func isChan(t types.Type) bool {

@@ -8,7 +8,11 @@
 //
 // The analyzer checks only packages that import simrt (the module
 // github.com/simrt/simrt or any of its packages): code that takes a
-// simrt.Context. It reports
+// simrt.Context. In test files it checks only the functions and function
+// literals that take a simrt context (a simtest.Explore root, a helper
+// given *deterministic.Context): the rest of a test file is the harness
+// that starts simulations, and may time them on the wall clock or run
+// them on goroutines. It reports
 //
 //   - go statements (start work with simrt.Spawn);
 //   - native channel sends, receives, range over a channel and select

@@ -25,8 +25,9 @@ func TestMapRangeFixes(t *testing.T) {
 // runtime.Gosched and unseeded randomness (block); file and network I/O,
 // and what does none (io); a package without simrt, not checked at all
 // (plain); //simrt:allow on the line and above it, its required reason, and
-// //simrt:allow-file above the package clause (allow, allowfile). One Run
+// //simrt:allow-file above the package clause (allow, allowfile); in test
+// files, only the functions that take a simrt context (harness). One Run
 // loads them all at once.
 func TestDiagnostics(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), escape.Analyzer, "block", "io", "plain", "allow", "allowfile")
+	analysistest.Run(t, analysistest.TestData(), escape.Analyzer, "block", "io", "plain", "allow", "allowfile", "harness")
 }
