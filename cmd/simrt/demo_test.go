@@ -61,3 +61,24 @@ func TestDemoRefusesBadRounds(t *testing.T) {
 		t.Errorf("-rounds 1: exit %d:\n%s", code, out.String())
 	}
 }
+
+// TestVetToolProtocol checks when the simrt binary acts as go vet's tool:
+// for go vet's questions and .cfg files, never for a subcommand.
+func TestVetToolProtocol(t *testing.T) {
+	t.Setenv(vetToolEnv, "")
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-V=full"}, true},
+		{[]string{"-flags"}, true},
+		{[]string{"-json", "/tmp/go-build1/b001/vet.cfg"}, true},
+		{[]string{"sweep", "./p", "-run", "X", "--", "conf.cfg"}, false},
+		{[]string{"demo"}, false},
+		{nil, false},
+	} {
+		if got := isVetTool(c.args); got != c.want {
+			t.Errorf("isVetTool(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}

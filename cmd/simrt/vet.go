@@ -34,6 +34,9 @@ func isVetTool(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
+	if _, isCommand := commands[args[0]]; isCommand {
+		return false // "simrt sweep ... -- x.cfg" is a sweep
+	}
 	return args[0] == "-V=full" || args[0] == "-flags" || strings.HasSuffix(args[len(args)-1], ".cfg")
 }
 
