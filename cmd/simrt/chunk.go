@@ -169,7 +169,7 @@ func (s *sweep) tick() {
 	if s.bar == nil {
 		return
 	}
-	s.bar.Describe("sweep " + s.pkg + " " + s.runFlag + rateText(s.done, len(s.seeds), time.Since(s.started)))
+	s.bar.Describe("sweep " + s.pkg + " " + s.runFlag + rateText(s.done, time.Since(s.started)))
 	s.bar.Add(1)
 }
 

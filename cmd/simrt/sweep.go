@@ -241,12 +241,10 @@ func newBar(w io.Writer, total int, desc string) *progressbar.ProgressBar {
 }
 
 // rateText is the rate the progress bar shows: nothing before a second
-// has passed, then ", N seeds/s" and the time left.
-func rateText(done, total int, elapsed time.Duration) string {
+// has passed, then ", N seeds/s" (the bar shows the time left itself).
+func rateText(done int, elapsed time.Duration) string {
 	if elapsed < time.Second || done == 0 {
 		return ""
 	}
-	rate := float64(done) / elapsed.Seconds()
-	left := time.Duration(float64(total-done) / rate * float64(time.Second))
-	return fmt.Sprintf(", %.0f seeds/s, %v left", rate, left.Round(time.Second))
+	return fmt.Sprintf(", %.0f seeds/s", float64(done)/elapsed.Seconds())
 }
