@@ -30,6 +30,10 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
+// The replace directives build the CLI against this checkout. Before a
+// release, require tagged versions instead and drop them: go install
+// github.com/simrt/simrt/cmd/simrt@version refuses a go.mod with replace
+// directives.
 replace github.com/simrt/simrt => ../..
 
 replace github.com/simrt/simrt/cmd/simrtvet => ../simrtvet
