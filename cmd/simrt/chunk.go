@@ -26,7 +26,8 @@ var (
 // streams its log (-test.v), so the lines after a seed's "=== RUN" are its
 // report, up to the next "=== RUN" or the verdict lines that go test
 // prints at the end, which also confirm the failures. A seed still running
-// when the process dies is its cause, unless the sweep was interrupted.
+// when the process dies is its cause, unless the sweep was interrupted; a
+// new process then runs the seeds after it.
 func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 	args := []string{"-test.run=" + s.run, "-test.v=true", "-test.count=1", "-test.timeout=0",
 		"-simrt.seeds=" + seeds.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing",
@@ -112,6 +113,11 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 		seen++
 		failed[current] = true
 		s.seedCrashed(current, append(block, fmt.Sprintf("(the test process died: %v)", err)))
+		// The process ran the seeds in order: start a new one for the rest.
+		if i := slices.Index(chunk, current); i >= 0 && i+1 < len(chunk) {
+			s.runChunk(ctx, bin, dir, chunk[i+1:])
+		}
+		return
 	}
 	switch {
 	case seen == 0 && err != nil:

@@ -268,3 +268,24 @@ func newFlagSetForTest(w *bytes.Buffer) *flag.FlagSet {
 	fs.SetOutput(w)
 	return fs
 }
+
+// TestCrashingSeedIsItsFailure sweeps a test whose process dies on some
+// seeds: each such seed is a failure headed by the panic, and the seeds
+// after it in its chunk still run.
+func TestCrashingSeedIsItsFailure(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"sweep", "./testdata/sample", "-run", "TestCrash", "-seeds", "0..19", "-parallel", "1", "-chunk", "20"}, &out, &errb)
+	text := out.String()
+	if code != 1 || !strings.Contains(text, "swept 20 of 20 seeds") {
+		t.Fatalf("exit %d, want 1 and every seed run:\n%s\n%s", code, text, errb.String())
+	}
+	crashed := failingSeeds(t, text)
+	if len(crashed) == 0 || len(crashed) == 20 {
+		t.Fatalf("crashing seeds %v: want some, not all", crashed)
+	}
+	for _, s := range crashed {
+		if want := "FAIL seed " + itoa(s) + ": the test process died: panic: boom in a native goroutine"; !strings.Contains(text, want) {
+			t.Errorf("no %q:\n%s", want, text)
+		}
+	}
+}

@@ -31,3 +31,15 @@ func TestLeader(t *testing.T) {
 // TestNotExplore imports simtest (through this file) but does not call
 // Explore: a sweep of it runs no seed.
 func TestNotExplore(t *testing.T) {}
+
+// TestCrash kills its test process on the seeds where the first draw is
+// 0: a panic on a native goroutine, which no recover catches.
+func TestCrash(t *testing.T) {
+	simtest.Explore(t, deterministic.Config{Timeout: time.Minute}, func(t *testing.T, ctx *deterministic.Context) {
+		if ctx.Rand().IntN(4) == 0 {
+			done := make(chan struct{})
+			go func() { panic("boom in a native goroutine") }()
+			<-done
+		}
+	})
+}
