@@ -51,6 +51,21 @@ func buildTest(pkg, dir string) (string, error) {
 	return bin, nil
 }
 
+// usesSimtest reports whether the tests of pkg import simtest, from go
+// list (nothing is built).
+func usesSimtest(pkg string) (bool, error) {
+	out, err := exec.Command("go", "list", "-test", "-deps", "-f", "{{.ImportPath}}", pkg).Output()
+	if err != nil {
+		return false, fmt.Errorf("go list %s: %s", pkg, firstLine(err))
+	}
+	for l := range strings.Lines(string(out)) {
+		if strings.TrimSpace(l) == "github.com/simrt/simrt/simtest" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // checkSweepable asks the test binary, run in dir, which of its tests
 // match pattern and whether it knows simtest's flags: a package without
 // the test, or without simtest, is one clear error instead of a usage dump

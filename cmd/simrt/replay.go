@@ -44,6 +44,14 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrt replay: -seed %q: a seed is a number from 0 to %d\n", *seed, uint64(math.MaxUint64))
 		return 2
 	}
+	switch ok, err := usesSimtest(pkg); {
+	case err != nil:
+		fmt.Fprintf(stderr, "simrt replay: %v\n", err)
+		return 2
+	case !ok:
+		fmt.Fprintf(stderr, "simrt replay: the tests of %s do not use simtest: replay runs a test that calls simtest.Explore or simtest.Run\n", pkg)
+		return 2
+	}
 	goArgs := []string{"test", "-count=1", "-v", "-run", testPattern(*run), pkg, "-simrt.seed=" + *seed}
 	if *trace != "" {
 		abs, err := filepath.Abs(*trace) // go test runs the binary in the package's directory

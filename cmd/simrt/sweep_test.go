@@ -150,6 +150,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "./testdata/sample", "-seed", "3"}, "-run names the test to replay"},
 		{[]string{"replay", "./testdata/sample", "-run", "TestLeader", "-seed", "x"}, `-seed "x": a seed is a number`},
 		{[]string{"replay", "./testdata/sample", "-run", "TestLeader", "-nosuchflag"}, "-nosuchflag"},
+		{[]string{"replay", "./testdata/nosimtest", "-run", "TestPlain", "-seed", "1"}, "the tests of ./testdata/nosimtest do not use simtest"},
+		{[]string{"replay", "./testdata/nosuchdir", "-run", "TestX", "-seed", "1"}, "simrt replay: go list ./testdata/nosuchdir"},
 	} {
 		var out, errb bytes.Buffer
 		code := dispatch(c.args, &out, &errb)
