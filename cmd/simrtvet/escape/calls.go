@@ -18,9 +18,9 @@ var funcs = map[string]map[string]string{
 		"Sleep":     "sleeps in real time, outside the simulator; use ctx.Sleep(d)",
 		"After":     "waits in real time on a native channel; use simrt.After in a simrt.Select",
 		"AfterFunc": "runs f on a native goroutine in real time; use a task that calls ctx.Sleep",
-		"Tick":      "ticks in real time on a native channel; sleep with ctx.Sleep in a task",
+		"Tick":      "ticks in real time on a native channel; use simrt.NewTicker",
 		"NewTimer":  "waits in real time on a native channel; use simrt.After or simrt.Timeout",
-		"NewTicker": "ticks in real time on a native channel; sleep with ctx.Sleep in a task",
+		"NewTicker": "ticks in real time on a native channel; use simrt.NewTicker",
 	},
 	"runtime": {
 		"Gosched": "yields to the Go scheduler, not to the simulator; park on a simrt primitive or ctx.Sleep",
@@ -62,8 +62,8 @@ func netIO(names ...string) map[string]string {
 var methods = map[string]map[string]map[string]string{
 	"sync": {
 		"Mutex":     {"Lock": "blocks outside the simulator; use simrt.Mutex", "TryLock": "is a native lock; use simrt.Mutex"},
-		"RWMutex":   {"Lock": "blocks outside the simulator; use a simrt lock", "RLock": "blocks outside the simulator; use a simrt lock", "TryLock": "is a native lock; use a simrt lock", "TryRLock": "is a native lock; use a simrt lock"},
-		"WaitGroup": {"Wait": "blocks outside the simulator; await the tasks' simrt.Handles", "Go": "starts a native goroutine; start the work with simrt.Spawn"},
+		"RWMutex":   {"Lock": "blocks outside the simulator; use simrt.RWMutex", "RLock": "blocks outside the simulator; use simrt.RWMutex", "TryLock": "is a native lock; use simrt.RWMutex", "TryRLock": "is a native lock; use simrt.RWMutex"},
+		"WaitGroup": {"Wait": "blocks outside the simulator; use simrt.WaitGroup", "Go": "starts a native goroutine; use simrt.WaitGroup or simrt.Spawn"},
 		"Cond":      {"Wait": "blocks outside the simulator; use a simrt.Signal or simrt.Chan"},
 	},
 	"os": {
