@@ -33,9 +33,15 @@ type Config struct {
 	// simrt.ErrTimeout and poisons the sink. Zero means 60s.
 	// Without a runtime, likewise 7/8 of WriteTimeout at the least.
 	WriteTimeout time.Duration
-	// ReadBufferSize is the size of each stream's read buffer (a Recv of
-	// more bytes grows it). Zero means 64 KiB.
+	// ReadBufferSize is the size of each stream's read buffer. A Recv of
+	// more bytes grows it as the bytes arrive, at most doubling it per
+	// read, so memory follows what the peer has sent, not what Recv asked
+	// for. Zero means 64 KiB.
 	ReadBufferSize int
+	// MaxRecvSize is the largest n Recv accepts; a larger one fails at
+	// once with simrt.ErrRecvTooLarge and poisons the stream. Zero means
+	// simrt.DefaultMaxRecvSize (32 MiB), as in the simulator.
+	MaxRecvSize int
 }
 
 func (c Config) withDefaults() Config {
@@ -50,6 +56,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ReadBufferSize == 0 {
 		c.ReadBufferSize = 64 << 10
+	}
+	if c.MaxRecvSize == 0 {
+		c.MaxRecvSize = simrt.DefaultMaxRecvSize
 	}
 	return c
 }
@@ -67,7 +76,7 @@ var _ simrt.Network = (*Network)(nil)
 // tasks use the network (see the package doc on cancellation). New panics
 // on a negative Config field.
 func New(rt simrt.Runtime, cfg Config) *Network {
-	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 {
+	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 || cfg.MaxRecvSize < 0 {
 		panic("tcp.New: Config fields must not be negative")
 	}
 	return &Network{rt: rt, cfg: cfg.withDefaults()}
@@ -116,7 +125,8 @@ func (n *Network) wrap(c *net.TCPConn) (*sink, *stream) {
 	if rc, err := c.SyscallConn(); err == nil {
 		sc.raw = rc
 	}
-	return &sink{n: n, c: sc}, &stream{n: n, c: sc, buf: make([]byte, n.cfg.ReadBufferSize)}
+	base := make([]byte, n.cfg.ReadBufferSize)
+	return &sink{n: n, c: sc}, &stream{n: n, c: sc, base: base, buf: base}
 }
 
 func isTimeout(err error) bool {
