@@ -29,6 +29,10 @@ var (
 	ErrSendFailed = errors.New("send failed")
 	// ErrRecvFailed: a network receive failed; the stream is now poisoned.
 	ErrRecvFailed = errors.New("recv failed")
+	// ErrRecvTooLarge: a Recv asked for more bytes than the network's
+	// maximum receive size (see DefaultMaxRecvSize); the stream is now
+	// poisoned. It matches ErrRecvFailed.
+	ErrRecvTooLarge = fmt.Errorf("%w: size above the maximum receive size", ErrRecvFailed)
 	// ErrResolveFailed: the host name has no address. Returned wrapped in a
 	// *ResolveError that names the host.
 	ErrResolveFailed = errors.New("dns resolution failed")

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,12 +27,19 @@ type ConnRuntime interface {
 // included. Deadlines are in ctx's time: simulated time in the simulator.
 //
 // Read returns the bytes already buffered, or parks for at least one; it
-// returns io.EOF once the peer has closed its sink. Write sends all of p.
-// A deadline that expires while a Read or Write is parked abandons it,
-// which poisons that half, as in the rest of simrt: the operation returns
+// returns io.EOF once the peer has closed its sink, and on every later
+// Read. Write sends all of p.
+// As on a TCP net.Conn, a call on a closed conn fails with an error
+// matching net.ErrClosed (SetDeadline and friends included), and a
+// deadline already past fails Read and Write at once with an error
+// matching os.ErrDeadlineExceeded, even with bytes buffered, and harms
+// nothing: a later deadline makes the conn usable again. A deadline that
+// expires while a Read or Write is parked abandons it, which poisons that
+// half, as in the rest of simrt (unlike net.Conn): the operation returns
 // an error matching os.ErrDeadlineExceeded and that direction is then
-// unusable. A deadline already past when the call starts fails it at once
-// and harms nothing. Close closes both halves.
+// unusable. Close closes both halves; a Read or Write parked meanwhile, on
+// another task, returns an error matching net.ErrClosed. Closing again
+// does nothing and returns nil.
 //
 // Use the conn from tasks of ctx's runtime; one Read and one Write may be
 // in progress at once.
@@ -50,12 +58,19 @@ type netConn struct {
 	stream        Stream
 	local, remote netip.AddrPort
 
+	closed atomic.Bool // Close was called
+	eof    bool        // a Read has returned io.EOF (owned by the reader)
+
 	mu            sync.Mutex
 	readDeadline  time.Time
 	writeDeadline time.Time
 }
 
-// within runs op under the deadline dl (zero: none).
+// expired reports whether the deadline dl (zero: none) has passed.
+func (c *netConn) expired(dl time.Time) bool { return !dl.IsZero() && !dl.After(c.rt.Now()) }
+
+// within runs op under the deadline dl (zero: none), which must not have
+// passed.
 func (c *netConn) within(dl time.Time, op func() error) error {
 	if dl.IsZero() {
 		return op()
@@ -79,13 +94,22 @@ func (c *netConn) deadlines() (r, w time.Time) {
 
 // Read implements net.Conn.
 func (c *netConn) Read(p []byte) (int, error) {
+	if c.closed.Load() {
+		return 0, c.opErr("read", net.ErrClosed)
+	}
 	if len(p) == 0 {
 		return 0, nil
+	}
+	dl, _ := c.deadlines()
+	if c.expired(dl) {
+		return 0, c.opErr("read", os.ErrDeadlineExceeded)
+	}
+	if c.eof {
+		return 0, io.EOF // again, as a net.Conn does
 	}
 	if k := len(c.stream.Peek(len(p))); k > 0 {
 		return c.recv(p, k)
 	}
-	dl, _ := c.deadlines()
 	var first []byte
 	err := c.within(dl, func() error {
 		var err error
@@ -115,6 +139,7 @@ func (c *netConn) recv(p []byte, k int) (int, error) {
 func (c *netConn) readErr(err error) error {
 	switch {
 	case errors.Is(err, ErrRecvFailed):
+		c.eof = true
 		return io.EOF
 	case errors.Is(err, ErrClosed):
 		return c.opErr("read", net.ErrClosed)
@@ -124,7 +149,13 @@ func (c *netConn) readErr(err error) error {
 
 // Write implements net.Conn.
 func (c *netConn) Write(p []byte) (int, error) {
+	if c.closed.Load() {
+		return 0, c.opErr("write", net.ErrClosed)
+	}
 	_, dl := c.deadlines()
+	if c.expired(dl) {
+		return 0, c.opErr("write", os.ErrDeadlineExceeded)
+	}
 	err := c.within(dl, func() error { return c.sink.Send(p) })
 	if err != nil {
 		if errors.Is(err, ErrClosed) {
@@ -141,6 +172,7 @@ func (c *netConn) opErr(op string, err error) error {
 
 // Close implements net.Conn: it closes both halves.
 func (c *netConn) Close() error {
+	c.closed.Store(true)
 	c.sink.Close()
 	c.stream.Close()
 	return nil
@@ -154,6 +186,9 @@ func (c *netConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(c.remot
 
 // SetDeadline implements net.Conn, in the runtime's time.
 func (c *netConn) SetDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opErr("set", net.ErrClosed)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.readDeadline, c.writeDeadline = t, t
@@ -162,6 +197,9 @@ func (c *netConn) SetDeadline(t time.Time) error {
 
 // SetReadDeadline implements net.Conn, in the runtime's time.
 func (c *netConn) SetReadDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opErr("set", net.ErrClosed)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.readDeadline = t
@@ -170,6 +208,9 @@ func (c *netConn) SetReadDeadline(t time.Time) error {
 
 // SetWriteDeadline implements net.Conn, in the runtime's time.
 func (c *netConn) SetWriteDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opErr("set", net.ErrClosed)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writeDeadline = t

@@ -2,6 +2,14 @@ package simrt
 
 import "net/netip"
 
+// DefaultMaxRecvSize is the largest n a Stream's Recv accepts when the
+// network's configuration leaves its maximum at zero (MaxRecvSize in the
+// tcp and simnet configurations, and so in both runtimes' Config.Network):
+// 32 MiB. A length read from a peer can then never make a process reserve
+// more than that for one Recv, and the simulator fails the same calls
+// production fails.
+const DefaultMaxRecvSize = 32 << 20
+
 // Network binds listeners and dials connections. A connection is two
 // independent halves: a Sink to send and a Stream to receive. Closing or
 // poisoning one half leaves the other usable.
@@ -42,7 +50,10 @@ type Sink interface {
 	// bytes may have been delivered. After any error, or after a Send that
 	// was abandoned mid-way (its task aborted or its Timeout expired), the
 	// sink is poisoned and every later Send returns ErrClosed. Send fails
-	// with ErrSendFailed when the peer's stream is gone.
+	// with ErrSendFailed when the peer's stream is gone before it has taken
+	// the bytes; once they are taken, Send succeeds even if the peer closes
+	// its stream right after. A Send parked when Close is called on the
+	// same sink, from another task, returns ErrClosed.
 	Send(bufs ...[]byte) error
 	// Close closes the sending half: the peer receives what was sent, and
 	// then its Recv fails with ErrRecvFailed. A later Send returns
@@ -54,9 +65,14 @@ type Sink interface {
 type Stream interface {
 	// Recv parks until exactly n bytes have arrived and returns them in a
 	// new slice. It fails with ErrRecvFailed when the peer's sink is closed
-	// before n bytes arrive. After any error, or after a Recv that was
-	// abandoned mid-way, the stream is poisoned: every later Recv returns
-	// ErrClosed and bytes already buffered are lost.
+	// before n bytes arrive, and at once, without waiting or reserving
+	// memory, with ErrRecvTooLarge (which matches ErrRecvFailed) when n is
+	// above the network's maximum receive size (DefaultMaxRecvSize unless
+	// configured); memory for a large n grows as bytes arrive. After any
+	// error, or after a Recv that was abandoned mid-way, the stream is
+	// poisoned: every later Recv returns ErrClosed and bytes already
+	// buffered are lost. A Recv parked when Close is called on the same
+	// stream, from another task, returns ErrClosed.
 	Recv(n int) ([]byte, error)
 	// Peek returns up to max bytes that have already arrived and are
 	// buffered locally, without consuming them and without waiting; it

@@ -62,7 +62,7 @@ func (c Config) validate() Config {
 		panic("realtime.New: Config.Parallelism must not be negative")
 	}
 	n := c.Network
-	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 {
+	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 || n.MaxRecvSize < 0 {
 		panic("realtime.New: Config.Network fields must not be negative")
 	}
 	if c.Parallelism == 0 {

@@ -1,6 +1,9 @@
 // Package nettest is the conformance suite every simrt.Network passes: the
-// ten behaviours of the reference's network tests, each a subtest named
-// after the rule it checks, each on a fresh runtime and network.
+// ten behaviours of the reference's network tests, and the rules both
+// runtimes must share beyond them (limits.go), each a subtest named after
+// the rule it checks, each on a fresh runtime and network. The network
+// under test must keep the default maximum receive size,
+// simrt.DefaultMaxRecvSize.
 //
 // An implementation runs it from its own tests:
 //
@@ -73,6 +76,11 @@ var cases = []struct {
 	{"CanceledSendPoisonsSink", canceledSendPoisonsSink},
 	{"RecvErrorPoisonsStream", recvErrorPoisonsStream},
 	{"SendErrorPoisonsSink", sendErrorPoisonsSink},
+	{"RecvAboveMaximumFails", recvAboveMaximumFails},
+	{"LargeRecvAllocatesAsBytesArrive", largeRecvAllocatesAsBytesArrive},
+	{"SendTakenByPeerSucceeds", sendTakenByPeerSucceeds},
+	{"CloseCutsParkedRecv", closeCutsParkedRecv},
+	{"CloseCutsParkedSend", closeCutsParkedSend},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.

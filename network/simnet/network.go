@@ -55,6 +55,10 @@ type Config struct {
 	// partition has held this long. Zero means held bytes wait for the
 	// heal forever.
 	HoldTimeout time.Duration
+	// MaxRecvSize is the largest n Recv accepts; a larger one fails at
+	// once with simrt.ErrRecvTooLarge and poisons the stream. Zero means
+	// simrt.DefaultMaxRecvSize (32 MiB), as in production.
+	MaxRecvSize int
 }
 
 // Network is an in-memory network of hosts joined by directed links. It
@@ -87,7 +91,7 @@ var _ simrt.Network = (*Network)(nil)
 // its faults from rng. rec, which may be nil, receives control events. New
 // panics on a negative Config field.
 func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
-	if cfg.BufferSize < 0 || cfg.DialTimeout < 0 || cfg.HoldTimeout < 0 {
+	if cfg.BufferSize < 0 || cfg.DialTimeout < 0 || cfg.HoldTimeout < 0 || cfg.MaxRecvSize < 0 {
 		panic("simnet.New: Config fields must not be negative")
 	}
 	if rng == nil {
@@ -106,6 +110,9 @@ func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
 	}
 	if n.bufSize == 0 {
 		n.bufSize = DefaultBufferSize
+	}
+	if n.cfg.MaxRecvSize == 0 {
+		n.cfg.MaxRecvSize = simrt.DefaultMaxRecvSize
 	}
 	return n
 }

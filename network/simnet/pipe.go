@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -36,6 +37,12 @@ type pipe struct {
 	sinkOpen, streamOpen bool
 	reset                bool
 
+	// pushed and drained count every byte handed to the pipe and every
+	// byte that left flight and shared for the stream's local buffer; a
+	// Send is done once pushed-drained is within the buffer, whatever
+	// happens to the stream afterwards.
+	pushed, drained int64
+
 	recvq core.WaitQueue // the stream, waiting for bytes
 	sendq core.WaitQueue // the sink, waiting for the stream to drain
 
@@ -56,6 +63,7 @@ func (p *pipe) alive() bool { return !p.reset && (p.sinkOpen || p.streamOpen) }
 func (p *pipe) push(bufs [][]byte, total int) {
 	n := p.net
 	l := p.link
+	p.pushed += int64(total)
 	now := n.rt.Now()
 	at := now
 	if !l.cfg.perfect() {
@@ -183,7 +191,9 @@ func (p *pipe) pull(n int) {
 	if want <= 0 || p.shared.len() == 0 {
 		return
 	}
+	before := p.shared.len()
 	p.shared.moveTo(&p.local, want)
+	p.drained += int64(before - p.shared.len())
 	if p.pending() <= limit {
 		p.sendq.NotifyAll()
 	}
@@ -197,7 +207,10 @@ type sink struct {
 
 var _ simrt.Sink = (*sink)(nil)
 
-// Send implements simrt.Sink.Send.
+// Send implements simrt.Sink.Send. It returns once the stream has pulled
+// enough of the pipe's bytes that at most BufferSize of them wait, so
+// bytes pulled before the peer closes its stream count as delivered; a
+// Close of the sink while Send is parked returns ErrClosed.
 func (s *sink) Send(bufs ...[]byte) error {
 	p := s.p
 	n := p.net
@@ -223,10 +236,15 @@ func (s *sink) Send(bufs ...[]byte) error {
 		return simrt.ErrSendFailed
 	}
 	p.push(bufs, total)
-	for p.pending() > n.bufSize {
-		s.poisoned = true // stays so if the wait unwinds
+	target := p.pushed - int64(n.bufSize) // done once drained reaches it
+	for p.drained < target {
+		s.poisoned = true // stays so if the wait unwinds or fails
 		n.wait(&p.sendq)
-		if p.reset || !p.streamOpen {
+		switch {
+		case p.drained >= target:
+		case !p.sinkOpen:
+			return simrt.ErrClosed
+		case p.reset || !p.streamOpen:
 			return simrt.ErrSendFailed
 		}
 		s.poisoned = false
@@ -248,6 +266,7 @@ func (s *sink) closeLocked() {
 	if p.sinkOpen {
 		p.sinkOpen = false
 		p.recvq.NotifyAll()
+		p.sendq.NotifyAll() // a Send parked on this sink returns ErrClosed
 	}
 }
 
@@ -259,7 +278,9 @@ type stream struct {
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv.
+// Recv implements simrt.Stream.Recv. Above MaxRecvSize it fails at once
+// with ErrRecvTooLarge; a Close of the stream while Recv is parked returns
+// ErrClosed.
 func (s *stream) Recv(k int) ([]byte, error) {
 	if k < 0 {
 		panic("simnet: Recv of a negative length")
@@ -271,7 +292,14 @@ func (s *stream) Recv(k int) ([]byte, error) {
 	if s.poisoned {
 		return nil, simrt.ErrClosed
 	}
+	if k > n.cfg.MaxRecvSize {
+		s.poison()
+		return nil, fmt.Errorf("simnet: Recv(%d) above MaxRecvSize %d: %w", k, n.cfg.MaxRecvSize, simrt.ErrRecvTooLarge)
+	}
 	for {
+		if !p.streamOpen {
+			return nil, simrt.ErrClosed // closed while parked
+		}
 		if p.reset {
 			s.poison()
 			return nil, simrt.ErrRecvFailed
@@ -326,5 +354,6 @@ func (s *stream) closeLocked() {
 		p.streamOpen = false
 		p.discard()
 		p.sendq.NotifyAll()
+		p.recvq.NotifyAll() // a Recv parked on this stream returns ErrClosed
 	}
 }

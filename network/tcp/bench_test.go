@@ -1,9 +1,11 @@
 package tcp_test
 
 import (
+	"errors"
 	"net/netip"
 	"testing"
 
+	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/network/tcp"
 )
 
@@ -58,5 +60,39 @@ func BenchmarkLoopback(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 		})
+	}
+}
+
+// BenchmarkRecvLargeFewBytes measures what a Recv of the maximum size
+// costs when the peer sends four bytes and closes: the memory it reserves
+// (B/op) follows the four bytes, not the 32 MiB asked for. Each iteration
+// is one connection.
+func BenchmarkRecvLargeFewBytes(b *testing.B) {
+	n := tcp.New(nil, tcp.Config{})
+	l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		si, st, err := n.Dial(l.Addr())
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, psi, pst, err := l.Accept()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := si.Send([]byte("four")); err != nil {
+			b.Fatal(err)
+		}
+		si.Close()
+		if _, err := pst.Recv(simrt.DefaultMaxRecvSize); !errors.Is(err, simrt.ErrRecvFailed) {
+			b.Fatalf("Recv: %v, want ErrRecvFailed", err)
+		}
+		st.Close()
+		psi.Close()
+		pst.Close()
 	}
 }

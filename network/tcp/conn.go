@@ -1,10 +1,10 @@
 package tcp
 
 import (
-	"errors"
-	"io"
+	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,20 +46,27 @@ func (c *conn) closeHalf(write bool) {
 	}
 }
 
+// A half is used by one task at a time (poisoned, the read buffer and the
+// deadline belong to that task), but Close may come from any goroutine, as
+// net.Conn allows: it sets only closed and shuts the half down in the
+// kernel, which cuts a blocked system call.
+
 type sink struct {
 	n        *Network
 	c        *conn
 	poisoned bool
-	deadline time.Time // the write deadline in force (nil-runtime path)
+	closed   atomic.Bool // Close was called
+	deadline time.Time   // the write deadline in force (nil-runtime path)
 }
 
 var _ simrt.Sink = (*sink)(nil)
 
 // Send implements simrt.Sink.Send: ErrTimeout past WriteTimeout,
-// ErrSendFailed on any other error, and in both cases the write half is
-// shut down and the sink poisoned. Call it from one task at a time.
+// ErrClosed if Close is called meanwhile, ErrSendFailed on any other
+// error, and in each case the write half is shut down and the sink
+// poisoned. Call it from one task at a time.
 func (s *sink) Send(bufs ...[]byte) error {
-	if s.poisoned {
+	if s.poisoned || s.closed.Load() {
 		return simrt.ErrClosed
 	}
 	s.poisoned = true // stays so unless Send completes
@@ -167,9 +174,14 @@ func join(bufs [][]byte) [][]byte {
 	return [][]byte{out}
 }
 
+// fail poisons the sink after a failed write and returns err, or
+// ErrClosed if the failure is Close cutting the write.
 func (s *sink) fail(err error) error {
 	s.poisoned = true
 	s.c.c.CloseWrite()
+	if s.closed.Load() {
+		return simrt.ErrClosed
+	}
 	return err
 }
 
@@ -181,9 +193,10 @@ func (s *sink) Interrupt() { s.c.c.CloseWrite() }
 
 // Close implements simrt.Sink.Close: it shuts down the write half (the
 // peer reads the end of the stream), or closes the socket if the stream
-// is closed too.
+// is closed too. It may be called from any goroutine, also while a Send
+// is blocked, which then returns ErrClosed.
 func (s *sink) Close() error {
-	s.poisoned = true
+	s.closed.Store(true)
 	s.c.closeHalf(true)
 	return nil
 }
@@ -191,56 +204,89 @@ func (s *sink) Close() error {
 type stream struct {
 	n        *Network
 	c        *conn
+	base     []byte // the ReadBufferSize buffer, kept while buf has grown
 	buf      []byte
 	r, w     int // buf[r:w] is buffered
 	poisoned bool
-	deadline time.Time // the read deadline in force (nil-runtime path)
+	closed   atomic.Bool // Close was called
+	deadline time.Time   // the read deadline in force (nil-runtime path)
 }
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv: ErrTimeout past ReadTimeout,
-// ErrRecvFailed at the end of the stream or on any other error; both
-// poison the stream. Call it from one task at a time.
+// Recv implements simrt.Stream.Recv: ErrRecvTooLarge above MaxRecvSize,
+// ErrTimeout past ReadTimeout, ErrClosed if Close is called meanwhile,
+// ErrRecvFailed at the end of the stream or on any other error; each
+// poisons the stream. Call it from one task at a time.
 func (s *stream) Recv(n int) ([]byte, error) {
 	if n < 0 {
 		panic("tcp: Recv of a negative length")
 	}
-	if s.poisoned {
+	if s.poisoned || s.closed.Load() {
 		return nil, simrt.ErrClosed
+	}
+	if n > s.n.cfg.MaxRecvSize {
+		s.poison()
+		return nil, fmt.Errorf("tcp: Recv(%d) above MaxRecvSize %d: %w", n, s.n.cfg.MaxRecvSize, simrt.ErrRecvTooLarge)
 	}
 	if s.w-s.r < n {
 		s.poisoned = true // stays so unless Recv completes
 		if err := s.fill(n); err != nil {
-			s.r, s.w = 0, 0
+			s.poison()
+			if s.closed.Load() {
+				return nil, simrt.ErrClosed
+			}
 			return nil, err
 		}
 		s.poisoned = false
+	}
+	if s.w-s.r == n && len(s.buf) > len(s.base) {
+		// A buffer grown for this Recv holds exactly its bytes: hand it
+		// over instead of copying, and go back to the small one.
+		out := s.buf[s.r:s.w:s.w]
+		s.buf, s.r, s.w = s.base, 0, 0
+		return out, nil
 	}
 	out := make([]byte, n)
 	copy(out, s.buf[s.r:])
 	s.r += n
 	if s.r == s.w {
-		s.r, s.w = 0, 0
+		s.buf, s.r, s.w = s.base, 0, 0
 	}
 	return out, nil
 }
 
+// poison marks the stream unusable and drops what it had buffered.
+func (s *stream) poison() {
+	s.poisoned = true
+	s.buf, s.r, s.w = s.base, 0, 0
+}
+
+// room makes space in buf to read more of a Recv of n bytes: it compacts
+// the buffer if n would not fit after r, and grows it only once it is
+// full, at most doubling it and never past n. Memory therefore follows the
+// bytes that have arrived (at most twice them, plus ReadBufferSize), not
+// the n a peer may have chosen.
+func (s *stream) room(n int) {
+	if len(s.buf)-s.r >= n {
+		return
+	}
+	if s.r > 0 {
+		s.w = copy(s.buf, s.buf[s.r:s.w])
+		s.r = 0
+	}
+	if s.w == len(s.buf) && len(s.buf) < n {
+		nb := make([]byte, min(n, 2*len(s.buf)))
+		copy(nb, s.buf[:s.w])
+		s.buf = nb
+	}
+}
+
 // fill reads until at least n bytes are buffered.
 func (s *stream) fill(n int) error {
-	if len(s.buf)-s.r < n { // make room: compact, then grow
-		if s.r > 0 {
-			s.w = copy(s.buf, s.buf[s.r:s.w])
-			s.r = 0
-		}
-		if len(s.buf) < n {
-			nb := make([]byte, n)
-			copy(nb, s.buf[:s.w])
-			s.buf = nb
-		}
-	}
 	var deadline time.Time
 	for s.w-s.r < n {
+		s.room(n)
 		if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
 			if deadline.IsZero() {
 				s.deadline = refreshDeadline(s.deadline, s.n.cfg.ReadTimeout, s.c.c.SetReadDeadline)
@@ -283,8 +329,6 @@ func (s *stream) fill(n int) error {
 		case err == nil:
 		case isTimeout(err):
 			return simrt.ErrTimeout
-		case errors.Is(err, io.EOF):
-			return simrt.ErrRecvFailed
 		default:
 			return simrt.ErrRecvFailed
 		}
@@ -294,10 +338,11 @@ func (s *stream) fill(n int) error {
 
 // Peek implements simrt.Stream.Peek: the bytes the read buffer holds.
 func (s *stream) Peek(max int) []byte {
-	if s.poisoned || max <= 0 {
+	if s.poisoned || max <= 0 || s.closed.Load() {
 		return nil
 	}
-	return s.buf[s.r:min(s.w, s.r+max):min(s.w, s.r+max)]
+	end := s.r + min(max, s.w-s.r) // not s.r+max: it may overflow
+	return s.buf[s.r:end:end]
 }
 
 // Interrupt shuts the read half down in the kernel, so that a Recv
@@ -307,10 +352,11 @@ func (s *stream) Peek(max int) []byte {
 func (s *stream) Interrupt() { s.c.c.CloseRead() }
 
 // Close implements simrt.Stream.Close: it shuts down the read half, or
-// closes the socket if the sink is closed too.
+// closes the socket if the sink is closed too. It may be called from any
+// goroutine, also while a Recv is blocked, which then returns ErrClosed.
+// The buffered bytes are dropped with the stream.
 func (s *stream) Close() error {
-	s.poisoned = true
-	s.r, s.w = 0, 0
+	s.closed.Store(true)
 	s.c.closeHalf(false)
 	return nil
 }

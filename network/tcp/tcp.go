@@ -33,9 +33,15 @@ type Config struct {
 	// simrt.ErrTimeout and poisons the sink. Zero means 60s.
 	// Without a runtime, likewise 7/8 of WriteTimeout at the least.
 	WriteTimeout time.Duration
-	// ReadBufferSize is the size of each stream's read buffer (a Recv of
-	// more bytes grows it). Zero means 64 KiB.
+	// ReadBufferSize is the size of each stream's read buffer. A Recv of
+	// more bytes grows it as the bytes arrive, at most doubling it per
+	// read, so memory follows what the peer has sent, not what Recv asked
+	// for. Zero means 64 KiB.
 	ReadBufferSize int
+	// MaxRecvSize is the largest n Recv accepts; a larger one fails at
+	// once with simrt.ErrRecvTooLarge and poisons the stream. Zero means
+	// simrt.DefaultMaxRecvSize (32 MiB), as in the simulator.
+	MaxRecvSize int
 }
 
 func (c Config) withDefaults() Config {
@@ -50,6 +56,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ReadBufferSize == 0 {
 		c.ReadBufferSize = 64 << 10
+	}
+	if c.MaxRecvSize == 0 {
+		c.MaxRecvSize = simrt.DefaultMaxRecvSize
 	}
 	return c
 }
@@ -67,7 +76,7 @@ var _ simrt.Network = (*Network)(nil)
 // tasks use the network (see the package doc on cancellation). New panics
 // on a negative Config field.
 func New(rt simrt.Runtime, cfg Config) *Network {
-	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 {
+	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 || cfg.MaxRecvSize < 0 {
 		panic("tcp.New: Config fields must not be negative")
 	}
 	return &Network{rt: rt, cfg: cfg.withDefaults()}
@@ -80,7 +89,8 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	if err != nil {
 		return nil, simrt.ErrBindFailed
 	}
-	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort()}, nil
+	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort(),
+		stop: simrt.NewOneshot[struct{}](), stopCh: make(chan struct{})}, nil
 }
 
 // Dial implements simrt.Network.Dial: ErrTimeout past ConnectTimeout,
@@ -116,7 +126,8 @@ func (n *Network) wrap(c *net.TCPConn) (*sink, *stream) {
 	if rc, err := c.SyscallConn(); err == nil {
 		sc.raw = rc
 	}
-	return &sink{n: n, c: sc}, &stream{n: n, c: sc, buf: make([]byte, n.cfg.ReadBufferSize)}
+	base := make([]byte, n.cfg.ReadBufferSize)
+	return &sink{n: n, c: sc}, &stream{n: n, c: sc, base: base, buf: base}
 }
 
 func isTimeout(err error) bool {
@@ -128,13 +139,54 @@ type listener struct {
 	n    *Network
 	ln   *net.TCPListener
 	addr netip.AddrPort
+
+	// stop (for tasks of a runtime) and stopCh (for goroutines) end a
+	// backoff when the listener is closed or interrupted.
+	stop     *simrt.Oneshot[struct{}]
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	// onBackoff, when set (by tests), is called with the error before
+	// each backoff.
+	onBackoff func(error)
 }
 
 var _ simrt.Listener = (*listener)(nil)
 
-// Accept implements simrt.Listener.Accept; any failure (including Close)
+// Accept backoff when the process runs out of descriptors or buffers, as
+// net/http's Server: 5ms, doubling up to 1s.
+const (
+	minAcceptBackoff = 5 * time.Millisecond
+	maxAcceptBackoff = time.Second
+)
+
+// Accept implements simrt.Listener.Accept. When the process or the system
+// is out of file descriptors or buffers (EMFILE, ENFILE, ENOBUFS, ENOMEM)
+// the listener is still open and the pending connection waits in the
+// kernel's queue, so Accept waits and tries again, as net/http's Server
+// does: 5ms, doubling up to 1s between attempts, until a descriptor is
+// free or the listener is closed. Any other failure (including Close)
 // returns simrt.ErrClosed.
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
+	var delay time.Duration
+	for {
+		c, err := l.accept()
+		if err == nil {
+			si, st := l.n.wrap(c)
+			return c.RemoteAddr().(*net.TCPAddr).AddrPort(), si, st, nil
+		}
+		if !outOfResources(err) {
+			return netip.AddrPort{}, nil, nil, simrt.ErrClosed
+		}
+		delay = min(max(2*delay, minAcceptBackoff), maxAcceptBackoff)
+		if l.onBackoff != nil {
+			l.onBackoff(err)
+		}
+		l.backoff(delay)
+	}
+}
+
+// accept makes one attempt.
+func (l *listener) accept() (*net.TCPConn, error) {
 	var c *net.TCPConn
 	err := call(l.n.rt,
 		func() { l.ln.SetDeadline(time.Time{}) },
@@ -144,24 +196,46 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 			c, err = l.ln.AcceptTCP()
 			return err
 		})
-	if err != nil {
-		return netip.AddrPort{}, nil, nil, simrt.ErrClosed
+	return c, err
+}
+
+// backoff waits d, or less if the listener is closed or interrupted
+// meanwhile. A task of the runtime parks, so an abort unwinds it.
+func (l *listener) backoff(d time.Duration) {
+	if rt := l.n.rt; rt != nil {
+		simrt.Select(rt, simrt.After(rt, d, nil), l.stop.OnRecv(nil))
+		return
 	}
-	si, st := l.n.wrap(c)
-	return c.RemoteAddr().(*net.TCPAddr).AddrPort(), si, st, nil
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.stopCh:
+	}
+}
+
+// shut closes the listener's socket and ends a backoff in progress.
+func (l *listener) shut() {
+	l.ln.Close()
+	l.stopOnce.Do(func() {
+		close(l.stopCh)
+		l.stop.Close()
+	})
 }
 
 // Addr implements simrt.Listener.Addr.
 func (l *listener) Addr() netip.AddrPort { return l.addr }
 
-// Interrupt closes the listener, so that an Accept blocked on it, on
-// another goroutine, returns at once. Safe to call concurrently with
-// Accept.
-func (l *listener) Interrupt() { l.ln.Close() }
+// Interrupt closes the listener, so that an Accept blocked on it (or
+// waiting to retry), on another goroutine, returns at once. Safe to call
+// concurrently with Accept.
+func (l *listener) Interrupt() { l.shut() }
 
-// Close implements simrt.Listener.Close.
+// Close implements simrt.Listener.Close. It may be called from any
+// goroutine, also while an Accept is blocked, which then returns
+// simrt.ErrClosed.
 func (l *listener) Close() error {
-	l.ln.Close()
+	l.shut()
 	return nil
 }
 

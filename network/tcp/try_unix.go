@@ -3,6 +3,7 @@
 package tcp
 
 import (
+	"errors"
 	"io"
 	"syscall"
 )
@@ -48,4 +49,12 @@ func tryWrite(rc syscall.RawConn, b []byte) (n int, wouldBlock bool, err error) 
 		return 0, true, nil
 	}
 	return n, false, nil
+}
+
+// outOfResources reports whether an accept failed because the process or
+// the system is out of file descriptors or buffers: the listener is still
+// good and a later attempt may succeed.
+func outOfResources(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
 }
