@@ -17,6 +17,7 @@ type Chan[T any] struct {
 	closed bool
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
+	site   uintptr // where the channel was made, for failure reports
 }
 
 // NewChan returns a channel that holds at most capacity values. It panics if
@@ -25,12 +26,12 @@ func NewChan[T any](capacity int) *Chan[T] {
 	if capacity < 1 {
 		panic("simrt.NewChan: capacity must be at least 1 (use NewUnboundedChan)")
 	}
-	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity}
+	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity, site: callerPC()}
 }
 
 // NewUnboundedChan returns a channel whose Send never parks.
 func NewUnboundedChan[T any]() *Chan[T] {
-	return &Chan[T]{buf: make([]T, 8)}
+	return &Chan[T]{buf: make([]T, 8), site: callerPC()}
 }
 
 func (c *Chan[T]) full() bool { return c.limit > 0 && c.n >= c.limit }
@@ -61,7 +62,7 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 	c.mu.Lock()
 	done, err := c.trySend(v)
 	if !done {
-		waitUntil(ctx, &c.mu, &c.sendq, c.forwardSend, func() bool {
+		waitUntil(ctx, &c.mu, &c.sendq, (*chanSend[T])(c), c.forwardSend, func() bool {
 			done, err = c.trySend(v)
 			return done
 		})
@@ -100,7 +101,7 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 	c.mu.Lock()
 	v, ok, done := c.tryRecv()
 	if !done {
-		waitUntil(ctx, &c.mu, &c.recvq, c.forwardRecv, func() bool {
+		waitUntil(ctx, &c.mu, &c.recvq, (*chanRecv[T])(c), c.forwardRecv, func() bool {
 			v, ok, done = c.tryRecv()
 			return done
 		})

@@ -32,7 +32,8 @@ func Select(ctx Runtime, cases ...Case) int {
 			c.release()
 		}
 	}()
-	waiters := make([]core.Waiter, len(cases))
+	sel := newSelectWait(cases)
+	waiters := sel.waiters
 	for {
 		chosen := -1
 		for i, c := range cases {
@@ -49,14 +50,14 @@ func Select(ctx Runtime, cases ...Case) int {
 			cases[chosen].fire()
 			return chosen
 		}
-		parkCases(t, cases, waiters)
+		parkCases(t, cases, waiters, sel)
 		for i, c := range cases {
 			c.disarm(&waiters[i])
 		}
 	}
 }
 
-func parkCases(t *core.Task, cases []Case, waiters []core.Waiter) {
+func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selectWait) {
 	ok := false
 	defer func() {
 		if !ok {
@@ -65,7 +66,7 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter) {
 			}
 		}
 	}()
-	t.Park()
+	t.ParkOn(sel)
 	ok = true
 }
 
@@ -83,12 +84,13 @@ func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
 // returns with mu held; attempt runs with mu held after every wake-up.
 // forward passes on a wake-up the task did not use if the wait unwinds (see
 // park).
-func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+// on says what the task waits on, for failure reports (see core.Blocker).
+func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
 	w := waiter(ctx, mu)
 	for {
 		q.Push(w)
 		mu.Unlock()
-		park(w, mu, q, forward)
+		park(w, mu, q, on, forward)
 		mu.Lock()
 		q.Remove(w)
 		w.Notified = false
@@ -98,9 +100,9 @@ func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), at
 	}
 }
 
-// park parks w's task; if the park unwinds (abort or Timeout), w is taken
-// off q under mu and an unused notification is forwarded.
-func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
+// park parks w's task on on; if the park unwinds (abort or Timeout), w is
+// taken off q under mu and an unused notification is forwarded.
+func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
 	ok := false
 	defer func() {
 		if !ok {
@@ -112,7 +114,7 @@ func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
 			mu.Unlock()
 		}
 	}()
-	w.Task.Park()
+	w.Task.ParkOn(on)
 	ok = true
 }
 

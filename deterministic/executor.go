@@ -195,7 +195,7 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	t.ctx = &child.Context
 	rt.admit(t)
 	rt.auditor.spawn(t.id, t.name)
-	return node
+	return (*taskRef)(node)
 }
 
 // resume runs t until it parks or ends.
@@ -280,9 +280,11 @@ type taskWithContext struct {
 
 // abortSpawned is the supervision tree's abortTask: the tree hands back
 // only spawn nodes, and every spawn node is the node of a taskWithContext.
-func abortSpawned(n *supervise.Node) {
-	tc := (*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node))))
-	tc.task.Abort()
+func abortSpawned(n *supervise.Node) { taskOf(n).Abort() }
+
+// taskOf returns the task of spawn node n.
+func taskOf(n *supervise.Node) *task {
+	return &(*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node)))).task
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.
@@ -356,7 +358,7 @@ func boundedUint64(src rand.Source, n uint64) uint64 {
 
 func (rt *runtime) checkDeadline() {
 	if rt.hasEnd && rt.now >= rt.end {
-		panic("runtime timeout")
+		panic(rt.verdict(ErrRunTimeout))
 	}
 }
 
@@ -384,7 +386,7 @@ func (rt *runtime) wakeUntilProgress() {
 			return
 		}
 		if rt.timers.len() == 0 {
-			panic("runtime stalled")
+			panic(rt.verdict(ErrStalled))
 		}
 	}
 }
@@ -432,8 +434,9 @@ func (rt *runtime) sleepUntil(at int64) {
 		return
 	}
 	rt.afterFunc(time.Duration(at-rt.now), t, nil)
+	t.wakeAt = at
 	for rt.now < at {
-		t.ct.Park()
+		t.ct.ParkOn((*sleepWait)(t))
 	}
 }
 

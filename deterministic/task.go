@@ -39,6 +39,9 @@ type task struct {
 	outcome core.Outcome
 	panic   *core.Panic
 
+	since  int64 // simulated time of the task's latest park, for reports
+	wakeAt int64 // the end of the task's pending sleep, for reports
+
 	prevLive, nextLive *task // live tasks, in id order
 }
 
@@ -49,6 +52,7 @@ func (t *task) Park() {
 		t.permit = false
 	} else {
 		t.parked = true
+		t.since = t.rt.now
 		t.yield(false)
 		t.parked = false
 		t.permit = false

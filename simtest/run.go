@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,11 +164,15 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 			}
 			return
 		}
+		var verdict *deterministic.Verdict
+		if err, ok := r.(error); ok {
+			errors.As(err, &verdict)
+		}
 		switch {
-		case r == "runtime stalled":
-			f = build(nil, "runtime stalled: no task can make progress and no timer is pending", true)
-		case r == "runtime timeout":
-			f = build(nil, "runtime timeout", true)
+		case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
+			f = build(nil, verdict.Error(), true)
+		case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
+			f = build(nil, verdict.Error(), true)
 			f.time, f.known = f.start.Add(cfg.Timeout), true
 		case panicked != nil:
 			f = build(panicked, "", true)
