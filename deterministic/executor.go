@@ -37,6 +37,7 @@ type runtime struct {
 	idle    []*coroutine // finished tasks' coroutines, for reuse
 	timers  timers
 	current *task
+	after   func(task string, now time.Time) // Config.AfterResume
 	root    *task
 	nextID  uint64
 	live    struct{ head, tail *task }
@@ -73,7 +74,7 @@ type failure struct {
 }
 
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
-	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New()}
+	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New(), after: cfg.AfterResume}
 	if cp != nil {
 		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor.snapshot(), cp.dns
 	} else {
@@ -206,6 +207,9 @@ func (rt *runtime) resume(t *task) {
 	rt.progress.Add(1)
 	finished, _ := t.next()
 	rt.current = nil
+	if rt.after != nil {
+		rt.after(t.name, time.Unix(0, rt.now).UTC())
+	}
 	if finished {
 		rt.finish(t)
 	}

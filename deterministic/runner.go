@@ -103,6 +103,9 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 		// Reached with cp == nil only when a task called runtime.Goexit
 		// (t.FailNow): still clean up, so nothing leaks.
 		if cp == nil {
+			if t := rt.current; t != nil && rt.after != nil {
+				rt.after(t.name, time.Unix(0, rt.now).UTC())
+			}
 			rt.cleanup(r.cfg)
 		}
 	}()
