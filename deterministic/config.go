@@ -24,7 +24,7 @@ type Config struct {
 	// simulated time (2262-04-11, math.MaxInt64 ns after the epoch), is
 	// invalid.
 	StartTime time.Time
-	// Timeout stops the run with the panic "runtime timeout" once this much
+	// Timeout stops the run with a "runtime timeout" *Verdict once this much
 	// simulated time has passed since StartTime. Zero means no limit.
 	Timeout time.Duration
 	// CatchPanics makes a task's panic an error from its Handle (a
