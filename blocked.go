@@ -75,14 +75,6 @@ const (
 	oneshotWait = core.WaitText("Recv on a simrt.Oneshot")
 )
 
-// TaskNamer is implemented by a runtime's Aborter (the value SpawnTask
-// returns) that can name its task, so that a report can say which task an
-// Await waits for.
-type TaskNamer interface {
-	// TaskName returns the name of the task ("" for none known).
-	TaskName() string
-}
-
 // awaitWait is a handle seen as the wait of a task awaiting it.
 type awaitWait[T any] Handle[T]
 
@@ -91,7 +83,7 @@ func (h *awaitWait[T]) BlockedOn() string { return "Await " + (*Handle[T])(h).de
 
 // describe names the handle's task, if its runtime can.
 func (h *Handle[T]) describe() string {
-	if n, ok := h.abort.(TaskNamer); ok {
+	if n, ok := h.abort.(core.TaskNamer); ok {
 		return "task " + strconv.Quote(n.TaskName())
 	}
 	if h.state&handleTask != 0 {
@@ -101,13 +93,15 @@ func (h *Handle[T]) describe() string {
 }
 
 // selectWait is the state of one Select: its waiters, and a copy of its
-// cases for a report. Up to four cases live inline, so that a Select
-// allocates once, as it did before it kept the copy.
+// cases for a report (a copy, so that the caller's variadic slice does not
+// escape). Up to three cases live inline, so that such a Select allocates
+// once, as it did before it kept the copy; it allocates about 200 bytes
+// more (measured: 300 → 505 B per parked two-case Select with its After).
 type selectWait struct {
 	cases      []Case
 	waiters    []core.Waiter
-	smallCases [4]Case
-	small      [4]core.Waiter
+	smallCases [3]Case
+	small      [3]core.Waiter
 }
 
 func newSelectWait(cases []Case) *selectWait {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 )
 
@@ -124,14 +125,15 @@ func (t *sleepWait) BlockedOn() string {
 }
 
 // taskRef is the Aborter of a spawned task: its spawn node, which can also
-// name the task (simrt.TaskNamer), so that a report says which task an
+// name the task (core.TaskNamer), so that a report says which task an
 // Await waits for.
 type taskRef supervise.Node
 
-var _ simrt.TaskNamer = (*taskRef)(nil)
+var _ core.TaskNamer = (*taskRef)(nil)
+var _ simrt.Aborter = (*taskRef)(nil)
 
 // Abort implements simrt.Aborter.
 func (r *taskRef) Abort() { (*supervise.Node)(r).Abort() }
 
-// TaskName implements simrt.TaskNamer.
+// TaskName implements core.TaskNamer.
 func (r *taskRef) TaskName() string { return taskOf((*supervise.Node)(r)).name }

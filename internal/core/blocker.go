@@ -39,6 +39,14 @@ func (t *Task) WaitingOn() Blocker {
 	return nil
 }
 
+// TaskNamer is implemented by a runtime's Aborter (what SpawnTask
+// returns) that can name its task, so that a report can say which task an
+// Await waits for. Called only to build a report.
+type TaskNamer interface {
+	// TaskName returns the name of the task's context ("" for the root).
+	TaskName() string
+}
+
 // WaitText describes a wait with a fixed text, for waits that have no
 // primitive to describe them (the text must be made without allocating on
 // the park path, so keep it a constant).
