@@ -3,6 +3,7 @@ package deterministic
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -41,9 +42,13 @@ type Verdict struct {
 type TaskState struct {
 	ID   uint64
 	Name string // the task's context label; "" for the root
+	// Node is the simulated host the task's context acts as (WithHost);
+	// the zero Addr when it has none.
+	Node netip.Addr
 	// Ready is true for a task that was woken (or rescheduled) and waits
-	// only for its turn; the others are parked.
-	Ready bool
+	// only for its turn, Running for the task that asked (see
+	// Context.Tasks); the others are parked.
+	Ready, Running bool
 	// On is what the parked task waits on ("receive on chan made at
 	// node.go:140 (capacity 1)", "sleep until ...", "Await task \"w\"");
 	// "" when the primitive it parked on does not say.
@@ -76,13 +81,19 @@ func (v *Verdict) Unwrap() error { return v.Err }
 
 // String renders the task on one line, its waiting time counted up to now:
 //
-//	task "node_1" (#3) parked 4ms, since 1970-01-01T00:00:00.001Z: receive on chan made at node.go:140 (capacity 64)
+//	task "node" on 10.0.0.1 (#3) parked 4ms, since 1970-01-01T00:00:00.001Z: receive on chan made at node.go:140 (capacity 64)
 func (t TaskState) String(now time.Time) string {
 	name := strconv.Quote(t.Name)
 	if t.Name == "" {
 		name = "<root>"
 	}
-	if t.Ready {
+	if t.Node.IsValid() {
+		name += " on " + t.Node.String()
+	}
+	switch {
+	case t.Running:
+		return fmt.Sprintf("task %s (#%d) running", name, t.ID)
+	case t.Ready:
 		return fmt.Sprintf("task %s (#%d) ready to run", name, t.ID)
 	}
 	on := t.On
@@ -100,17 +111,37 @@ func (rt *runtime) verdict(err error) *Verdict {
 	if err == ErrRunTimeout && rt.hasEnd {
 		now = min(now, rt.end) // the clock may have jumped past the end: no task saw that time
 	}
-	v := &Verdict{Err: err, Time: time.Unix(0, now).UTC()}
+	return &Verdict{Err: err, Time: time.Unix(0, now).UTC(), Tasks: rt.tasks()}
+}
+
+// tasks lists the live tasks in id order.
+func (rt *runtime) tasks() []TaskState {
+	var out []TaskState
 	for t := rt.live.head; t != nil; t = t.nextLive {
-		s := TaskState{ID: t.id, Name: t.name, Ready: !t.parked || t.queued, Since: time.Unix(0, t.since).UTC()}
-		if !s.Ready {
+		s := TaskState{ID: t.id, Name: t.name, Running: t == rt.current,
+			Ready: t != rt.current && (!t.parked || t.queued), Since: time.Unix(0, t.since).UTC()}
+		if c, ok := t.ctx.(*Context); ok {
+			s.Node = c.host
+		}
+		if !s.Ready && !s.Running {
 			if b := t.ct.WaitingOn(); b != nil {
 				s.On = b.BlockedOn()
 			}
 		}
-		v.Tasks = append(v.Tasks, s)
+		out = append(out, s)
 	}
-	return v
+	return out
+}
+
+// Tasks returns every live task of the run, in id (spawn) order, with what
+// each parked one waits on and since when: the listing of a stall verdict,
+// on demand, for a check of the test's own (a workload that sees no
+// progress, say). The calling task is listed as Running. Nothing is
+// audited, so calling it changes no audit state. Render a task with
+// TaskState.String(ctx.Now()).
+func (c *Context) Tasks() []TaskState {
+	c.rt.check()
+	return c.rt.tasks()
 }
 
 // sleepWait is a task seen as the wait of its own sleep.

@@ -160,3 +160,32 @@ func TestTimeoutListsSleepers(t *testing.T) {
 		t.Errorf("verdict head:\n%s", text)
 	}
 }
+
+// Context.Tasks lists the same on demand, the caller as running, and
+// audits nothing.
+func TestTasksOnDemand(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		sig := simrt.NewSignal()
+		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { return sig.Wait(ctx) })
+		simrt.Spawn(ctx.Child("late"), func(ctx simrt.Context) int { return 0 })
+		ctx.Sleep(2 * time.Millisecond) // the waiter parks at 1ms; "late" has run and ended
+		simrt.Spawn(ctx.Child("fresh"), func(ctx simrt.Context) int { return 0 })
+		state := ctx.Auditor().State()
+		var lines []string
+		for _, ts := range ctx.Tasks() {
+			lines = append(lines, ts.String(ctx.Now()))
+		}
+		if ctx.Auditor().State() != state {
+			t.Error("Tasks changed the audit state")
+		}
+		want := []string{
+			"task <root> (#0) running",
+			`task "waiter" (#1) parked 1ms, since 1970-01-01T00:00:00.001Z: Wait on a simrt.Signal`,
+			`task "fresh" (#3) ready to run`,
+		}
+		if got := strings.Join(lines, "\n"); got != strings.Join(want, "\n") {
+			t.Errorf("Tasks:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+		}
+		sig.Fire(1)
+	})
+}
