@@ -7,7 +7,8 @@ import (
 // Chan is a FIFO channel between tasks, bounded or unbounded. Send parks
 // while a bounded channel is full; Recv parks while it is empty. It works
 // the same in both runtimes. The zero value is not usable; use NewChan or
-// NewUnboundedChan.
+// NewUnboundedChan. A failure report names a channel by where it was made
+// (the caller of NewChan).
 type Chan[T any] struct {
 	mu     core.Lock
 	buf    []T // ring buffer
