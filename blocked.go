@@ -15,8 +15,8 @@ import (
 // simulator reports a run that stalled or timed out.
 
 // callerPC returns the program counter of the call to the function that
-// calls callerPC: where a channel is made, so that a report can name an
-// unnamed channel by its creation site. It costs a short stack walk
+// calls callerPC: where a channel is made (kept in Chan.site), so that a
+// report can name a channel by its creation site. It costs a short stack walk
 // (about 250 ns), paid once per channel, never per operation.
 func callerPC() uintptr {
 	var pc [1]uintptr

@@ -7,10 +7,10 @@ import (
 // Chan is a FIFO channel between tasks, bounded or unbounded. Send parks
 // while a bounded channel is full; Recv parks while it is empty. It works
 // the same in both runtimes. The zero value is not usable; use NewChan or
-// NewUnboundedChan. A failure report names a channel by where it was made
-// (the caller of NewChan).
+// NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
+	site   uintptr
 	buf    []T // ring buffer
 	head   int
 	n      int
@@ -18,7 +18,6 @@ type Chan[T any] struct {
 	closed bool
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
-	site   uintptr // where the channel was made, for failure reports
 }
 
 // NewChan returns a channel that holds at most capacity values. It panics if
@@ -63,7 +62,7 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 	c.mu.Lock()
 	done, err := c.trySend(v)
 	if !done {
-		waitUntil(ctx, &c.mu, &c.sendq, (*chanSend[T])(c), c.forwardSend, func() bool {
+		waitUntilOn(ctx, &c.mu, &c.sendq, (*chanSend[T])(c), c.forwardSend, func() bool {
 			done, err = c.trySend(v)
 			return done
 		})
@@ -102,7 +101,7 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 	c.mu.Lock()
 	v, ok, done := c.tryRecv()
 	if !done {
-		waitUntil(ctx, &c.mu, &c.recvq, (*chanRecv[T])(c), c.forwardRecv, func() bool {
+		waitUntilOn(ctx, &c.mu, &c.recvq, (*chanRecv[T])(c), c.forwardRecv, func() bool {
 			v, ok, done = c.tryRecv()
 			return done
 		})

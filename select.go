@@ -79,18 +79,23 @@ func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
 	return w
 }
 
-// waitUntil parks the calling task on q, the wait queue of a primitive
+// waitUntil is waitUntilOn for a wait that does not describe itself.
+func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+	waitUntilOn(ctx, mu, q, nil, forward, attempt)
+}
+
+// waitUntilOn parks the calling task on q, the wait queue of a primitive
 // guarded by mu, until attempt reports true. It is called with mu held and
 // returns with mu held; attempt runs with mu held after every wake-up.
-// forward passes on a wake-up the task did not use if the wait unwinds (see
-// park).
-// on says what the task waits on, for failure reports (see core.Blocker).
-func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
+// on says what the task waits on, for failure reports (see core.Blocker;
+// nil says nothing). forward passes on a wake-up the task did not use if
+// the wait unwinds (see park).
+func waitUntilOn(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
 	w := waiter(ctx, mu)
 	for {
 		q.Push(w)
 		mu.Unlock()
-		park(w, mu, q, on, forward)
+		parkOn(w, mu, q, on, forward)
 		mu.Lock()
 		q.Remove(w)
 		w.Notified = false
@@ -100,9 +105,15 @@ func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, f
 	}
 }
 
-// park parks w's task on on; if the park unwinds (abort or Timeout), w is
-// taken off q under mu and an unused notification is forwarded.
-func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
+// park is parkOn for a wait that does not describe itself.
+func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
+	parkOn(w, mu, q, nil, forward)
+}
+
+// parkOn parks w's task on on (see waitUntilOn); if the park unwinds
+// (abort or Timeout), w is taken off q under mu and an unused notification
+// is forwarded.
+func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
 	ok := false
 	defer func() {
 		if !ok {
