@@ -32,8 +32,8 @@ func Select(ctx Runtime, cases ...Case) int {
 			c.release()
 		}
 	}()
-	sel := newSelectWait(cases)
-	waiters := sel.waiters
+	sw := newSelectWait(cases) // the waiters, and what a report says of the cases
+	waiters := sw.waiters
 	for {
 		chosen := -1
 		for i, c := range cases {
@@ -50,14 +50,14 @@ func Select(ctx Runtime, cases ...Case) int {
 			cases[chosen].fire()
 			return chosen
 		}
-		parkCases(t, cases, waiters, sel)
+		parkCases(t, cases, waiters, sw)
 		for i, c := range cases {
 			c.disarm(&waiters[i])
 		}
 	}
 }
 
-func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selectWait) {
+func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sw *selectWait) {
 	ok := false
 	defer func() {
 		if !ok {
@@ -66,7 +66,7 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selectWai
 			}
 		}
 	}()
-	t.ParkOn(sel)
+	t.ParkOn(sw)
 	ok = true
 }
 
