@@ -17,14 +17,6 @@ func (p *recvWait) BlockedOn() string {
 	return "Recv at " + p.to.String() + " on the connection from " + p.from.String()
 }
 
-// sendWait is a pipe seen from the sink waiting for the receiver to drain.
-type sendWait pipe
-
-// BlockedOn implements core.Blocker.
-func (p *sendWait) BlockedOn() string {
-	return "Send from " + p.from.String() + " to " + p.to.String() + ", waiting for the receiver to drain"
-}
-
 // acceptWait is a listener seen from a task waiting in Accept.
 type acceptWait listener
 

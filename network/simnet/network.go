@@ -206,7 +206,7 @@ func (n *Network) waitPath(out, back *link) error {
 			if (out.severed() || back.severed()) && n.cfg.DialTimeout <= 0 {
 				return simrt.ErrConnectionFailed
 			}
-			n.wait(&n.changed, dialWait)
+			n.waitOn(&n.changed, dialWait)
 		}
 		return nil
 	}
@@ -216,9 +216,12 @@ func (n *Network) waitPath(out, back *link) error {
 	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
 }
 
-// wait parks the calling task on q with mu released, and holds mu again
+// wait is waitOn for a wait that does not describe itself.
+func (n *Network) wait(q *core.WaitQueue) { n.waitOn(q, nil) }
+
+// waitOn parks the calling task on q with mu released, and holds mu again
 // when it returns or unwinds. on says what it waits for, for reports.
-func (n *Network) wait(q *core.WaitQueue, on core.Blocker) {
+func (n *Network) waitOn(q *core.WaitQueue, on core.Blocker) {
 	t := n.rt.CurrentTask()
 	n.mu.Bind(t) // a simulated task: the lock is free from here on
 	w := t.Waiter()
@@ -323,7 +326,7 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 			l.queue = l.queue[1:]
 			return c.peer, c.sink, c.stream, nil
 		}
-		n.wait(&l.q, (*acceptWait)(l))
+		n.waitOn(&l.q, (*acceptWait)(l))
 	}
 }
 

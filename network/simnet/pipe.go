@@ -225,7 +225,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 	p.push(bufs, total)
 	for p.pending() > n.bufSize {
 		s.poisoned = true // stays so if the wait unwinds
-		n.wait(&p.sendq, (*sendWait)(p))
+		n.wait(&p.sendq)
 		if p.reset || !p.streamOpen {
 			return simrt.ErrSendFailed
 		}
@@ -288,7 +288,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 			return nil, simrt.ErrRecvFailed
 		}
 		s.poisoned = true // stays so if the wait unwinds
-		n.wait(&p.recvq, (*recvWait)(p))
+		n.waitOn(&p.recvq, (*recvWait)(p))
 		s.poisoned = false
 	}
 }
