@@ -12,6 +12,7 @@ import (
 // NewChan or NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
+	site   uintptr
 	buf    []T // ring buffer
 	head   int
 	n      int
@@ -33,12 +34,12 @@ func NewChan[T any](capacity int) *Chan[T] {
 	if capacity == 0 {
 		return &Chan[T]{rv: new(rendezvous[T])}
 	}
-	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity}
+	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity, site: callerPC()}
 }
 
 // NewUnboundedChan returns a channel whose Send never parks.
 func NewUnboundedChan[T any]() *Chan[T] {
-	return &Chan[T]{buf: make([]T, 8)}
+	return &Chan[T]{buf: make([]T, 8), site: callerPC()}
 }
 
 func (c *Chan[T]) full() bool { return c.limit > 0 && c.n >= c.limit }
@@ -73,7 +74,7 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 	c.mu.Lock()
 	done, err := c.trySend(v)
 	if !done {
-		waitUntil(ctx, &c.mu, &c.sendq, c.forwardSend, func() bool {
+		waitUntilOn(ctx, &c.mu, &c.sendq, (*chanSend[T])(c), c.forwardSend, func() bool {
 			done, err = c.trySend(v)
 			return done
 		})
@@ -120,7 +121,7 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 	c.mu.Lock()
 	v, ok, done := c.tryRecv()
 	if !done {
-		waitUntil(ctx, &c.mu, &c.recvq, c.forwardRecv, func() bool {
+		waitUntilOn(ctx, &c.mu, &c.recvq, (*chanRecv[T])(c), c.forwardRecv, func() bool {
 			v, ok, done = c.tryRecv()
 			return done
 		})

@@ -130,7 +130,7 @@ func (h *Handle[T]) Await(ctx Runtime) (T, error) {
 	for {
 		h.q.Push(w)
 		h.mu.Unlock()
-		park(w, &h.mu, &h.q, nil)
+		parkOn(w, &h.mu, &h.q, (*awaitWait[T])(h), nil)
 		if h.done() { // complete took w off the queue before setting done
 			return h.value()
 		}

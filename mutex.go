@@ -16,7 +16,7 @@ type Mutex struct {
 func (m *Mutex) Lock(ctx Runtime) {
 	m.mu.Lock()
 	if !m.take() {
-		waitUntil(ctx, &m.mu, &m.q, m.forward, m.take)
+		waitUntilOn(ctx, &m.mu, &m.q, mutexWait, m.forward, m.take)
 	}
 	m.mu.Unlock()
 }

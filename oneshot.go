@@ -60,7 +60,7 @@ func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
 		defer o.mu.Unlock()
 		return o.resultLocked()
 	}
-	waitUntil(ctx, &o.mu, &o.q, nil, o.doneLocked)
+	waitUntilOn(ctx, &o.mu, &o.q, oneshotWait, nil, o.doneLocked)
 	v, err := o.resultLocked()
 	o.mu.Unlock()
 	return v, err

@@ -37,7 +37,8 @@ func Select(ctx Runtime, cases ...Case) int {
 			c.release()
 		}
 	}()
-	waiters := make([]core.Waiter, len(cases))
+	sw := newSelectWait(cases) // the waiters, and what a report says of the cases
+	waiters := sw.waiters
 	var sel *selection // shared with partners, if a case is on an unbuffered channel
 	for _, c := range cases {
 		if _, ok := c.(syncCase); ok {
@@ -64,7 +65,7 @@ func Select(ctx Runtime, cases ...Case) int {
 		if sel != nil {
 			sel.state.Store(selWaiting)
 		}
-		parkCases(t, cases, waiters, sel)
+		parkCases(t, cases, waiters, sel, sw)
 		claimed := sel != nil && !sel.state.CompareAndSwap(selWaiting, selArming)
 		won := -1
 		for i, c := range cases {
@@ -97,7 +98,7 @@ func disarmCase(c Case, w *core.Waiter) bool {
 	return false
 }
 
-func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selection) {
+func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selection, sw *selectWait) {
 	ok := false
 	defer func() {
 		if !ok {
@@ -109,7 +110,7 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selection
 			}
 		}
 	}()
-	t.Park()
+	t.ParkOn(sw)
 	ok = true
 }
 
@@ -122,17 +123,23 @@ func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
 	return w
 }
 
-// waitUntil parks the calling task on q, the wait queue of a primitive
+// waitUntil is waitUntilOn for a wait that does not describe itself.
+func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+	waitUntilOn(ctx, mu, q, nil, forward, attempt)
+}
+
+// waitUntilOn parks the calling task on q, the wait queue of a primitive
 // guarded by mu, until attempt reports true. It is called with mu held and
 // returns with mu held; attempt runs with mu held after every wake-up.
-// forward passes on a wake-up the task did not use if the wait unwinds (see
-// park).
-func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+// on says what the task waits on, for failure reports (see core.Blocker;
+// nil says nothing). forward passes on a wake-up the task did not use if
+// the wait unwinds (see park).
+func waitUntilOn(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
 	w := waiter(ctx, mu)
 	for {
 		q.Push(w)
 		mu.Unlock()
-		park(w, mu, q, forward)
+		parkOn(w, mu, q, on, forward)
 		mu.Lock()
 		q.Remove(w)
 		w.Notified = false
@@ -142,9 +149,15 @@ func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), at
 	}
 }
 
-// park parks w's task; if the park unwinds (abort or Timeout), w is taken
-// off q under mu and an unused notification is forwarded.
+// park is parkOn for a wait that does not describe itself.
 func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
+	parkOn(w, mu, q, nil, forward)
+}
+
+// parkOn parks w's task on on (see waitUntilOn); if the park unwinds
+// (abort or Timeout), w is taken off q under mu and an unused notification
+// is forwarded.
+func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
 	ok := false
 	defer func() {
 		if !ok {
@@ -156,7 +169,7 @@ func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
 			mu.Unlock()
 		}
 	}()
-	w.Task.Park()
+	w.Task.ParkOn(on)
 	ok = true
 }
 

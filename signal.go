@@ -43,7 +43,7 @@ func (s *Signal) Wait(ctx Runtime) int {
 		s.mu.Unlock()
 		return s.value
 	}
-	waitUntil(ctx, &s.mu, &s.q, nil, func() bool { return s.fired })
+	waitUntilOn(ctx, &s.mu, &s.q, signalWait, nil, func() bool { return s.fired })
 	v := s.value
 	s.mu.Unlock()
 	return v

@@ -1,6 +1,7 @@
 package deterministic
 
 import (
+	"log/slog"
 	"math/rand/v2"
 	"time"
 )
@@ -23,7 +24,7 @@ type Config struct {
 	// simulated time (2262-04-11, math.MaxInt64 ns after the epoch), is
 	// invalid.
 	StartTime time.Time
-	// Timeout stops the run with the panic "runtime timeout" once this much
+	// Timeout stops the run with a "runtime timeout" *Verdict once this much
 	// simulated time has passed since StartTime. Zero means no limit.
 	Timeout time.Duration
 	// CatchPanics makes a task's panic an error from its Handle (a
@@ -58,6 +59,20 @@ type Config struct {
 	// and its stack whenever a task (or the root) panics, before the runtime
 	// reacts. Test harnesses use it to report the failing task.
 	OnTaskPanic func(task string, value any, stack []byte)
+	// AfterResume, when set, is called by the executor after every resume
+	// of a task (the root included), with the task's name and the simulated
+	// time, and once more, from Start, when a task ends the goroutine
+	// running the simulation with runtime.Goexit (t.FailNow). Test
+	// harnesses use it to find where a test was first marked failed
+	// (simtest does, when its event log is on). It runs between tasks and
+	// must not use the runtime. Nil costs nothing but one test per resume.
+	AfterResume func(task string, now time.Time)
+	// LogHandler is where the loggers of the run's contexts write (see
+	// telemetry/logging.Logger), each record stamped with the simulated
+	// time, the task, the context's host when it has one, and the seed.
+	// Nil means slog.Default's handler. simtest sets it to capture the log
+	// of a failing seed into its report.
+	LogHandler slog.Handler
 }
 
 const (

@@ -19,7 +19,11 @@
 // each once. It stops as soon as the root returns. Then the clock advances
 // one Config.Cycle; when nothing is ready it jumps to the next timer; with
 // nothing ready and no timer, the run has deadlocked and Start panics with
-// "runtime stalled". When the root returns, every remaining task is unwound
+// "runtime stalled". Both verdicts are a *Verdict (errors.Is ErrStalled or
+// ErrRunTimeout) whose text lists every live task, what each parked one
+// waits on (a channel by its creation site, a mutex, a sleep until T, a
+// Recv or Accept with its addresses, an Await on a named task, a Select's
+// cases) and since when. When the root returns, every remaining task is unwound
 // in id order (their deferred calls run) and the storage is crashed: writes
 // that were never synced are lost unless the fault configuration retains
 // them.

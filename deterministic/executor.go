@@ -37,6 +37,7 @@ type runtime struct {
 	idle    []*coroutine // finished tasks' coroutines, for reuse
 	timers  timers
 	current *task
+	after   func(task string, now time.Time) // Config.AfterResume
 	root    *task
 	nextID  uint64
 	live    struct{ head, tail *task }
@@ -73,7 +74,7 @@ type failure struct {
 }
 
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
-	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New()}
+	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New(), after: cfg.AfterResume}
 	if cp != nil {
 		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor.snapshot(), cp.dns
 	} else {
@@ -195,7 +196,7 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	t.ctx = &child.Context
 	rt.admit(t)
 	rt.auditor.spawn(t.id, t.name)
-	return node
+	return (*taskRef)(node)
 }
 
 // resume runs t until it parks or ends.
@@ -206,6 +207,9 @@ func (rt *runtime) resume(t *task) {
 	rt.progress.Add(1)
 	finished, _ := t.next()
 	rt.current = nil
+	if rt.after != nil {
+		rt.after(t.name, time.Unix(0, rt.now).UTC())
+	}
 	if finished {
 		rt.finish(t)
 	}
@@ -280,9 +284,11 @@ type taskWithContext struct {
 
 // abortSpawned is the supervision tree's abortTask: the tree hands back
 // only spawn nodes, and every spawn node is the node of a taskWithContext.
-func abortSpawned(n *supervise.Node) {
-	tc := (*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node))))
-	tc.task.Abort()
+func abortSpawned(n *supervise.Node) { taskOf(n).Abort() }
+
+// taskOf returns the task of spawn node n.
+func taskOf(n *supervise.Node) *task {
+	return &(*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node)))).task
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.
@@ -356,7 +362,7 @@ func boundedUint64(src rand.Source, n uint64) uint64 {
 
 func (rt *runtime) checkDeadline() {
 	if rt.hasEnd && rt.now >= rt.end {
-		panic("runtime timeout")
+		panic(rt.verdict(ErrRunTimeout))
 	}
 }
 
@@ -384,7 +390,7 @@ func (rt *runtime) wakeUntilProgress() {
 			return
 		}
 		if rt.timers.len() == 0 {
-			panic("runtime stalled")
+			panic(rt.verdict(ErrStalled))
 		}
 	}
 }
@@ -432,8 +438,9 @@ func (rt *runtime) sleepUntil(at int64) {
 		return
 	}
 	rt.afterFunc(time.Duration(at-rt.now), t, nil)
+	t.wakeAt = at
 	for rt.now < at {
-		t.ct.Park()
+		t.ct.ParkOn((*sleepWait)(t))
 	}
 }
 

@@ -71,8 +71,9 @@ func FromCheckpoint(cp *Checkpoint) *Runner {
 // task still alive (their deferred calls run), crashes the simulated storage
 // (unsynced writes resolved by the fault configuration) and returns.
 //
-// Start panics with "runtime stalled" when no task can make progress and no
-// timer is pending, with "runtime timeout" past Config.Timeout, and with a
+// Start panics with a *Verdict when no task can make progress and no timer
+// is pending (its text starts "runtime stalled"; errors.Is ErrStalled) and
+// past Config.Timeout ("runtime timeout"; ErrRunTimeout), and with a
 // task's own panic value when a task panics and CatchPanics is off; all of
 // these after the cleanup above. Results leave through the closure.
 func (r *Runner) Start(root func(ctx *Context)) {
@@ -103,6 +104,9 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 		// Reached with cp == nil only when a task called runtime.Goexit
 		// (t.FailNow): still clean up, so nothing leaks.
 		if cp == nil {
+			if t := rt.current; t != nil && rt.after != nil {
+				rt.after(t.name, time.Unix(0, rt.now).UTC())
+			}
 			rt.cleanup(r.cfg)
 		}
 	}()

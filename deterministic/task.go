@@ -20,24 +20,27 @@ type task struct {
 	queued   bool
 	permit   bool
 	parked   bool
+	root     bool         // cold, but here it fills padding
+	outcome  core.Outcome // cold, likewise
 	id       uint64
 	next     func() (bool, bool) // resume: (task finished, coroutine alive)
 	yield    func(bool) bool     // park: yield(false)
 	rt       *runtime
 	name     string
 	label    *metrics.TaskLabel
+	since    int64 // simulated time of the latest park, for reports: beside ct.flags, which Park reads
 	ct       core.Task
 	waiter   core.Waiter // ct's reusable waiter: every simulated task waits
 
-	root bool
 	node *supervise.Node // spawn node; nil for the root
 	fn   func()          // the root's function
 	body simrt.Task      // a spawned task's work, which also takes its outcome ...
 	ctx  simrt.Context   // ... and its context
 	co   *coroutine
 
-	outcome core.Outcome
-	panic   *core.Panic
+	panic *core.Panic
+
+	wakeAt int64 // the end of the task's pending sleep, for reports
 
 	prevLive, nextLive *task // live tasks, in id order
 }
@@ -49,6 +52,7 @@ func (t *task) Park() {
 		t.permit = false
 	} else {
 		t.parked = true
+		t.since = t.rt.now
 		t.yield(false)
 		t.parked = false
 		t.permit = false

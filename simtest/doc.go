@@ -62,6 +62,17 @@
 // unwound and cleaned up, the report is logged, and the test (or the seed's
 // subtest) ends. Use the t passed to the root function, never another.
 //
+// A report says where the failure was: a panic's task and stack; for
+// t.Error and t.Fatal, the simulated time and task of the resume after
+// which the test was first marked failed (found when the event log is on,
+// as it is for one seed: Run or a replay; a sweep's report says to replay);
+// for "runtime stalled" and "runtime timeout", every live task, what it
+// waits on and since when (see deterministic.Verdict). The last events
+// before the failure follow, with task names and decoded ids and timers,
+// the failing task's marked '>'. Each simulation's log (simrt.Logger, see
+// deterministic.Config.LogHandler) is captured, and its last 100 records
+// are printed in the report of a failing seed, never for a passing one.
+//
 // # Determinism
 //
 // Same seed, same program, same run. A test breaks this by letting

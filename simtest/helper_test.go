@@ -88,3 +88,34 @@ func TestHelperMapOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestHelperError marks the test failed from task "checker" at 3ms of
+// simulated time, while the run goes on to 10ms; both tasks log.
+func TestHelperError(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{Seed: 7}, func(t *testing.T, ctx *deterministic.Context) {
+		h := simrt.Spawn(ctx.Child("checker"), func(ctx simrt.Context) int {
+			ctx.Sleep(2 * time.Millisecond)
+			simrt.Logger(ctx).Info("checking", "want", 42)
+			t.Errorf("checker saw 41")
+			return 0
+		})
+		simrt.Logger(ctx).Info("root waits")
+		ctx.Sleep(10 * time.Millisecond)
+		h.Await(ctx)
+	})
+}
+
+// TestHelperQuietLogs logs from a passing simulation, then fails outside
+// it: the simulation's log must not be printed.
+func TestHelperQuietLogs(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{Seed: 7}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Logger(ctx).Info("hush")
+	})
+	t.Error("failed after the simulation")
+}

@@ -92,6 +92,15 @@ func TestStallReport(t *testing.T) {
 	if !strings.HasPrefix(r.what, "runtime stalled") || r.task != "waiter" || r.time != "1ms" {
 		t.Errorf("report = %+v", r)
 	}
+	// The verdict lists every parked task and what it waits on.
+	for _, want := range []string{
+		`task <root> (#0) parked 2ms, since 1970-01-01T00:00:00Z: Await task "waiter"`,
+		`task "waiter" (#1) parked 1ms, since 1970-01-01T00:00:00.001Z: receive on chan made at helper_test.go:`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stall report lacks %q:\n%s", want, out)
+		}
+	}
 	if !strings.Contains(out, "replay: go test -run '^TestHelperStall$' ./simtest -simrt.seed=7") {
 		t.Errorf("no replay command in:\n%s", out)
 	}
@@ -122,5 +131,57 @@ func TestCheckDeterminismFlagCatchesMapOrder(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A t.Error from a task is reported where it was called (time and task),
+// not at the end of the run; the event tail is rendered with names and
+// marks the failing task's events; the seed's log is in the report.
+func TestErrorReportLocatesTheCall(t *testing.T) {
+	out := runHelper(t, "TestHelperError")
+	r := parseReport(t, out, "7")
+	if r.task != "checker" || r.time != "3ms" {
+		t.Errorf("report = %+v; want task checker at 3ms (the run ends at 11ms)", r)
+	}
+	for _, want := range []string{
+		`the test was first marked failed (t.Error, t.Fatal, t.Fail) at 3ms of simulated time in task "checker"`,
+		`events before the failure ('>': task "checker")`,
+		`> #5 +3ms resume task #1 "checker"`, `  #1 +0s <root>: spawn task #1 "checker"`,
+		`log, last 2 of 2 records:`,
+		`time=1970-01-01T00:00:00.000Z level=INFO msg="root waits" seed=7 task=root`,
+		`time=1970-01-01T00:00:00.003Z level=INFO msg=checking seed=7 task=checker want=42`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "process_task") {
+		t.Errorf("event tail shows raw event kinds:\n%s", out)
+	}
+}
+
+// A passing simulation's log is not printed.
+func TestPassingSeedLogsNothing(t *testing.T) {
+	out := runHelper(t, "TestHelperQuietLogs")
+	if !strings.Contains(out, "failed after the simulation") || strings.Contains(out, "hush") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// A t.Fatal from a task is reported at the resume that called it, not as
+// "the last to run".
+func TestFatalReportLocatesTheCall(t *testing.T) {
+	out := runHelper(t, "TestHelperFatal", "-simrt.seeds=0..199", "-simrt.parallel=1", "-simrt.events=20")
+	m := reFirst.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no first failing seed in:\n%s", out)
+	}
+	r := parseReport(t, out, m[1])
+	if r.task != "checker" || r.time != "3ms" {
+		t.Errorf("report = %+v; want task checker at 3ms", r)
+	}
+	if !strings.Contains(out, `first marked failed (t.Error, t.Fatal, t.Fail) at 3ms of simulated time in task "checker"`) ||
+		strings.Contains(out, "the last to run") {
+		t.Errorf("report does not locate the t.Fatal:\n%s", out)
 	}
 }

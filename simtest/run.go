@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,6 +108,12 @@ type failure struct {
 	state  string
 	events []deterministic.Event
 	total  uint64
+	// first is where the test was first marked failed, when simtest
+	// located it (see locator).
+	first *locator
+	// logs are the last records the simulation logged, of logTotal.
+	logs     []string
+	logTotal int
 }
 
 // simulate runs one simulation and returns its failure, or nil. The
@@ -131,7 +138,16 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 	var aud *deterministic.Auditor
 	failedBefore := t.Failed()
 	finished := false
-	build := func(base *failure, what string, fatal bool) *failure {
+	loc := &locator{t: t, aud: &aud}
+	if cfg.EventLog != 0 && !failedBefore {
+		cfg.AfterResume = loc.hook(cfg.AfterResume)
+	}
+	logs := &logRing{}
+	cfg.LogHandler = logs.handler(cfg.LogHandler)
+	// build makes the report; atFirst says the failure is the test's own
+	// (t.Error, t.Fatal), so that where it was first marked failed is
+	// where it failed.
+	build := func(base *failure, what string, fatal, atFirst bool) *failure {
 		f := base
 		if f == nil {
 			f = &failure{what: what}
@@ -142,6 +158,14 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 			f.state = aud.State()
 			f.events = aud.Log().Events()
 			f.total = aud.Log().Total()
+		}
+		f.logs, f.logTotal = logs.lines()
+		if loc.found {
+			f.first = loc
+			if atFirst && !f.known {
+				f.task, f.time, f.known = loc.task, loc.time, true
+				f.events, f.total = loc.events, loc.total
+			}
 		}
 		if !f.known && len(f.events) > 0 {
 			last := f.events[len(f.events)-1]
@@ -159,20 +183,24 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 		r := recover()
 		if r == nil { // runtime.Goexit: t.FailNow or t.SkipNow in a task
 			if !t.Skipped() {
-				t.Errorf("%s", build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true).report(name))
+				t.Errorf("%s", build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true).report(name))
 			}
 			return
 		}
+		var verdict *deterministic.Verdict
+		if err, ok := r.(error); ok {
+			errors.As(err, &verdict)
+		}
 		switch {
-		case r == "runtime stalled":
-			f = build(nil, "runtime stalled: no task can make progress and no timer is pending", true)
-		case r == "runtime timeout":
-			f = build(nil, "runtime timeout", true)
+		case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
+			f = build(nil, verdict.Error(), true, false)
+		case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
+			f = build(nil, verdict.Error(), true, false)
 			f.time, f.known = f.start.Add(cfg.Timeout), true
 		case panicked != nil:
-			f = build(panicked, "", true)
+			f = build(panicked, "", true, false)
 		default:
-			f = build(nil, fmt.Sprintf("panic: %v", r), true)
+			f = build(nil, fmt.Sprintf("panic: %v", r), true, false)
 		}
 	}()
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
@@ -185,7 +213,7 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 	})
 	finished = true
 	if t.Failed() && !failedBefore {
-		return build(nil, "the test failed (t.Error) inside the simulation", false)
+		return build(nil, "the test failed (t.Error) inside the simulation", false, true)
 	}
 	return nil
 }
@@ -223,13 +251,30 @@ func (f *failure) report(testName string) string {
 	}
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "%s\n", f.what)
+	switch l := f.first; {
+	case l != nil:
+		fmt.Fprintf(&b, "the test was first marked failed (t.Error, t.Fatal, t.Fail) at %v of simulated time in task %s\n",
+			l.time.Sub(f.start), taskName(l.task))
+	case !f.fatal && !f.known:
+		b.WriteString("(with the event log off the report cannot say where t.Error was called: replay the seed)\n")
+	}
 	if len(f.stack) > 0 {
 		fmt.Fprintf(&b, "stack of task %q:\n%s\n", task, trimStack(f.stack))
 	}
 	if len(f.events) > 0 {
-		fmt.Fprintf(&b, "last %d of %d events:\n", len(f.events), f.total)
+		at := "before the failure"
+		if !f.known {
+			at = "of the run"
+		}
+		fmt.Fprintf(&b, "last %d of %d events %s ('>': task %s):\n", len(f.events), f.total, at, taskName(f.task))
 		for _, e := range f.events {
-			fmt.Fprintf(&b, "  %s\n", e)
+			fmt.Fprintf(&b, "%s\n", formatEvent(e, f.start, f.task, f.known || f.task != ""))
+		}
+	}
+	if len(f.logs) > 0 {
+		fmt.Fprintf(&b, "log, last %d of %d records:\n", len(f.logs), f.logTotal)
+		for _, l := range f.logs {
+			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
 	fmt.Fprintf(&b, "audit state: %s\n", f.state)

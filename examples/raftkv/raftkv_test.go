@@ -122,4 +122,8 @@ func TestNoProgressFails(t *testing.T) {
 	if !strings.HasPrefix(o.Failure, "no progress") || !strings.Contains(o.Failure, "still waits on") {
 		t.Fatalf("failure %q, want no progress naming the waiting clients", o.Failure)
 	}
+	// ... and every task, with what it waits on.
+	if !strings.Contains(o.Failure, `task "listener" on 10.0.0.1 (#1) parked`) || !strings.Contains(o.Failure, "Accept on 10.0.0.1:7000") {
+		t.Errorf("failure %q does not list the parked tasks", o.Failure)
+	}
 }

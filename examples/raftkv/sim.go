@@ -198,18 +198,22 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 		return
 	}
 	s.finished = true
-	s.failure = s.noProgress()
+	s.failure = s.noProgress(ctx)
 	s.log.printf(ctx, "%s", s.failure)
 }
 
-// noProgress describes the clients still waiting at the deadline.
-func (s *sim) noProgress() string {
+// noProgress describes the clients still waiting at the deadline, and
+// every task of the run with what it waits on.
+func (s *sim) noProgress(ctx *deterministic.Context) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no progress: faults healed at %v, yet at %v", s.healAt.Sub(s.start), s.deadline.Sub(s.start))
 	for _, c := range s.clients {
 		if c.cur != nil {
 			fmt.Fprintf(&b, "; client %d still waits on %v invoked at %v", c.id, c.cur.cmd, c.cur.call)
 		}
+	}
+	for _, t := range ctx.Tasks() {
+		fmt.Fprintf(&b, "\n  %s", t.String(ctx.Now()))
 	}
 	return b.String()
 }

@@ -118,7 +118,12 @@ func (t *Task) SetBackend(b Backend) { t.backend = b }
 // a task woken at the instant its deadline expires first gets to finish
 // what it was waiting for (the timed function wins a tie, as in the
 // reference's biased select).
-func (t *Task) Park() { t.backend.Park() }
+func (t *Task) Park() {
+	if w := t.single; w != nil {
+		w.blocker = nil
+	}
+	t.backend.Park()
+}
 
 // BeforePark panics if the task must unwind instead of blocking (aborted,
 // or a deadline expired). Every Backend calls it first in Park and Yield;

@@ -10,6 +10,10 @@ type Waiter struct {
 	q        *WaitQueue
 	prev     *Waiter
 	next     *Waiter
+	// blocker, in the task's reusable waiter only, is what the task is
+	// parked on, whatever the wait (see ParkOn): kept here rather than in
+	// Task so that a production task stays within its size class.
+	blocker Blocker
 }
 
 // Waiter returns the task's reusable waiter for single-primitive waits,

@@ -213,7 +213,7 @@ func (n *Network) waitPath(out, back *link) error {
 			if (out.severed() || back.severed()) && n.cfg.DialTimeout <= 0 {
 				return simrt.ErrConnectionFailed
 			}
-			n.wait(&n.changed)
+			n.waitOn(&n.changed, dialWait)
 		}
 		return nil
 	}
@@ -223,9 +223,12 @@ func (n *Network) waitPath(out, back *link) error {
 	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
 }
 
-// wait parks the calling task on q with mu released, and holds mu again
-// when it returns or unwinds.
-func (n *Network) wait(q *core.WaitQueue) {
+// wait is waitOn for a wait that does not describe itself.
+func (n *Network) wait(q *core.WaitQueue) { n.waitOn(q, nil) }
+
+// waitOn parks the calling task on q with mu released, and holds mu again
+// when it returns or unwinds. on says what it waits for, for reports.
+func (n *Network) waitOn(q *core.WaitQueue, on core.Blocker) {
 	t := n.rt.CurrentTask()
 	n.mu.Bind(t) // a simulated task: the lock is free from here on
 	w := t.Waiter()
@@ -235,7 +238,7 @@ func (n *Network) wait(q *core.WaitQueue) {
 		n.mu.Lock()
 		q.Remove(w)
 	}()
-	t.Park()
+	t.ParkOn(on)
 }
 
 // sleep parks the calling task for d with mu released, and holds mu again
@@ -330,7 +333,7 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 			l.queue = l.queue[1:]
 			return c.peer, c.sink, c.stream, nil
 		}
-		n.wait(&l.q)
+		n.waitOn(&l.q, (*acceptWait)(l))
 	}
 }
 

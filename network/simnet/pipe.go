@@ -316,7 +316,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 			return nil, simrt.ErrRecvFailed
 		}
 		s.poisoned = true // stays so if the wait unwinds
-		n.wait(&p.recvq)
+		n.waitOn(&p.recvq, (*recvWait)(p))
 		s.poisoned = false
 	}
 }

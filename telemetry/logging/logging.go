@@ -5,11 +5,19 @@
 // same handler stamps the wall clock. System code builds its logger the
 // same way on both.
 //
-// Smallest use, from a task:
+// Every runtime context already has a logger built on this handler:
+// simrt.Logger(ctx) returns it, writing to the runtime's configured handler
+// (deterministic.Config.LogHandler, realtime.Config.Logger); the
+// simulator's also stamps node, the context's host when it has one, and
+// simtest captures its records into the report of a failing seed. From a
+// task:
+//
+//	simrt.Logger(ctx).Info("elected", "term", 3)
+//	// time=1970-01-01T00:00:01.250Z level=INFO msg=elected seed=7 task=node_2 node=10.0.0.2 term=3
+//
+// To send a context's records elsewhere, build the logger directly:
 //
 //	log := slog.New(logging.NewHandler(slog.NewTextHandler(os.Stderr, nil), ctx))
-//	log.Info("elected", "term", 3)
-//	// time=1970-01-01T00:00:01.250Z level=INFO msg=elected seed=7 task=node_2 term=3
 package logging
 
 import (

@@ -1,0 +1,27 @@
+package deterministic
+
+import (
+	"log/slog"
+
+	"github.com/simrt/simrt/telemetry/logging"
+)
+
+// Logger returns a logger that writes to Config.LogHandler (slog.Default's
+// handler when nil) with every record stamped by a telemetry/logging
+// handler: the simulated time, the seed, the context's name (attribute
+// task) and, for a context made with WithHost, its host (attribute node).
+// Two runs of one seed log the same bytes. simrt.Logger(ctx) returns it
+// for system code that holds a simrt.Context. Use the logger from tasks of
+// this runtime only, like the context.
+func (c *Context) Logger() *slog.Logger {
+	c.rt.check()
+	inner := c.rt.cfg.LogHandler
+	if inner == nil {
+		inner = slog.Default().Handler()
+	}
+	var h slog.Handler = logging.NewHandler(inner, c)
+	if c.host.IsValid() {
+		h = h.WithAttrs([]slog.Attr{slog.String("node", c.host.String())})
+	}
+	return slog.New(h)
+}

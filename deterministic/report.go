@@ -1,0 +1,170 @@
+package deterministic
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/supervise"
+)
+
+// The simulator's own verdicts on a run. Start panics with a *Verdict that
+// wraps one of them; match with errors.Is.
+var (
+	// ErrStalled: no task can make progress and no timer is pending.
+	ErrStalled = errors.New("runtime stalled")
+	// ErrRunTimeout: the run reached Config.Timeout of simulated time.
+	ErrRunTimeout = errors.New("runtime timeout")
+)
+
+// Verdict is the panic value of a run the simulator stopped itself: it
+// stalled (Err is ErrStalled) or ran out of time (ErrRunTimeout). It lists
+// every task that was alive, what each parked one waited on and since when,
+// so that a deadlock can be read off the report without a rerun. Its Error
+// text starts with "runtime stalled" or "runtime timeout" and then lists the
+// tasks, one a line.
+//
+// The listing is made from state the executor keeps beside the run (what
+// each park recorded, see core.Blocker); it is never audited, so it changes
+// no audit state.
+type Verdict struct {
+	Err   error       // ErrStalled or ErrRunTimeout
+	Time  time.Time   // the simulated time of the verdict (for a timeout, the deadline)
+	Tasks []TaskState // every live task, in id (spawn) order
+}
+
+// TaskState is one live task when the run stopped.
+type TaskState struct {
+	ID   uint64
+	Name string // the task's context label; "" for the root
+	// Node is the simulated host the task's context acts as (WithHost);
+	// the zero Addr when it has none.
+	Node netip.Addr
+	// Ready is true for a task that was woken (or rescheduled) and waits
+	// only for its turn, Running for the task that asked (see
+	// Context.Tasks); the others are parked.
+	Ready, Running bool
+	// On is what the parked task waits on ("receive on chan made at
+	// node.go:140 (capacity 1)", "sleep until ...", "Await task \"w\"");
+	// "" when the primitive it parked on does not say.
+	On string
+	// Since is the simulated time the task last parked.
+	Since time.Time
+}
+
+// Error implements error.
+func (v *Verdict) Error() string {
+	var b strings.Builder
+	switch {
+	case errors.Is(v.Err, ErrStalled):
+		b.WriteString("runtime stalled: no task can make progress and no timer is pending")
+	case errors.Is(v.Err, ErrRunTimeout):
+		b.WriteString("runtime timeout: the run reached Config.Timeout of simulated time")
+	default:
+		b.WriteString(v.Err.Error())
+	}
+	fmt.Fprintf(&b, " (at %s); %d live tasks:", v.Time.UTC().Format(time.RFC3339Nano), len(v.Tasks))
+	for _, t := range v.Tasks {
+		b.WriteString("\n  ")
+		b.WriteString(t.String(v.Time))
+	}
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (v *Verdict) Unwrap() error { return v.Err }
+
+// String renders the task on one line, its waiting time counted up to now:
+//
+//	task "node" on 10.0.0.1 (#3) parked 4ms, since 1970-01-01T00:00:00.001Z: receive on chan made at node.go:140 (capacity 64)
+func (t TaskState) String(now time.Time) string {
+	name := strconv.Quote(t.Name)
+	if t.Name == "" {
+		name = "<root>"
+	}
+	if t.Node.IsValid() {
+		name += " on " + t.Node.String()
+	}
+	switch {
+	case t.Running:
+		return fmt.Sprintf("task %s (#%d) running", name, t.ID)
+	case t.Ready:
+		return fmt.Sprintf("task %s (#%d) ready to run", name, t.ID)
+	}
+	on := t.On
+	if on == "" {
+		on = "a wait that does not describe itself"
+	}
+	return fmt.Sprintf("task %s (#%d) parked %v, since %s: %s", name, t.ID, now.Sub(t.Since),
+		t.Since.UTC().Format(time.RFC3339Nano), on)
+}
+
+// verdict builds the verdict err on the run as it stands: called by the
+// executor, between resumes, where it panics.
+func (rt *runtime) verdict(err error) *Verdict {
+	now := rt.now
+	if err == ErrRunTimeout && rt.hasEnd {
+		now = min(now, rt.end) // the clock may have jumped past the end: no task saw that time
+	}
+	return &Verdict{Err: err, Time: time.Unix(0, now).UTC(), Tasks: rt.tasks()}
+}
+
+// tasks lists the live tasks in id order.
+func (rt *runtime) tasks() []TaskState {
+	var out []TaskState
+	for t := rt.live.head; t != nil; t = t.nextLive {
+		s := TaskState{ID: t.id, Name: t.name, Running: t == rt.current,
+			Ready: t != rt.current && (!t.parked || t.queued), Since: time.Unix(0, t.since).UTC()}
+		if c, ok := t.ctx.(*Context); ok {
+			s.Node = c.host
+		}
+		if !s.Ready && !s.Running {
+			if b := t.ct.WaitingOn(); b != nil {
+				s.On = b.BlockedOn()
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Tasks returns every live task of the run, in id (spawn) order, with what
+// each parked one waits on and since when: the listing of a stall verdict,
+// on demand, for a check of the test's own (a workload that sees no
+// progress, say). The calling task is listed as Running. Nothing is
+// audited, so calling it changes no audit state. Render a task with
+// TaskState.String(ctx.Now()).
+func (c *Context) Tasks() []TaskState {
+	c.rt.check()
+	return c.rt.tasks()
+}
+
+// sleepWait is a task seen as the wait of its own sleep.
+type sleepWait task
+
+// BlockedOn implements core.Blocker.
+func (t *sleepWait) BlockedOn() string {
+	if t.wakeAt >= never {
+		return "sleep until the end of simulated time (never)"
+	}
+	return "sleep until " + time.Unix(0, t.wakeAt).UTC().Format(time.RFC3339Nano)
+}
+
+// taskRef is the Aborter of a spawned task: its spawn node, which can also
+// name the task (core.TaskNamer), so that a report says which task an
+// Await waits for.
+type taskRef supervise.Node
+
+var _ core.TaskNamer = (*taskRef)(nil)
+var _ simrt.Aborter = (*taskRef)(nil)
+
+// Abort implements simrt.Aborter.
+func (r *taskRef) Abort() { (*supervise.Node)(r).Abort() }
+
+// TaskName implements core.TaskNamer.
+func (r *taskRef) TaskName() string { return taskOf((*supervise.Node)(r)).name }
