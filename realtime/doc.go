@@ -6,11 +6,15 @@
 // The smallest use:
 //
 //	func main() {
-//		realtime.New(realtime.Config{}).Start(func(ctx simrt.Context) {
+//		realtime.Main(realtime.Config{}, func(ctx simrt.Context) error {
 //			realtime.StopOnSignal(ctx, 10*time.Second)
-//			run(ctx) // the same function the simulation tests call
+//			return run(ctx) // the same function the simulation tests call
 //		})
 //	}
+//
+// Main exits with the Stop value (128 plus the signal's number after a
+// signal StopOnSignal caught), or 1 on an error; Runner.Start returns them
+// instead.
 //
 // # Tasks
 //

@@ -45,6 +45,7 @@ func TestAbortUnblocksRecvOnOwnConnection(t *testing.T) {
 			return 0
 		})
 		unwound := simrt.NewOneshot[error]()
+		dialed := simrt.NewOneshot[struct{}]()
 		client := simrt.Spawn(ctx.Child("client"), func(ctx simrt.Context) int {
 			si, st, err := ctx.Dial(l.Addr())
 			if err != nil {
@@ -53,11 +54,15 @@ func TestAbortUnblocksRecvOnOwnConnection(t *testing.T) {
 			}
 			defer si.Close()
 			defer st.Close()
-			_, err = st.Recv(1) // blocks in the kernel until aborted
+			dialed.Send(struct{}{}) // does not block
+			_, err = st.Recv(1)     // blocks in the kernel until aborted
 			unwound.Send(err)
 			return 1
 		})
-		srv, _ := held.Recv(ctx) // the client is connected (and about to block)
+		// The client is connected (and about to block); an abort before
+		// Dial returns would cut the Dial instead.
+		dialed.Recv(ctx)
+		srv, _ := held.Recv(ctx)
 		defer srv.sink.Close()
 		defer srv.stream.Close()
 		client.Abort()

@@ -11,6 +11,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -27,7 +28,7 @@ type runtime struct {
 	rootLabel  *metrics.TaskLabel // the root task's series
 	rand       *rand.Rand
 	pool       *pool
-	network    simrt.Network
+	network    *metered.Network
 	storage    simrt.Storage
 	disk       simrt.Storage // the directory under storage (storage.go)
 	metrics    *metricsServer
@@ -42,7 +43,6 @@ type runtime struct {
 	live     atomic.Int64
 	liveZero chan struct{} // a token when live reaches zero while closing
 	io       closers       // every open I/O resource, closed at shutdown
-	dials    atomic.Int32  // connects in flight on helper goroutines (Context.Dial)
 	blobs    closers       // every open blob, closed once every task has ended
 
 	root    *task
