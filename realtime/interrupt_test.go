@@ -218,3 +218,94 @@ func fullListener(t *testing.T) (int, netip.AddrPort) {
 	in := sa.(*syscall.SockaddrInet4)
 	return fd, netip.AddrPortFrom(netip.AddrFrom4(in.Addr), uint16(in.Port))
 }
+
+// TestTimeoutCutsRecvOnHandedConnection: the task blocked in Recv is the
+// one a Timeout interrupts, although another task opened the connection
+// (the network's read timeout is an hour here).
+func TestTimeoutCutsRecvOnHandedConnection(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx) // the root owns both ends
+		defer si.Close()
+		defer st.Close()
+		h := simrt.Spawn(ctx.Child("handler"), func(ctx simrt.Context) int {
+			defer srv.sink.Close()
+			defer srv.stream.Close()
+			timed(t, ctx, "Recv on a handed connection", func() error { _, err := srv.stream.Recv(4); return err })
+			return 0
+		})
+		awaitWithin(t, ctx, h)
+	})
+}
+
+// TestTimeoutCutsAcceptOnHandedListener: likewise for a listener bound by
+// another task.
+func TestTimeoutCutsAcceptOnHandedListener(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		awaitWithin(t, ctx, simrt.Spawn(ctx.Child("acceptor"), func(ctx simrt.Context) int {
+			timed(t, ctx, "Accept on a handed listener", func() error { _, _, _, err := l.Accept(); return err })
+			return 0
+		}))
+	})
+}
+
+// awaitWithin awaits h for up to bound: a task whose timed operation was
+// not cut would otherwise hold the test for the network's timeout (the
+// shutdown then unblocks it).
+func awaitWithin(t *testing.T, ctx simrt.Context, h *simrt.Handle[int]) {
+	t.Helper()
+	if err := simrt.Timeout(ctx, bound, func() error { _, err := h.Await(ctx); return err }); err != nil {
+		t.Errorf("the task still blocks after %v: %v", bound, err)
+	}
+}
+
+// TestAbortCutsHandlerRecv is the accept loop of examples/greet: the root
+// binds, an accept task spawns a handler per connection, and aborting a
+// handler blocked in its first Recv ends it at once.
+func TestAbortCutsHandlerRecv(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		about := simrt.NewOneshot[struct{}]()
+		unwound := simrt.NewOneshot[struct{}]()
+		handlers := simrt.NewChan[*simrt.Handle[int]](1)
+		simrt.Spawn(ctx.Child("accept"), func(ctx simrt.Context) int {
+			_, si, st, err := l.Accept()
+			if err != nil {
+				return 0
+			}
+			h := simrt.Spawn(ctx.Child("conn"), func(ctx simrt.Context) int {
+				defer unwound.Send(struct{}{})
+				defer si.Close()
+				defer st.Close()
+				about.Send(struct{}{}) // does not block
+				st.Recv(2)             // the client sends nothing
+				return 0
+			})
+			handlers.Send(ctx, h)
+			simrt.Select(ctx) // accept loops live on (their end would abort the handler)
+			return 0
+		})
+		si, st, err := ctx.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer si.Close()
+		defer st.Close()
+		h, _ := handlers.Recv(ctx)
+		about.Recv(ctx)
+		begin := time.Now()
+		h.Abort()
+		if err := simrt.Timeout(ctx, bound, func() error { _, err := unwound.Recv(ctx); return err }); err != nil {
+			t.Errorf("an aborted handler still blocks in Recv after %v", bound)
+		}
+		t.Logf("the abort ended the handler after %v", time.Since(begin))
+	})
+}

@@ -25,6 +25,7 @@ func (rt *runtime) initNetwork() {
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.scope.rt.check()
+	c.scope.rt.netUsed.Store(true)
 	l, err := c.scope.rt.network.Bind(addr)
 	if err != nil {
 		return nil, err
@@ -47,6 +48,7 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	rt := c.scope.rt
 	rt.check()
+	rt.netUsed.Store(true)
 	t := c.task
 	dctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -126,15 +128,16 @@ type listener struct {
 
 var _ simrt.Listener = (*listener)(nil)
 
-// Accept implements simrt.Listener.Accept. If the listener's owner is
-// interrupted (a Timeout expires, an abort) while Accept blocks, the
-// listener is closed, and Accept unwinds the owner (see interrupt.go).
+// Accept implements simrt.Listener.Accept. If the task blocked in it (its
+// owner, or a task it was handed to) is interrupted (a Timeout expires, an
+// abort) while Accept blocks, the listener is closed, and Accept unwinds
+// that task (see interrupt.go).
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	if l.tg.cut.Load() {
 		return netip.AddrPort{}, nil, nil, simrt.ErrClosed
 	}
-	o := l.owner
-	rec := o.beginIO(&l.tg)
+	o := l.rt.blockedTask(l.owner, &l.tg)
+	rec := o != nil && o.beginIO(&l.tg)
 	peer, sink, stream, err := l.inner.Accept()
 	if rec && o.endIO(&l.tg) {
 		if err == nil {
@@ -205,16 +208,16 @@ type sink struct {
 
 var _ simrt.Sink = (*sink)(nil)
 
-// Send implements simrt.Sink.Send. If the connection's owner is
-// interrupted (a Timeout expires, an abort) while Send blocks, the write
-// half is shut down and poisoned, and Send unwinds the owner (see
-// interrupt.go).
+// Send implements simrt.Sink.Send. If the task blocked in it (whichever
+// task opened the connection) is interrupted (a Timeout expires, an abort)
+// while Send blocks, the write half is shut down and poisoned, and Send
+// unwinds that task (see interrupt.go).
 func (s *sink) Send(bufs ...[]byte) error {
 	if s.tg.cut.Load() {
 		return simrt.ErrClosed
 	}
-	o := s.c.owner
-	if !o.beginIO(&s.tg) {
+	o := s.c.rt.blockedTask(s.c.owner, &s.tg)
+	if o == nil || !o.beginIO(&s.tg) {
 		return s.inner.Send(bufs...)
 	}
 	err := s.inner.Send(bufs...)
@@ -242,10 +245,10 @@ type stream struct {
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv. If the connection's owner is
-// interrupted (a Timeout expires, an abort) while Recv blocks, the read
-// half is shut down and poisoned, and Recv unwinds the owner (see
-// interrupt.go). A Recv of bytes already buffered cannot block and runs
+// Recv implements simrt.Stream.Recv. If the task blocked in it (whichever
+// task opened the connection) is interrupted (a Timeout expires, an abort)
+// while Recv blocks, the read half is shut down and poisoned, and Recv
+// unwinds that task (see interrupt.go). A Recv of bytes already buffered cannot block and runs
 // directly.
 func (s *stream) Recv(n int) ([]byte, error) {
 	if s.tg.cut.Load() {
@@ -254,8 +257,8 @@ func (s *stream) Recv(n int) ([]byte, error) {
 	if n <= 0 || len(s.inner.Peek(n)) >= n {
 		return s.inner.Recv(n)
 	}
-	o := s.c.owner
-	if !o.beginIO(&s.tg) {
+	o := s.c.rt.blockedTask(s.c.owner, &s.tg)
+	if o == nil || !o.beginIO(&s.tg) {
 		return s.inner.Recv(n)
 	}
 	b, err := s.inner.Recv(n)

@@ -84,6 +84,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	})
 	rt.root.unmarkGoroutine() // the caller's goroutine gets its labels back
 	rt.root.end()
+	rt.marked.remove(rt.root)
 	rt.root.ct.RunExitHooks()
 	if x := rt.root.io.Load(); x != nil {
 		x.closers.forget()
