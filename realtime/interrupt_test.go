@@ -309,3 +309,21 @@ func TestAbortCutsHandlerRecv(t *testing.T) {
 		t.Logf("the abort ended the handler after %v", time.Since(begin))
 	})
 }
+
+// TestTimeoutCutsSendOnHandedConnection: a Send blocked on a full socket
+// buffer, by a task the connection was handed to, is cut by that task's
+// Timeout.
+func TestTimeoutCutsSendOnHandedConnection(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx) // the root owns both ends
+		defer si.Close()
+		defer st.Close()
+		defer srv.sink.Close()
+		defer srv.stream.Close()
+		big := make([]byte, 64<<20) // made before the Timeout (see above)
+		awaitWithin(t, ctx, simrt.Spawn(ctx.Child("sender"), func(ctx simrt.Context) int {
+			timed(t, ctx, "Send(64 MiB) on a handed connection", func() error { return si.Send(big) })
+			return 0
+		}))
+	})
+}

@@ -78,3 +78,25 @@ func TestMainReportsBusyMetricsPort(t *testing.T) {
 		}
 	}
 }
+
+// TestMainReportsBindError is the documented main on a busy port: the
+// root returns Bind's error, which Main logs with the address and the
+// operating system's error, and the process exits with status 1 (it
+// exited 0 when main only logged "bind failed").
+func TestMainReportsBindError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	got, stderr := runMain(t, "bind", mainAddrEnv+"="+addr)
+	if got != 1 {
+		t.Errorf("exit status %d, want 1\nstderr:\n%s", got, stderr)
+	}
+	for _, want := range []string{"bind failed", addr, "address already in use"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the logged error does not say %q:\n%s", want, stderr)
+		}
+	}
+}

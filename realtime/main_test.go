@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"syscall"
 	"testing"
@@ -56,6 +57,13 @@ var mainCases = map[string]func(ctx simrt.Context) error{
 	},
 	"fail": func(ctx simrt.Context) error {
 		return fmt.Errorf("root gave up: %w", errors.ErrUnsupported)
+	},
+	"bind": func(ctx simrt.Context) error { // the documented main, on a busy port
+		l, err := ctx.Bind(netip.MustParseAddrPort(os.Getenv(mainAddrEnv)))
+		if err != nil {
+			return err
+		}
+		return l.Close()
 	},
 	"metrics": func(ctx simrt.Context) error {
 		fmt.Fprintln(os.Stderr, "root ran")
