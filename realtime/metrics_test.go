@@ -16,15 +16,16 @@ import (
 	"github.com/simrt/simrt/realtime"
 )
 
-// shortMetrics makes the metrics endpoint's limits small, so that a test
-// sees them act at once.
-var shortMetrics = realtime.Config{
-	MetricsAddr: "127.0.0.1:0",
-	Metrics: realtime.MetricsConfig{
-		ReadHeaderTimeout: 50 * time.Millisecond,
-		IdleTimeout:       50 * time.Millisecond,
-		MaxHeaderBytes:    1 << 10,
-	},
+// metricsWith serves metrics on loopback with the given limits; a zero
+// timeout is a long one (a loaded machine must not trip it), so that a
+// test sees only the limit it sets act.
+func metricsWith(m realtime.MetricsConfig) realtime.Config {
+	for _, d := range []*time.Duration{&m.ReadHeaderTimeout, &m.IdleTimeout, &m.WriteTimeout} {
+		if *d == 0 {
+			*d = bound
+		}
+	}
+	return realtime.Config{MetricsAddr: "127.0.0.1:0", Metrics: m}
 }
 
 // closedByServer reports whether the server closes c (a read ends with
@@ -42,19 +43,23 @@ func closedByServer(t *testing.T, c net.Conn, r io.Reader) {
 	}
 }
 
+// TestMetricsEndpointClosesIdleConnections: a connection that sends no
+// request, and a kept-alive one idle after a scrape, are closed by the
+// server (before Config.Metrics, the second stayed open for ever).
 func TestMetricsEndpointClosesIdleConnections(t *testing.T) {
-	start(shortMetrics, func(ctx simrt.Context) {
-		addr := realtime.From(ctx).MetricsAddr().String()
-		t.Run("silent", func(t *testing.T) { // connects and never sends a request
-			c, err := net.Dial("tcp", addr)
+	t.Run("silent", func(t *testing.T) { // connects and never sends a request
+		start(metricsWith(realtime.MetricsConfig{ReadHeaderTimeout: 50 * time.Millisecond}), func(ctx simrt.Context) {
+			c, err := net.Dial("tcp", realtime.From(ctx).MetricsAddr().String())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
 			closedByServer(t, c, c)
 		})
-		t.Run("kept-alive", func(t *testing.T) { // idle after a scrape
-			c, err := net.Dial("tcp", addr)
+	})
+	t.Run("kept-alive", func(t *testing.T) { // idle after a scrape
+		start(metricsWith(realtime.MetricsConfig{IdleTimeout: 50 * time.Millisecond}), func(ctx simrt.Context) {
+			c, err := net.Dial("tcp", realtime.From(ctx).MetricsAddr().String())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +81,7 @@ func TestMetricsEndpointClosesIdleConnections(t *testing.T) {
 }
 
 func TestMetricsEndpointLimitsHeaderSize(t *testing.T) {
-	start(shortMetrics, func(ctx simrt.Context) {
+	start(metricsWith(realtime.MetricsConfig{MaxHeaderBytes: 1 << 10}), func(ctx simrt.Context) {
 		addr := realtime.From(ctx).MetricsAddr().String()
 		req, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
 		req.Header.Set("X-Filler", strings.Repeat("x", 8<<10)) // past 1 KiB and net/http's 4 KiB slack
