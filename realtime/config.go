@@ -40,11 +40,17 @@ type Config struct {
 	// connect timeout and 60 s read and write timeouts that bound each whole
 	// Recv and Send. Resolve is bounded by the connect timeout too.
 	Network tcp.Config
-	// MetricsAddr, when set, is the TCP address ("127.0.0.1:9090", ":0")
-	// of an HTTP endpoint serving GET /metrics in the Prometheus text
-	// format: the runtime's metrics plus process and Go runtime metrics.
-	// Empty, the default, serves nothing. Start panics if it cannot bind.
+	// MetricsAddr, when set, is the TCP address ("127.0.0.1:9090",
+	// "127.0.0.1:0") of an HTTP endpoint serving GET /metrics in the
+	// Prometheus text format: the runtime's metrics plus process and Go
+	// runtime metrics. Empty, the default, serves nothing. Prefer a
+	// loopback address: a host-less one (":9090") serves every interface.
+	// If it cannot be bound, Start returns an error (wrapping the
+	// operating system's) and runs nothing.
 	MetricsAddr string
+	// Metrics bounds the metrics endpoint's connections (timeouts, header
+	// size). The zero value uses the defaults documented on each field.
+	Metrics MetricsConfig
 	// Logger receives the runtime's own records (task panics, the metrics
 	// endpoint) and is the base of Context.Logger. Nil means
 	// slog.Default().
@@ -65,6 +71,7 @@ func (c Config) validate() Config {
 	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 || n.MaxRecvSize < 0 {
 		panic("realtime.New: Config.Network fields must not be negative")
 	}
+	c.Metrics = c.Metrics.validate()
 	if c.Parallelism == 0 {
 		c.Parallelism = goruntime.GOMAXPROCS(0)
 	}

@@ -6,11 +6,15 @@
 // The smallest use:
 //
 //	func main() {
-//		realtime.New(realtime.Config{}).Start(func(ctx simrt.Context) {
+//		realtime.Main(realtime.Config{}, func(ctx simrt.Context) error {
 //			realtime.StopOnSignal(ctx, 10*time.Second)
-//			run(ctx) // the same function the simulation tests call
+//			return run(ctx) // the same function the simulation tests call
 //		})
 //	}
+//
+// Main exits with the Stop value (128 plus the signal's number after a
+// signal StopOnSignal caught), or 1 on an error; Runner.Start returns them
+// instead.
 //
 // # Tasks
 //
@@ -19,8 +23,9 @@
 // its goroutine; they are the same code the simulator runs. Tasks form the
 // same supervision tree: when a task ends, every task below it is aborted,
 // and an aborted task unwinds (its deferred calls run) at its next park.
-// A task blocked in real I/O it opened (a listener, a connection, a DNS
-// lookup) is unblocked by closing that I/O. Each task must block only
+// A task blocked in real I/O (a listener, a connection, whoever opened
+// it; a Dial; a DNS lookup) is unblocked when it is aborted or its Timeout
+// expires: the runtime shuts the half down or cancels the call. Each task must block only
 // through the Context it was given; see Context.
 //
 // # Shutdown

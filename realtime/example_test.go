@@ -72,3 +72,23 @@ func ExampleContext_Logger() {
 	})
 	// Output: level=INFO msg=started task=worker
 }
+
+// Runner.Start returns the value given to Stop, and an error if the runtime
+// could not be set up.
+func ExampleRunner_Start_stopValue() {
+	stop, err := realtime.New(realtime.Config{}).Start(func(ctx simrt.Context) {
+		ctx.Stop(3, time.Second)
+	})
+	fmt.Println(stop, err)
+	// Output: 3 <nil>
+}
+
+// Main is the whole of a program's main: it exits with status 1 on an
+// error and otherwise with the Stop value (143 after SIGTERM here).
+func ExampleMain() {
+	realtime.Main(realtime.Config{MetricsAddr: "127.0.0.1:9090"}, func(ctx simrt.Context) error {
+		realtime.StopOnSignal(ctx, 10*time.Second)
+		ctx.Stopped().Wait(ctx) // serve until a signal
+		return nil
+	})
+}

@@ -3,6 +3,7 @@ package realtime
 import (
 	"context"
 	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -14,17 +15,23 @@ import (
 // or Dial short. In production those operations block their goroutine in
 // the kernel, so the runtime must cut the system call short itself.
 //
-// Dial carries a context: called on the goroutine of the context's task,
-// the connect runs on a helper goroutine while the task parks on its
-// result (see Context.Dial). Sinks, streams and listeners carry none, so
-// an operation on one of them is attributed to its owner, the task whose
+// Dial carries a context: its connect is cancelled when the dialling task
+// is aborted or interrupted (see Context.Dial). Sinks, streams and
+// listeners carry none, so the runtime finds the task blocked in an
+// operation on one of them from the goroutine that calls it: the goroutine
+// of a task that has been marked (see markGoroutine below) carries a
+// profiler label set of its own, and the runtime keeps a table from that
+// label set to the task (markedTasks). The half's owner, the task whose
 // context opened it (Dial, Bind; for an accepted connection, the owner of
-// the listener), and is interruptible only when it runs on the owner's
-// goroutine (see markGoroutine below). An operation on a half handed to
-// another task is cut short by aborts and the network's timeouts only.
+// the listener), is tried first, then the task that last used the half,
+// then the table, so that interruption follows the task that is blocked in
+// the call, whoever opened the connection. A call from a goroutine that is
+// no marked task's is cut short by aborts of the owner and the network's
+// timeouts only.
 //
-// The protocol, per owner task T, with T's I/O lock (taskIO.mu) ordering
-// both sides; T's record (taskIO.op) is the operation it is blocked in:
+// The protocol, per task T blocked in the call, with T's I/O lock
+// (taskIO.mu) ordering both sides; T's record (taskIO.op) is the operation
+// it is blocked in:
 //
 //   - Before a call that may block on half (or listener) H, a caller on
 //     T's goroutine takes the lock, records H, then checks T's interrupt
@@ -56,8 +63,70 @@ import (
 // ioTarget is one half of a connection, or a listener, as something a
 // blocked operation can be cut out of.
 type ioTarget struct {
-	inner interrupter // the half or listener below the tracking layer; nil if it cannot be interrupted
-	cut   atomic.Bool // cut by an interruption: poisoned from then on
+	inner interrupter          // the half or listener below the tracking layer; nil if it cannot be interrupted
+	cut   atomic.Bool          // cut by an interruption: poisoned from then on
+	last  atomic.Pointer[task] // the task that last called it, if not its owner (a cache for blockedTask)
+}
+
+// blockedTask returns the task whose goroutine the caller runs on, so that
+// an interruption of that task cuts the operation on tg it is about to
+// block in: owner (a pointer comparison), the task that last used tg, or
+// the one the runtime's table gives. It returns nil if the caller is no
+// marked task's goroutine.
+func (rt *runtime) blockedTask(owner *task, tg *ioTarget) *task {
+	if owner.onOwnGoroutine() {
+		return owner
+	}
+	if t := tg.last.Load(); t != nil && t.onOwnGoroutine() {
+		return t
+	}
+	t := rt.marked.find(getProfLabel())
+	if t != nil {
+		tg.last.Store(t)
+	}
+	return t
+}
+
+// markedTasks maps the label set (marker) of every live marked task's
+// goroutine to the task.
+type markedTasks struct {
+	mu struct {
+		sync.Mutex
+		m map[unsafe.Pointer]*task
+	}
+}
+
+func (r *markedTasks) add(marker unsafe.Pointer, t *task) {
+	r.mu.Lock()
+	if r.mu.m == nil {
+		r.mu.m = make(map[unsafe.Pointer]*task)
+	}
+	r.mu.m[marker] = t
+	r.mu.Unlock()
+}
+
+// remove drops t's entry, if it is marked. A task calls it as it ends.
+func (r *markedTasks) remove(t *task) {
+	x := t.io.Load()
+	if x == nil {
+		return
+	}
+	if m := x.marker.Load(); m != nil {
+		r.mu.Lock()
+		delete(r.mu.m, unsafe.Pointer(m))
+		r.mu.Unlock()
+	}
+}
+
+// find returns the live task whose marker is labels, or nil.
+func (r *markedTasks) find(labels unsafe.Pointer) *task {
+	if labels == nil {
+		return nil
+	}
+	r.mu.Lock()
+	t := r.mu.m[labels]
+	r.mu.Unlock()
+	return t
 }
 
 // interrupter is a half or listener whose blocked operation another
@@ -130,7 +199,13 @@ func (t *task) interruptIO(x *taskIO) {
 // is not recognised while they are in place: its Timeouts then act on a
 // blocked network operation only when it returns, as before.
 
-// markGoroutine gives t's goroutine its own label set, once.
+// markGoroutine gives t's goroutine its own label set, once, and enters
+// it in the runtime's table of marked tasks. Once the runtime has opened a
+// listener or a connection, every task is marked as its goroutine starts,
+// so that a task handed a connection (a handler spawned by an accept loop)
+// is known before its first blocking call, which may be on that
+// connection; before that, a task is marked when it first blocks through
+// its context.
 func (t *task) markGoroutine() {
 	x := t.ioState()
 	if x.marker.Load() != nil {
@@ -139,7 +214,9 @@ func (t *task) markGoroutine() {
 	t.ct.SetWaiter(&x.waiter) // this is the task's goroutine, about to block
 	x.unmarked = getProfLabel()
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.scope.profLabels()))
-	x.marker.Store((*struct{})(getProfLabel()))
+	m := getProfLabel()
+	x.marker.Store((*struct{})(m))
+	t.ctx.scope.rt.marked.add(m, t)
 }
 
 // marked reports whether markGoroutine has run.

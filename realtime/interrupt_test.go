@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"syscall"
 	"testing"
@@ -154,34 +155,8 @@ func TestTimeoutCutsBlockedAccept(t *testing.T) {
 // TestTimeoutCutsBlockedDial dials a loopback listener whose accept queue
 // is full: the kernel drops the SYN and the connect hangs.
 func TestTimeoutCutsBlockedDial(t *testing.T) {
-	fd, addr := fullListener(t)
-	defer func() {
-		if fd >= 0 {
-			syscall.Close(fd)
-		}
-	}()
+	addr := blackhole(t)
 	start(slowNet, func(ctx simrt.Context) {
-		// Fill the accept queue (backlog 0 holds one or two connections).
-		var held []simrt.Sink
-		for range 8 {
-			err := simrt.Timeout(ctx, cut, func() error {
-				si, st, err := ctx.Dial(addr)
-				if err == nil {
-					held = append(held, si)
-					st.Close()
-				}
-				return err
-			})
-			if errors.Is(err, simrt.ErrTimeout) {
-				break // this one hung: the queue is full
-			}
-			if err != nil {
-				t.Fatalf("Dial: %v", err)
-			}
-		}
-		for _, si := range held {
-			si.Close()
-		}
 		timed(t, ctx, "Dial", func() error {
 			si, st, err := ctx.Dial(addr)
 			if err == nil {
@@ -190,18 +165,34 @@ func TestTimeoutCutsBlockedDial(t *testing.T) {
 			}
 			return err
 		})
-		// The abandoned connects go on in the background: closing the
-		// listener makes their next SYN fail at once.
-		syscall.Close(fd)
-		fd = -1
-		deadline := time.Now().Add(bound)
-		for realtime.DialsInFlight(ctx) > 0 && time.Now().Before(deadline) {
-			ctx.Sleep(10 * time.Millisecond)
-		}
-		if n := realtime.DialsInFlight(ctx); n > 0 {
-			t.Errorf("%d abandoned connects still running after %v", n, bound)
-		}
 	})
+	// Start has returned: no goroutine of an abandoned connect is left
+	// (TestMain's goleak check would see it otherwise).
+}
+
+// blackhole returns the address of a loopback listener whose accept queue
+// is full: the kernel drops a SYN to it, and a connect hangs until its
+// timeout. Nothing leaves the loopback interface. The listener is closed
+// when the test ends.
+func blackhole(t *testing.T) netip.AddrPort {
+	t.Helper()
+	fd, addr := fullListener(t)
+	t.Cleanup(func() { syscall.Close(fd) })
+	// Backlog 0 holds one or two connections: fill it, until a connect
+	// hangs.
+	for range 8 {
+		c, err := net.DialTimeout("tcp", addr.String(), cut)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return addr
+			}
+			t.Fatalf("filling the accept queue: %v", err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	t.Fatal("the accept queue of a backlog-0 listener never filled")
+	return addr
 }
 
 // fullListener returns a loopback listening socket with a backlog of 0,
@@ -226,4 +217,113 @@ func fullListener(t *testing.T) (int, netip.AddrPort) {
 	}
 	in := sa.(*syscall.SockaddrInet4)
 	return fd, netip.AddrPortFrom(netip.AddrFrom4(in.Addr), uint16(in.Port))
+}
+
+// TestTimeoutCutsRecvOnHandedConnection: the task blocked in Recv is the
+// one a Timeout interrupts, although another task opened the connection
+// (the network's read timeout is an hour here).
+func TestTimeoutCutsRecvOnHandedConnection(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx) // the root owns both ends
+		defer si.Close()
+		defer st.Close()
+		h := simrt.Spawn(ctx.Child("handler"), func(ctx simrt.Context) int {
+			defer srv.sink.Close()
+			defer srv.stream.Close()
+			timed(t, ctx, "Recv on a handed connection", func() error { _, err := srv.stream.Recv(4); return err })
+			return 0
+		})
+		awaitWithin(t, ctx, h)
+	})
+}
+
+// TestTimeoutCutsAcceptOnHandedListener: likewise for a listener bound by
+// another task.
+func TestTimeoutCutsAcceptOnHandedListener(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		awaitWithin(t, ctx, simrt.Spawn(ctx.Child("acceptor"), func(ctx simrt.Context) int {
+			timed(t, ctx, "Accept on a handed listener", func() error { _, _, _, err := l.Accept(); return err })
+			return 0
+		}))
+	})
+}
+
+// awaitWithin awaits h for up to bound: a task whose timed operation was
+// not cut would otherwise hold the test for the network's timeout (the
+// shutdown then unblocks it).
+func awaitWithin(t *testing.T, ctx simrt.Context, h *simrt.Handle[int]) {
+	t.Helper()
+	if err := simrt.Timeout(ctx, bound, func() error { _, err := h.Await(ctx); return err }); err != nil {
+		t.Errorf("the task still blocks after %v: %v", bound, err)
+	}
+}
+
+// TestAbortCutsHandlerRecv is the accept loop of examples/greet: the root
+// binds, an accept task spawns a handler per connection, and aborting a
+// handler blocked in its first Recv ends it at once.
+func TestAbortCutsHandlerRecv(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		about := simrt.NewOneshot[struct{}]()
+		unwound := simrt.NewOneshot[struct{}]()
+		handlers := simrt.NewChan[*simrt.Handle[int]](1)
+		simrt.Spawn(ctx.Child("accept"), func(ctx simrt.Context) int {
+			_, si, st, err := l.Accept()
+			if err != nil {
+				return 0
+			}
+			h := simrt.Spawn(ctx.Child("conn"), func(ctx simrt.Context) int {
+				defer unwound.Send(struct{}{})
+				defer si.Close()
+				defer st.Close()
+				about.Send(struct{}{}) // does not block
+				st.Recv(2)             // the client sends nothing
+				return 0
+			})
+			handlers.Send(ctx, h)
+			simrt.Select(ctx) // accept loops live on (their end would abort the handler)
+			return 0
+		})
+		si, st, err := ctx.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer si.Close()
+		defer st.Close()
+		h, _ := handlers.Recv(ctx)
+		about.Recv(ctx)
+		begin := time.Now()
+		h.Abort()
+		if err := simrt.Timeout(ctx, bound, func() error { _, err := unwound.Recv(ctx); return err }); err != nil {
+			t.Errorf("an aborted handler still blocks in Recv after %v", bound)
+		}
+		t.Logf("the abort ended the handler after %v", time.Since(begin))
+	})
+}
+
+// TestTimeoutCutsSendOnHandedConnection: a Send blocked on a full socket
+// buffer, by a task the connection was handed to, is cut by that task's
+// Timeout.
+func TestTimeoutCutsSendOnHandedConnection(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		si, st, srv := pair(t, ctx) // the root owns both ends
+		defer si.Close()
+		defer st.Close()
+		defer srv.sink.Close()
+		defer srv.stream.Close()
+		big := make([]byte, 64<<20) // made before the Timeout (see above)
+		awaitWithin(t, ctx, simrt.Spawn(ctx.Child("sender"), func(ctx simrt.Context) int {
+			timed(t, ctx, "Send(64 MiB) on a handed connection", func() error { return si.Send(big) })
+			return 0
+		}))
+	})
 }

@@ -14,9 +14,9 @@ import (
 // initNetwork wires the production network: tracking (below) over
 // metered over tcp. The tcp network gets no runtime: halves carry no
 // context and are handed between tasks, so each operation blocks its own
-// goroutine, bounded by the configured timeouts; an abort or shutdown
-// unblocks it by closing the connection, and a Timeout of the task that
-// owns it by shutting the half down (interrupt.go).
+// goroutine, bounded by the configured timeouts; an interruption of the
+// task blocked in it (a Timeout, an abort, the shutdown) shuts the half
+// down in the kernel (interrupt.go).
 func (rt *runtime) initNetwork() {
 	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.registry.Registerer())
 }
@@ -25,6 +25,7 @@ func (rt *runtime) initNetwork() {
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.scope.rt.check()
+	c.scope.rt.netUsed.Store(true)
 	l, err := c.scope.rt.network.Bind(addr)
 	if err != nil {
 		return nil, err
@@ -38,63 +39,37 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // Dial implements simrt.Network.Dial over TCP. The connection is closed if
 // the task owning this context is aborted, and at shutdown.
 //
-// Called on the goroutine of the context's task, the connect runs on a
-// helper goroutine while the task parks on its result, so an abort or a simrt.Timeout cuts Dial short as in the
-// simulator. An abandoned connect goes on in the background until it
-// completes (its connection is then closed) or fails, within
-// Config.Network.ConnectTimeout.
+// The connect blocks the calling goroutine, with a context.Context that an
+// abort of the context's task (or the shutdown) cancels, whichever
+// goroutine dials: Dial then returns simrt.ErrClosed at once, and no
+// goroutine of the connect outlives it. Called on the task's own goroutine
+// (see interrupt.go), Dial is also cut short by the task's simrt.Timeout,
+// and the task unwinds as in the simulator.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	c.scope.rt.check()
-	if !c.task.onOwnGoroutine() {
-		// Another goroutine dials through this context (the context used
-		// as a plain simrt.Network): it cannot park the context's task.
-		sink, stream, err := c.scope.rt.network.Dial(addr)
-		if err != nil {
-			return nil, nil, err
+	rt := c.scope.rt
+	rt.check()
+	rt.netUsed.Store(true)
+	t := c.task
+	dctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cc := &cancelCloser{cancel: cancel}
+	t.closers().add(cc) // an aborted task's set cancels it at once
+	defer t.closers().remove(cc)
+	tg := ioTarget{inner: cc}
+	rec := t.beginIO(&tg)
+	sink, stream, err := rt.network.DialContext(dctx, addr)
+	if rec && t.endIO(&tg) {
+		if err == nil {
+			sink.Close()
+			stream.Close()
 		}
-		tc := newConn(c.scope.rt, c.task, sink, stream)
-		return &tc.sink, &tc.stream, nil
+		t.ct.CheckInterrupt()
 	}
-	res := simrt.NewOneshot[dialed]()
-	c.scope.rt.dials.Add(1)
-	go func() {
-		defer c.scope.rt.dials.Add(-1)
-		var d dialed
-		d.sink, d.stream, d.err = c.scope.rt.network.Dial(addr)
-		if !res.Send(d) { // the dialing task has gone
-			d.close()
-		}
-	}()
-	taken := false
-	defer func() {
-		if !taken { // unwound: whatever the helper delivers is closed
-			res.Close()
-			if d, ok := res.TryRecv(); ok {
-				d.close()
-			}
-		}
-	}()
-	d, _ := res.Recv(c)
-	taken = true
-	if d.err != nil {
-		return nil, nil, d.err
+	if err != nil {
+		return nil, nil, err
 	}
-	tc := newConn(c.scope.rt, c.task, d.sink, d.stream)
+	tc := newConn(rt, t, sink, stream)
 	return &tc.sink, &tc.stream, nil
-}
-
-// dialed is the outcome of a connect.
-type dialed struct {
-	sink   simrt.Sink
-	stream simrt.Stream
-	err    error
-}
-
-func (d dialed) close() {
-	if d.err == nil {
-		d.sink.Close()
-		d.stream.Close()
-	}
 }
 
 // Resolve implements simrt.Resolver with the system resolver. The lookup
@@ -122,10 +97,13 @@ func (c *Context) Resolve(host string) ([]netip.Addr, error) {
 	return addrs, nil
 }
 
-// cancelCloser cancels a context.Context when closed.
+// cancelCloser cancels a context.Context when closed or interrupted.
 type cancelCloser struct{ cancel context.CancelFunc }
 
 func (c *cancelCloser) Close() error { c.cancel(); return nil }
+
+// Interrupt cancels the context (interrupter, for an interrupted Dial).
+func (c *cancelCloser) Interrupt() { c.cancel() }
 
 // track registers r as open I/O of owner and of the runtime.
 func (rt *runtime) track(owner *task, r interface{ Close() error }) {
@@ -150,15 +128,16 @@ type listener struct {
 
 var _ simrt.Listener = (*listener)(nil)
 
-// Accept implements simrt.Listener.Accept. If the listener's owner is
-// interrupted (a Timeout expires, an abort) while Accept blocks, the
-// listener is closed, and Accept unwinds the owner (see interrupt.go).
+// Accept implements simrt.Listener.Accept. If the task blocked in it (its
+// owner, or a task it was handed to) is interrupted (a Timeout expires, an
+// abort) while Accept blocks, the listener is closed, and Accept unwinds
+// that task (see interrupt.go).
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	if l.tg.cut.Load() {
 		return netip.AddrPort{}, nil, nil, simrt.ErrClosed
 	}
-	o := l.owner
-	rec := o.beginIO(&l.tg)
+	o := l.rt.blockedTask(l.owner, &l.tg)
+	rec := o != nil && o.beginIO(&l.tg)
 	peer, sink, stream, err := l.inner.Accept()
 	if rec && o.endIO(&l.tg) {
 		if err == nil {
@@ -229,16 +208,16 @@ type sink struct {
 
 var _ simrt.Sink = (*sink)(nil)
 
-// Send implements simrt.Sink.Send. If the connection's owner is
-// interrupted (a Timeout expires, an abort) while Send blocks, the write
-// half is shut down and poisoned, and Send unwinds the owner (see
-// interrupt.go).
+// Send implements simrt.Sink.Send. If the task blocked in it (whichever
+// task opened the connection) is interrupted (a Timeout expires, an abort)
+// while Send blocks, the write half is shut down and poisoned, and Send
+// unwinds that task (see interrupt.go).
 func (s *sink) Send(bufs ...[]byte) error {
 	if s.tg.cut.Load() {
 		return simrt.ErrClosed
 	}
-	o := s.c.owner
-	if !o.beginIO(&s.tg) {
+	o := s.c.rt.blockedTask(s.c.owner, &s.tg)
+	if o == nil || !o.beginIO(&s.tg) {
 		return s.inner.Send(bufs...)
 	}
 	err := s.inner.Send(bufs...)
@@ -266,10 +245,10 @@ type stream struct {
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv. If the connection's owner is
-// interrupted (a Timeout expires, an abort) while Recv blocks, the read
-// half is shut down and poisoned, and Recv unwinds the owner (see
-// interrupt.go). A Recv of bytes already buffered cannot block and runs
+// Recv implements simrt.Stream.Recv. If the task blocked in it (whichever
+// task opened the connection) is interrupted (a Timeout expires, an abort)
+// while Recv blocks, the read half is shut down and poisoned, and Recv
+// unwinds that task (see interrupt.go). A Recv of bytes already buffered cannot block and runs
 // directly.
 func (s *stream) Recv(n int) ([]byte, error) {
 	if s.tg.cut.Load() {
@@ -278,8 +257,8 @@ func (s *stream) Recv(n int) ([]byte, error) {
 	if n <= 0 || len(s.inner.Peek(n)) >= n {
 		return s.inner.Recv(n)
 	}
-	o := s.c.owner
-	if !o.beginIO(&s.tg) {
+	o := s.c.rt.blockedTask(s.c.owner, &s.tg)
+	if o == nil || !o.beginIO(&s.tg) {
 		return s.inner.Recv(n)
 	}
 	b, err := s.inner.Recv(n)

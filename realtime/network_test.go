@@ -45,6 +45,7 @@ func TestAbortUnblocksRecvOnOwnConnection(t *testing.T) {
 			return 0
 		})
 		unwound := simrt.NewOneshot[error]()
+		dialed := simrt.NewOneshot[struct{}]()
 		client := simrt.Spawn(ctx.Child("client"), func(ctx simrt.Context) int {
 			si, st, err := ctx.Dial(l.Addr())
 			if err != nil {
@@ -53,11 +54,19 @@ func TestAbortUnblocksRecvOnOwnConnection(t *testing.T) {
 			}
 			defer si.Close()
 			defer st.Close()
-			_, err = st.Recv(1) // blocks in the kernel until aborted
-			unwound.Send(err)
+			// Whether the cut Recv returns or its task unwinds (it does,
+			// now that the runtime knows the task blocked in it), the
+			// client gets past it.
+			err = errors.New("Recv unwound its task")
+			defer func() { unwound.Send(err) }()
+			dialed.Send(struct{}{}) // does not block
+			_, err = st.Recv(1)     // blocks in the kernel until aborted
 			return 1
 		})
-		srv, _ := held.Recv(ctx) // the client is connected (and about to block)
+		// The client is connected (and about to block); an abort before
+		// Dial returns would cut the Dial instead.
+		dialed.Recv(ctx)
+		srv, _ := held.Recv(ctx)
 		defer srv.sink.Close()
 		defer srv.stream.Close()
 		client.Abort()

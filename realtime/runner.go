@@ -24,27 +24,38 @@ func New(cfg Config) *Runner { return &Runner{cfg: cfg.validate()} }
 // blocked in is closed), and Start returns only once every task goroutine
 // has ended. Results leave through the closure.
 //
+// Start returns the value given to the first ctx.Stop of the run (0 if
+// nobody called Stop), which a program can turn into its exit code (see
+// Main). It returns an error, and runs nothing, if the runtime cannot be
+// set up: the storage directory cannot be made durable, or
+// Config.MetricsAddr cannot be bound (the error wraps the operating
+// system's, so errors.Is(err, syscall.EADDRINUSE) tells a busy port).
+//
 // When a task panics and Config.CatchPanics is off, the root is aborted and
 // Start re-panics with the task's panic value after that shutdown; the
 // root's own panic always propagates, also after the shutdown. Start
-// panics if it is called twice, and if Config.MetricsAddr cannot be bound.
+// panics if it is called twice.
 //
 // A task blocked outside the runtime in something the runtime cannot
 // interrupt (a native channel, time.Sleep, a sync.Mutex, a busy loop) holds
 // Start until it returns.
-func (r *Runner) Start(root func(ctx simrt.Context)) {
+func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	if !r.started.CompareAndSwap(false, true) {
 		panic("realtime.Runner: Start called twice (make a new Runner)")
 	}
 	if err := syncStorageDir(r.cfg.StorageDirectory, r.cfg.Logger); err != nil {
-		panic("realtime: failed to sync storage directory at startup (" + r.cfg.StorageDirectory + "): " + err.Error())
+		return 0, fmt.Errorf("realtime: cannot make the storage directory durable at startup (Config.StorageDirectory %q): %w", r.cfg.StorageDirectory, err)
 	}
 	rt := newRuntime(r.cfg)
+	if r.cfg.MetricsAddr != "" {
+		m, err := startMetrics(r.cfg.MetricsAddr, r.cfg.Metrics, rt.registry, rt.log)
+		if err != nil {
+			return 0, err
+		}
+		rt.metrics = m
+	}
 	rt.initStorage()
 	rt.initNetwork()
-	if r.cfg.MetricsAddr != "" {
-		rt.metrics = startMetrics(r.cfg.MetricsAddr, rt.registry, rt.log)
-	}
 	label := rt.taskMetric.Label("", "Root")
 	label.Spawned.Add(1)
 	label.Running.Add(1)
@@ -54,6 +65,10 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	ctx := &rt.root.ctx
 	ctx.task, ctx.scope = rt.root, &scope{rt: rt}
 	ctx.node.Store(rt.tree.Root())
+	// A stop signal taken and released at once holds up no Stop, and
+	// tells the stop value once Stop has been called.
+	stopped := rt.shutdown.Stopped(nil)
+	stopped.Release()
 
 	closed := false
 	defer func() {
@@ -69,6 +84,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	})
 	rt.root.unmarkGoroutine() // the caller's goroutine gets its labels back
 	rt.root.end()
+	rt.marked.remove(rt.root)
 	rt.root.ct.RunExitHooks()
 	if x := rt.root.io.Load(); x != nil {
 		x.closers.forget()
@@ -82,4 +98,6 @@ func (r *Runner) Start(root func(ctx simrt.Context)) {
 	if f := rt.failure.Load(); f != nil {
 		panic(f.value)
 	}
+	stop, _ = stopped.Fired()
+	return stop, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -27,7 +28,7 @@ type runtime struct {
 	rootLabel  *metrics.TaskLabel // the root task's series
 	rand       *rand.Rand
 	pool       *pool
-	network    simrt.Network
+	network    *metered.Network
 	storage    simrt.Storage
 	disk       simrt.Storage // the directory under storage (storage.go)
 	metrics    *metricsServer
@@ -42,7 +43,8 @@ type runtime struct {
 	live     atomic.Int64
 	liveZero chan struct{} // a token when live reaches zero while closing
 	io       closers       // every open I/O resource, closed at shutdown
-	dials    atomic.Int32  // connects in flight on helper goroutines (Context.Dial)
+	netUsed  atomic.Bool   // a listener or connection has been opened: mark tasks as they start
+	marked   markedTasks   // the marked tasks, by goroutine label set (interrupt.go)
 	blobs    closers       // every open blob, closed once every task has ended
 
 	root    *task
@@ -107,6 +109,9 @@ func (t *task) run() {
 		defer t.ctx.scope.rt.leave()
 		t.ctx.scope.rt.finish(t, out, p)
 	}()
+	if t.ctx.scope.rt.netUsed.Load() {
+		t.markGoroutine()
+	}
 	out, p = t.ct.Call(t.body)
 }
 
@@ -129,6 +134,7 @@ func (rt *runtime) leave() {
 // finish does the bookkeeping of a task that ended, on its goroutine.
 func (rt *runtime) finish(t *task, out core.Outcome, p *core.Panic) {
 	t.endAndRelease()
+	rt.marked.remove(t)
 	t.ct.RunExitHooks()
 	if x := t.io.Load(); x != nil {
 		x.closers.forget()

@@ -131,7 +131,8 @@ type testCase struct {
 // its own.
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
-	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases)
+	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
+	interruptCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase

@@ -11,6 +11,7 @@
 package metered
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 
@@ -116,6 +117,24 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // outbound connection.
 func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	si, st, err := n.inner.Dial(addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	n.m.OutboundConnections.Inc()
+	return &sink{inner: si, m: n.m}, &stream{inner: st, m: n.m}, nil
+}
+
+// DialContext is Dial with a context that abandons the connect when it is
+// done, if the inner network has such a method (network/tcp's); over any
+// other network it is Dial, and ctx is not consulted.
+func (n *Network) DialContext(ctx context.Context, addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	d, ok := n.inner.(interface {
+		DialContext(context.Context, netip.AddrPort) (simrt.Sink, simrt.Stream, error)
+	})
+	if !ok {
+		return n.Dial(addr)
+	}
+	si, st, err := d.DialContext(ctx, addr)
 	if err != nil {
 		return nil, nil, err
 	}

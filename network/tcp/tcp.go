@@ -3,6 +3,7 @@ package tcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -83,20 +84,32 @@ func New(rt simrt.Runtime, cfg Config) *Network {
 }
 
 // Bind implements simrt.Network.Bind. Port 0 picks a free port; Addr
-// tells which.
+// tells which. A failure wraps both simrt.ErrBindFailed and the operating
+// system's error, which names the address (errors.Is(err,
+// syscall.EADDRINUSE) tells a busy port).
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
 	if err != nil {
-		return nil, simrt.ErrBindFailed
+		// The operating system's error names the address.
+		return nil, fmt.Errorf("%w: %w", simrt.ErrBindFailed, err)
 	}
 	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort(),
 		stop: simrt.NewOneshot[struct{}](), stopCh: make(chan struct{})}, nil
 }
 
 // Dial implements simrt.Network.Dial: ErrTimeout past ConnectTimeout,
-// ErrConnectionFailed on any other error.
+// ErrConnectionFailed on any other error, each wrapped with the operating
+// system's error, which names the address (errors.Is(err,
+// syscall.ECONNREFUSED) tells a refused connection).
 func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.ConnectTimeout)
+	return n.DialContext(context.Background(), addr)
+}
+
+// DialContext is Dial, abandoned when ctx is done: the connect then stops
+// at once and DialContext returns simrt.ErrClosed (wrapping ctx's error).
+// No goroutine it started outlives it.
+func (n *Network) DialContext(parent context.Context, addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	ctx, cancel := context.WithTimeout(parent, n.cfg.ConnectTimeout)
 	defer cancel()
 	var c net.Conn
 	err := call(n.rt, func() {}, cancel, func() error {
@@ -106,10 +119,14 @@ func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
-			return nil, nil, simrt.ErrTimeout
+		// The operating system's error names the address.
+		switch {
+		case parent.Err() != nil:
+			return nil, nil, fmt.Errorf("%w: %w", simrt.ErrClosed, err)
+		case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+			return nil, nil, fmt.Errorf("%w: %w", simrt.ErrTimeout, err)
 		}
-		return nil, nil, simrt.ErrConnectionFailed
+		return nil, nil, fmt.Errorf("%w: %w", simrt.ErrConnectionFailed, err)
 	}
 	si, st := n.wrap(c.(*net.TCPConn))
 	return si, st, nil

@@ -17,21 +17,23 @@ import (
 func main() {
 	cfg := realtime.Config{
 		StorageDirectory: "/var/lib/greet", // default: a new directory under os.TempDir()
-		MetricsAddr:      ":9090",          // GET /metrics; default: off
-		Logger:           slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		// GET /metrics, on loopback only (":9090" would serve every interface);
+		// default: off.
+		MetricsAddr: "127.0.0.1:9090",
+		Logger:      slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 	}
-	realtime.New(cfg).Start(func(ctx simrt.Context) {
+	// Main logs a setup error (storage, a busy metrics port) or the root's error
+	// and exits 1; otherwise it exits with the Stop value: 130 after SIGINT, 143
+	// after SIGTERM, 0 if nobody stopped. Every task has unwound and every
+	// connection and blob is closed by then.
+	realtime.Main(cfg, func(ctx simrt.Context) error {
 		// SIGINT or SIGTERM calls ctx.Stop(128+signal, 10s): Serve sees Stopped fire,
 		// stops accepting and returns.
 		realtime.StopOnSignal(ctx, 10*time.Second)
 		l, err := ctx.Bind(netip.MustParseAddrPort("0.0.0.0:7000"))
 		if err != nil {
-			realtime.From(ctx).Logger().Error("bind", "err", err)
-			return
+			return err // says which address and why: "simrt: bind failed: listen tcp ..."
 		}
-		if err := greet.Serve(ctx.Child("greet"), l); err != nil {
-			realtime.From(ctx).Logger().Error("serve", "err", err)
-		}
+		return greet.Serve(ctx.Child("greet"), l)
 	})
-	// Start returned: every task has unwound, every connection and blob is closed.
 }
