@@ -151,8 +151,10 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	panic(err)
 }
 
-// BuggifySite implements simrt.Asserter; call simrt.Buggify instead. The
-// first call of a site draws whether it is enabled for the run
+// BuggifySite implements simrt.Asserter; call simrt.Buggify instead. With
+// Config.Buggify.Disabled it reports false and draws nothing (the call is
+// still counted for Config.Coverage). Otherwise the first call of a site
+// draws whether it is enabled for the run
 // (Config.Buggify.SiteProbability); each call of an enabled site draws
 // whether it fires (FireProbability). Each draw comes from the run's
 // generator and is audited as a "buggify" event with the site's name and
@@ -161,16 +163,15 @@ func (c *Context) BuggifySite(name string) bool {
 	rt := c.rt
 	rt.check()
 	cfg := rt.cfg.Buggify
-	if cfg.Disabled {
-		return false
-	}
 	ps := rt.propertyState()
 	s := ps.sites[name]
 	if s == nil {
 		s = &buggifyRun{name: name, site: callSite(callerPC(assertSkip))}
 		ps.sites[name] = s
 		ps.order = append(ps.order, s)
-		s.enabled = rt.drawBuggify(name, cfg.SiteProbability, "enabled", "disabled")
+		if !cfg.Disabled {
+			s.enabled = rt.drawBuggify(name, cfg.SiteProbability, "enabled", "disabled")
+		}
 	}
 	s.calls++
 	if !s.enabled || !rt.drawBuggify(name, cfg.FireProbability, "fired", "held") {
