@@ -213,8 +213,12 @@ func (e *PropertyError) Error() string {
 	if e.Kind == PropertyUnreachable {
 		verb = "was reached"
 	}
-	fmt.Fprintf(&b, "simrt: %s %q %s at %s (seed %d, position %d, task %q, %v)",
-		e.Kind, e.Message, verb, e.Site, e.Seed, e.Position, e.Task, e.Time.Sub(time.Unix(0, 0)))
+	task := strconv.Quote(e.Task)
+	if e.Task == "" {
+		task = "<root>"
+	}
+	fmt.Fprintf(&b, "simrt: %s %q %s at %s (seed %d, position %d, task %s, %v)",
+		e.Kind, e.Message, verb, e.Site, e.Seed, e.Position, task, e.Time.Sub(time.Unix(0, 0)))
 	if d := FormatDetails(e.Details); d != "" {
 		b.WriteString(": ")
 		b.WriteString(d)
