@@ -200,7 +200,7 @@ type PropertyError struct {
 	// Time is the simulated time of the failure.
 	Time time.Time
 	// Task is the name of the task that evaluated the property ("" for the
-	// root).
+	// root, "<runtime>" outside any task, as in an AfterFunc callback).
 	Task string
 }
 

@@ -139,13 +139,12 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 		Kind: kind, Message: message, Site: p.site, Details: details,
 		Seed: rt.cfg.Seed, Position: rt.progress.Load(), Time: time.Unix(0, rt.now).UTC(),
 	}
-	task := "<runtime>"
+	err.Task = "<runtime>"
 	if rt.current != nil {
-		task = rt.current.name
-		err.Task = task
+		err.Task = rt.current.name
 	}
 	if rt.failure == nil {
-		rt.failure = &failure{task: task, value: err, stack: debug.Stack()}
+		rt.failure = &failure{task: err.Task, value: err, stack: debug.Stack()}
 	}
 	rt.stop = true
 	panic(err)

@@ -337,3 +337,35 @@ func TestBuggifyInvalidProbabilityPanics(t *testing.T) {
 		}()
 	}
 }
+
+func TestAlwaysOutsideATaskNamesTheRuntime(t *testing.T) {
+	_, p := runCovered(deterministic.Config{}, func(ctx *deterministic.Context) {
+		ctx.AfterFunc(time.Second, func() { simrt.Always(ctx, false, "timer callback holds") })
+		ctx.Sleep(2 * time.Second)
+	})
+	pe, ok := p.(*simrt.PropertyError)
+	if !ok || pe.Task != "<runtime>" || !strings.Contains(pe.Error(), `task "<runtime>"`) {
+		t.Fatalf("Start panicked with %v, want a *simrt.PropertyError outside any task", p)
+	}
+}
+
+// BenchmarkAlwaysSimulated is the simulator's cost of a property that
+// holds: finding the call site and counting the evaluation.
+func BenchmarkAlwaysSimulated(b *testing.B) {
+	deterministic.New(deterministic.Config{}).Start(func(ctx *deterministic.Context) {
+		for i := 0; b.Loop(); i++ {
+			simrt.Always(ctx, i >= 0, "i is never negative")
+		}
+	})
+}
+
+// BenchmarkBuggifySimulated is the simulator's cost of a Buggify call of an
+// enabled site: a lookup, a draw and an audited event.
+func BenchmarkBuggifySimulated(b *testing.B) {
+	cfg := deterministic.Config{Buggify: deterministic.BuggifyConfig{SiteProbability: 1}}
+	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
+		for b.Loop() {
+			simrt.Buggify(ctx, "site")
+		}
+	})
+}
