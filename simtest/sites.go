@@ -2,6 +2,7 @@ package simtest
 
 import (
 	"bufio"
+	"bytes"
 	"go/ast"
 	"go/build"
 	"go/parser"
@@ -119,29 +120,45 @@ func scanPackage(dir string, tests bool) ([]sourceSite, []string) {
 	}
 	fset := token.NewFileSet()
 	var files []*ast.File
+	var imports []string
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || (!tests && strings.HasSuffix(name, "_test.go")) {
 			continue
 		}
-		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
 		if err != nil {
 			continue
 		}
-		files = append(files, f)
+		// Most files call none of the functions: their imports are enough
+		// (followed even from a file the build excludes: a few packages
+		// too many are harmless).
+		mode := parser.ImportsOnly
+		if mentionsSite(src) {
+			if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
+				continue
+			}
+			mode = parser.SkipObjectResolution
+		}
+		f, err := parser.ParseFile(fset, path, src, mode)
+		if err != nil {
+			continue
+		}
+		for _, spec := range f.Imports {
+			p, _ := strconv.Unquote(spec.Path.Value)
+			imports = append(imports, p)
+		}
+		if mode != parser.ImportsOnly {
+			files = append(files, f)
+		}
 	}
 	consts := packageConsts(files)
 	var sites []sourceSite
-	var imports []string
 	for _, f := range files {
 		local := ""
 		for _, spec := range f.Imports {
-			path, _ := strconv.Unquote(spec.Path.Value)
-			imports = append(imports, path)
-			if path != simrtPath {
+			if p, _ := strconv.Unquote(spec.Path.Value); p != simrtPath {
 				continue
 			}
 			local = "simrt"
@@ -183,6 +200,21 @@ func scanPackage(dir string, tests bool) ([]sourceSite, []string) {
 		})
 	}
 	return sites, imports
+}
+
+// siteNames are the calls a file must mention to be parsed in full.
+var siteNames = [][]byte{[]byte("Always("), []byte("AlwaysOrUnreachable("), []byte("Sometimes("),
+	[]byte("Reachable("), []byte("Unreachable("), []byte("Buggify(")}
+
+// mentionsSite reports whether src may call a property function or
+// Buggify.
+func mentionsSite(src []byte) bool {
+	for _, n := range siteNames {
+		if bytes.Contains(src, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // packageConsts returns the package-level string constants of files whose
