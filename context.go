@@ -26,6 +26,7 @@ type Context interface {
 	Metrics
 	Strategizer
 	Runtime
+	Asserter
 }
 
 // Supervisor names contexts and places them in the supervision tree.

@@ -36,6 +36,12 @@ type Config struct {
 	StorageFaults StorageFaults
 	// Network sets the simulated network's limits; the zero value is the reference's network.
 	Network NetworkConfig
+	// Buggify sets how simrt.Buggify sites behave. The zero value enables
+	// each site with probability 0.25 and fires it on a quarter of its calls.
+	Buggify BuggifyConfig
+	// Coverage, when set, receives this run's record of the properties and
+	// Buggify sites it reached, when the run ends (see Coverage).
+	Coverage *Coverage
 	// External switches on pacing mode, for simulations that wait on real
 	// processes: every iteration sleeps one real Cycle, idle time is never
 	// skipped, a run with nothing ready waits instead of stalling, and Pace
@@ -104,5 +110,6 @@ func (c Config) validate() Config {
 	if c.Watchdog == 0 {
 		c.Watchdog = defaultWatchdog
 	}
+	c.Buggify = c.Buggify.validate()
 	return c
 }

@@ -45,6 +45,7 @@ type runtime struct {
 	failure *failure
 	closing bool
 	done    bool
+	props   *properties // made at the first property or Buggify call
 
 	tree     *supervise.Tree
 	shutdown simrt.Shutdown

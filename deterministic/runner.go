@@ -159,6 +159,7 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 	rt.idle = nil
 	rt.ready, rt.spare = nil, nil
 	storage := rt.crashStorage()
+	rt.finishProperties()
 	rt.done = true
 	return &Checkpoint{
 		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, src: rt.src,

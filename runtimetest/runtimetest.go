@@ -132,7 +132,7 @@ type testCase struct {
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
 	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
-	interruptCases)
+	interruptCases, propertyCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase

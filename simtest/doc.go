@@ -40,6 +40,7 @@
 //	-simrt.trace=out.json write a Perfetto trace of each simulation (SIMRT_TRACE)
 //	-simrt.checkdeterminism  run each simulation twice and compare (SIMRT_CHECKDETERMINISM)
 //	-simrt.cryptorand     seed crypto/... per simulation, see SeedCrypto (SIMRT_CRYPTORAND)
+//	-simrt.strict         fail a sweep whose property goals were missed (SIMRT_STRICT)
 //
 // The flags are the package's only mutable state: the test binary sets
 // them while parsing its command line, before any test runs. They are
@@ -82,4 +83,21 @@
 // twice with the event log on and names the first event where the runs
 // part, with the likely causes. Crypto is the one source a test cannot
 // route through the simulator's reader; SeedCrypto seeds it.
+//
+// # Properties
+//
+// System code states properties with simrt.Always, AlwaysOrUnreachable,
+// Sometimes, Reachable and Unreachable, and marks fault-injection points
+// with simrt.Buggify. A false Always (or a reached Unreachable) fails the
+// seed like a panic, and the report names the property, its call site, the
+// seed and the position in the run. At the end of a sweep Explore logs
+// every property with the number of seeds that reached it, made it true or
+// failed it, every Buggify site with the seeds that enabled and fired it,
+// and every property or site with a constant message that the package's
+// source (and its module's packages it imports) holds but no seed reached.
+// With -simrt.strict a missed goal fails the sweep: an Always or Reachable
+// never reached, a Sometimes never true, a Buggify site that never fired.
+// A strict sweep judges every property of the package, so run a package's
+// strict sweep alone (-run) when its tests cover different properties;
+// a replay of one seed or a shard is never judged.
 package simtest

@@ -31,6 +31,16 @@ import (
 // first failure (seeds already running finish) unless -simrt.keepgoing is
 // set; it then names the lowest failing seed and its replay command.
 //
+// When the sweep ends, Explore logs a summary of the properties
+// (simrt.Always, Sometimes, ...) and Buggify sites: every one the runs
+// reached, with the number of seeds that reached it, made it true, failed
+// it or fired it, and every call with a constant message found in the
+// package's source (and in the packages of its module it imports) that no
+// seed reached. With -simrt.strict (SIMRT_STRICT) a missed goal (an Always
+// or Reachable never reached, a Sometimes never true, a Buggify site that
+// never fired) fails the test. cfg.Coverage, when set, receives the runs'
+// records instead of a fresh Coverage.
+//
 // Call Explore from the test's goroutine. With -simrt.cryptorand or
 // SeedCrypto, seeds run one at a time.
 //
@@ -58,6 +68,10 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		}
 	}
 
+	cov := cfg.Coverage
+	if cov == nil {
+		cov = &deterministic.Coverage{}
+	}
 	var (
 		next   atomic.Uint64
 		stop   atomic.Bool
@@ -79,6 +93,7 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 				seed := seeds(k)
 				c := cfg
 				c.Seed = seed
+				c.Coverage = cov
 				if c.Coroutines == nil {
 					c.Coroutines = &pool
 				}
@@ -95,6 +110,7 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		})
 	}
 	wg.Wait()
+	reportCoverage(t, cov, st, len(failed) > 0)
 	if len(failed) == 0 {
 		return
 	}

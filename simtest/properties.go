@@ -1,0 +1,161 @@
+package simtest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+)
+
+// flagStrict is registered here rather than with the other settings, and
+// read the same way: the flag wins over SIMRT_STRICT.
+var flagStrict = &setting{name: "strict", isBool: true,
+	usage: "fail an Explore sweep when a property goal is missed: an Always or Reachable never reached, a Sometimes never true, a Buggify site that never fired"}
+
+func init() {
+	flag.Var(flagStrict, "simrt."+flagStrict.name, flagStrict.usage+" (env "+flagStrict.env()+")")
+}
+
+// strictMode reports whether -simrt.strict (or SIMRT_STRICT) is on.
+func strictMode() (bool, error) {
+	v, ok := flagStrict.value, flagStrict.set
+	if !ok {
+		v, ok = os.LookupEnv(flagStrict.env())
+	}
+	if v = strings.TrimSpace(v); !ok || v == "" {
+		return false, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("simtest: -simrt.strict=%q: not a boolean", v)
+	}
+	return on, nil
+}
+
+// summaryLine is one property or Buggify site of a sweep summary.
+type summaryLine struct {
+	text   string
+	missed string // why the goal was missed, or ""
+}
+
+// coverageSummary lists every property and Buggify site of a sweep: those
+// the runs reached (in cov) and those found in the source that none
+// reached. It returns the lines and the goals missed.
+func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []summaryLine, missed []string) {
+	add := func(l summaryLine) {
+		lines = append(lines, l)
+		if l.missed != "" {
+			missed = append(missed, l.missed)
+		}
+	}
+	props := cov.Properties()
+	ran := make([]bool, len(source))
+	for _, p := range props {
+		file := shortFile(p.Site.File)
+		for i, s := range source {
+			if s.kind == p.Kind && s.message == p.Message && s.file == file && s.from <= p.Site.Line && p.Site.Line <= s.to {
+				ran[i] = true
+			}
+		}
+		var what string
+		switch p.Kind {
+		case simrt.PropertySometimes:
+			what = fmt.Sprintf("reached in %d, true in %d", p.Runs, p.TrueRuns)
+		case simrt.PropertyReachable, simrt.PropertyUnreachable:
+			what = fmt.Sprintf("reached in %d", p.Runs)
+		default:
+			what = fmt.Sprintf("reached in %d, failed in %d", p.Runs, p.FalseRuns)
+		}
+		l := summaryLine{text: fmt.Sprintf("%-19s %q at %s: %s", p.Kind, p.Message, p.Site, what)}
+		if !p.Met() {
+			l.missed = fmt.Sprintf("%s %q at %s was never true", p.Kind, p.Message, p.Site)
+			l.text += "  <- NEVER TRUE"
+		}
+		add(l)
+	}
+	sites := cov.Buggify()
+	for i, s := range source {
+		if ran[i] {
+			continue
+		}
+		if s.kind == 0 {
+			if slices.ContainsFunc(sites, func(b deterministic.BuggifyCoverage) bool { return b.Name == s.message }) {
+				continue
+			}
+			add(summaryLine{
+				text:   fmt.Sprintf("%-19s %q at %s:%d: never reached (found in the source)", "Buggify", s.message, s.file, s.from),
+				missed: fmt.Sprintf("Buggify %q at %s:%d was never reached", s.message, s.file, s.from),
+			})
+			continue
+		}
+		l := summaryLine{text: fmt.Sprintf("%-19s %q at %s:%d: never reached (found in the source)", s.kind, s.message, s.file, s.from)}
+		if s.kind.Goal() {
+			l.missed = fmt.Sprintf("%s %q at %s:%d was never reached", s.kind, s.message, s.file, s.from)
+			l.text += "  <- NEVER REACHED"
+		}
+		add(l)
+	}
+	for _, s := range sites {
+		l := summaryLine{text: fmt.Sprintf("%-19s %q at %s: reached in %d, enabled in %d, fired in %d (%d of %d calls)",
+			"Buggify", s.Name, s.Site, s.Runs, s.EnabledRuns, s.FiredRuns, s.Fires, s.Calls)}
+		if s.FiredRuns == 0 {
+			l.missed = fmt.Sprintf("Buggify %q at %s never fired", s.Name, s.Site)
+			l.text += "  <- NEVER FIRED"
+		}
+		add(l)
+	}
+	return lines, missed
+}
+
+// reportCoverage logs the sweep summary of cov and of the sites found in
+// the package under test, when there is anything to list, and fails t in
+// strict mode when a goal was missed. Strict mode does not judge a replay
+// of one seed, a shard of a sweep, or a sweep that already failed: each
+// sees only part of the seeds.
+func reportCoverage(t *testing.T, cov *deterministic.Coverage, st settings, failed bool) {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	lines, missed := coverageSummary(cov, scanSites(dir))
+	if len(lines) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "simrt: properties and Buggify sites over %d runs (seeds):\n", cov.Runs())
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %s\n", l.text)
+	}
+	strict, err := strictMode()
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	partial := st.hasSeed || st.shard.N > 1 || failed
+	switch {
+	case len(missed) == 0:
+		t.Logf("%s", b.String())
+	case strict && !partial:
+		fmt.Fprintf(&b, "simrt: %d goals missed (-simrt.strict):\n", len(missed))
+		for _, m := range missed {
+			fmt.Fprintf(&b, "  %s\n", m)
+		}
+		b.WriteString("run more seeds (-simrt.seeds), or change the system or the test so that the goals are reached")
+		t.Errorf("%s", b.String())
+	default:
+		fmt.Fprintf(&b, "simrt: %d goals missed", len(missed))
+		if strict {
+			b.WriteString(" (not judged: this sweep ran only part of the seeds)")
+		} else {
+			b.WriteString(" (-simrt.strict fails the sweep on them)")
+		}
+		t.Logf("%s", b.String())
+	}
+}
