@@ -33,7 +33,7 @@ type Context interface {
 type Supervisor interface {
 	// Child returns a context below this one, named after label. The label
 	// must match [a-zA-Z][a-zA-Z0-9_]* and the full name may not start with
-	// "runtime"; otherwise Child panics with the reference's message.
+	// "runtime"; otherwise Child panics with a message naming the label.
 	// Tasks spawned from the child are aborted when the task that owns this
 	// context ends.
 	Child(label string) Context

@@ -59,7 +59,7 @@ type VersionRange struct{ Min, Max uint16 }
 // Contains reports whether v lies in the range.
 func (r VersionRange) Contains(v uint16) bool { return r.Min <= v && v <= r.Max }
 
-// String formats the range as the reference does: "2..=3".
+// String formats the range as an inclusive Rust-style range: "2..=3".
 func (r VersionRange) String() string {
 	return strconv.Itoa(int(r.Min)) + "..=" + strconv.Itoa(int(r.Max))
 }

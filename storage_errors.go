@@ -55,7 +55,7 @@ type PartitionError struct {
 	Cause     error
 }
 
-// Error formats the error as the reference does: "partition missing: p".
+// Error formats the error as "partition missing: p".
 func (e *PartitionError) Error() string {
 	s := e.Err.Error() + ": " + e.Partition
 	if e.Cause != nil {
@@ -83,7 +83,7 @@ type BlobError struct {
 	Cause     error
 }
 
-// Error formats the error as the reference does: "blob missing: p/6162",
+// Error formats the error with the name in hex: "blob missing: p/6162",
 // "blob open failed: p/6162 error: ...", "blob corrupt: p/6162 reason: ...".
 func (e *BlobError) Error() string {
 	s := e.Err.Error() + ": " + e.Partition + "/" + e.Name
@@ -113,7 +113,7 @@ type VersionMismatchError struct {
 	Found    uint16
 }
 
-// Error formats the error as the reference does: "blob version mismatch:
+// Error formats the error as "blob version mismatch:
 // expected one of 2..=3, found 1".
 func (e *VersionMismatchError) Error() string {
 	return "blob version mismatch: expected one of " + e.Expected.String() +

@@ -15,7 +15,7 @@ import (
 // Config sets up a production runtime. The zero value is a valid
 // configuration: panics propagate, storage lives in a new directory under
 // the system's temporary directory, the strategy pool has GOMAXPROCS
-// workers, connections use the reference's timeouts, and no metrics
+// workers, connections use the default timeouts below, and no metrics
 // endpoint is served.
 type Config struct {
 	// CatchPanics makes a task's panic an error from its Handle (a
@@ -36,7 +36,7 @@ type Config struct {
 	// runtime.GOMAXPROCS(0); negative is invalid.
 	Parallelism int
 	// Network sets TCP socket options and timeouts. The zero value is the
-	// reference's production network: TCP_NODELAY, SO_LINGER 0, a 10 s
+	// default production network: TCP_NODELAY, SO_LINGER 0, a 10 s
 	// connect timeout and 60 s read and write timeouts that bound each whole
 	// Recv and Send. Resolve is bounded by the connect timeout too.
 	Network tcp.Config

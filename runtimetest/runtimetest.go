@@ -17,7 +17,8 @@
 //		})
 //	}
 //
-// Each case is a subtest named after the reference test it ports
+// Each case is a subtest named after the test of commonware-runtime (the
+// Rust crate simrt ports, "the reference" below) it ports
 // (test_spawn_abort_on_parent_completion becomes
 // SpawnAbortOnParentCompletion) or, for rules simrt adds, after the rule
 // itself. On failure the case logs the rule it checks.

@@ -225,7 +225,7 @@ type HeaderError struct {
 	Required, RawLen uint64
 }
 
-// Error gives the reason in the reference's words.
+// Error gives the reason the header was refused.
 func (e *HeaderError) Error() string {
 	switch e.Kind {
 	case InvalidMagic:

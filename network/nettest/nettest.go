@@ -1,5 +1,6 @@
 // Package nettest is the conformance suite every simrt.Network passes: the
-// ten behaviours of the reference's network tests, and the rules both
+// ten behaviours of the network tests of commonware-runtime (the Rust
+// crate simrt ports), and the rules both
 // runtimes must share beyond them (limits.go), each a subtest named after
 // the rule it checks, each on a fresh runtime and network. The network
 // under test must keep the default maximum receive size,

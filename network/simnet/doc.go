@@ -1,7 +1,7 @@
 // Package simnet is the simulator's in-memory network: exact-address
 // listeners, ephemeral ports from 32768 taken by every dial attempt, and
 // connections whose directions each buffer up to Config.BufferSize bytes
-// before Send parks (the reference's deterministic network), extended with
+// before Send parks, extended with
 // hosts and a link model driven by the runtime's generator.
 //
 // Smallest use, inside a simulation (the deterministic runtime builds one

@@ -38,7 +38,7 @@ type Recorder interface {
 	Event(label string, fields ...[]byte)
 }
 
-// Config sets the network's limits. The zero value is the reference's
+// Config sets the network's limits. The zero value is the default
 // network: 64 KiB per direction, dials across a partition fail at once,
 // held bytes wait for the heal forever.
 type Config struct {

@@ -1,5 +1,5 @@
 // Package metered counts storage operations in Prometheus metrics, under
-// the runtime_ names of the reference:
+// these runtime_ names:
 //
 //	runtime_open_blobs                 gauge: handles opened and not yet closed
 //	runtime_storage_reads_total        counter: ReadAt calls

@@ -1,5 +1,6 @@
 // Package storagetest is the conformance suite every simrt.Storage passes:
-// the 33 behaviours of the reference's storage tests, adapted to exclusive
+// the 33 behaviours of the storage tests of commonware-runtime (the Rust
+// crate simrt ports), adapted to exclusive
 // opens and Close, the rules of exclusive opens themselves, and the rules
 // on which the simulator's storage and the disk once disagreed (zero-byte
 // writes, empty reads, name limits, inverted version ranges, handles of

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// ValidateLabel panics unless label matches [a-zA-Z][a-zA-Z0-9_]*, with the
-// reference's messages.
+// ValidateLabel panics unless label matches [a-zA-Z][a-zA-Z0-9_]*, with a
+// message that names the label and the rule.
 func ValidateLabel(label string) {
 	if label == "" || !isLetter(label[0]) {
 		panic("label must start with [a-zA-Z]: " + label)
@@ -56,5 +56,5 @@ func WithAttr(attrs []Attr, key, value string) []Attr {
 	return out
 }
 
-// String renders attrs like the reference's debug form.
+// String renders attrs as a readable list of key=value pairs, for messages.
 func String(attrs []Attr) string { return fmt.Sprint(attrs) }

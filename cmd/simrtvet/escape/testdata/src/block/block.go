@@ -3,8 +3,8 @@ package block
 import (
 	crand "crypto/rand"
 	"io"
-	"math/rand/v2"
 	oldrand "math/rand"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 
@@ -45,12 +45,12 @@ func blocking(ctx simrt.Context, c chan int, g *guarded) {
 	once.Do(func() {})
 	runtime.Gosched() // want `runtime.Gosched yields to the Go scheduler`
 
-	_ = rand.IntN(10)          // want `rand.IntN draws from the global, unseeded generator; use ctx.Rand\(\)`
-	_ = oldrand.Intn(10)       // want `rand.Intn draws from the global`
+	_ = rand.IntN(10)    // want `rand.IntN draws from the global, unseeded generator; use ctx.Rand\(\)`
+	_ = oldrand.Intn(10) // want `rand.Intn draws from the global`
 	r := rand.New(rand.NewPCG(1, 2))
 	_ = r.IntN(10)
 	b := make([]byte, 8)
-	crand.Read(b)               // want `rand.Read reads unseeded randomness`
+	crand.Read(b)                // want `rand.Read reads unseeded randomness`
 	io.ReadFull(crand.Reader, b) // want `crypto/rand.Reader is unseeded randomness`
 	_ = ctx
 }

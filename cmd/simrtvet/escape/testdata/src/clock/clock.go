@@ -7,14 +7,14 @@ import (
 )
 
 func elapsed(ctx simrt.Context, start time.Time) time.Duration {
-	now := time.Now()          // want `time.Now reads the wall clock; use ctx.Now\(\)`
-	d := time.Since(start)     // want `time.Since reads the wall clock; use ctx.Now\(\).Sub\(t\)`
-	time.Sleep(time.Second)    // want `time.Sleep sleeps in real time`
-	_ = time.Until(start)      // want `time.Until reads the wall clock`
-	<-time.After(time.Second)  // want `time.After waits in real time` `native channel receive`
-	t := time.NewTimer(d)      // want `time.NewTimer waits in real time`
+	now := time.Now()         // want `time.Now reads the wall clock; use ctx.Now\(\)`
+	d := time.Since(start)    // want `time.Since reads the wall clock; use ctx.Now\(\).Sub\(t\)`
+	time.Sleep(time.Second)   // want `time.Sleep sleeps in real time`
+	_ = time.Until(start)     // want `time.Until reads the wall clock`
+	<-time.After(time.Second) // want `time.After waits in real time` `native channel receive`
+	t := time.NewTimer(d)     // want `time.NewTimer waits in real time`
 	_ = t
-	_ = time.Tick(d)           // want `time.Tick ticks in real time`
+	_ = time.Tick(d) // want `time.Tick ticks in real time`
 	_ = time.Duration(3) * time.Millisecond
 	return now.Sub(start)
 }

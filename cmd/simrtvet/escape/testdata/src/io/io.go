@@ -15,8 +15,8 @@ func files() error {
 		return err
 	}
 	_ = f.Name()
-	f.Write([]byte("x")) // want `os.File.Write does real file I/O`
-	defer f.Close()      // want `os.File.Close does real file I/O`
+	f.Write([]byte("x"))      // want `os.File.Write does real file I/O`
+	defer f.Close()           // want `os.File.Close does real file I/O`
 	_, err = os.ReadFile("y") // want `os.ReadFile does real file I/O`
 	_ = os.Getenv("HOME")
 	return err
