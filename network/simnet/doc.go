@@ -5,8 +5,11 @@
 // hosts and a link model driven by the runtime's generator.
 //
 // Smallest use, inside a simulation (the deterministic runtime builds one
-// for every run; reach it with ctx.Network()):
+// for every run; reach it with ctx.Network()). A network of your own needs
+// the simulation's context, to park and keep time, and a seeded generator
+// for its faults:
 //
+//	rng := rand.New(rand.NewPCG(1, 2)) // math/rand/v2
 //	n := simnet.New(ctx, rng, nil, simnet.Config{})
 //	l, _ := n.Bind(netip.MustParseAddrPort("10.0.0.2:80"))
 //	sink, stream, _ := n.Host(netip.MustParseAddr("10.0.0.1")).Dial(l.Addr())
