@@ -57,7 +57,13 @@ type sink struct {
 	poisoned bool
 	closed   atomic.Bool // Close was called
 	deadline time.Time   // the write deadline in force (nil-runtime path)
+	// vec keeps the backing array of iov, the buffers of a vectored Send
+	// that writev consumes (nil-runtime path).
+	vec, iov net.Buffers
 }
+
+// maxKeptVec bounds the buffers a sink keeps room for between Sends.
+const maxKeptVec = 64
 
 var _ simrt.Sink = (*sink)(nil)
 
@@ -69,7 +75,14 @@ func (s *sink) Send(bufs ...[]byte) error {
 	if s.poisoned || s.closed.Load() {
 		return simrt.ErrClosed
 	}
-	s.poisoned = true // stays so unless Send completes
+	s.poisoned = true  // stays so unless Send completes
+	if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
+		if err := s.writeBlocking(bufs); err != nil {
+			return err
+		}
+		s.poisoned = false
+		return nil
+	}
 	// Work on our own slice header: the loop below and net.Buffers.WriteTo
 	// consume it, and the caller's slice must stay as it was.
 	var one [1][]byte
@@ -81,14 +94,6 @@ func (s *sink) Send(bufs ...[]byte) error {
 	}
 	for len(bufs) > 0 && len(bufs[0]) == 0 {
 		bufs = bufs[1:]
-	}
-	if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
-		err := s.writeBlocking(bufs)
-		if err != nil {
-			return err
-		}
-		s.poisoned = false
-		return nil
 	}
 	// Fast path: the kernel takes the bytes without blocking.
 	for len(bufs) > 0 && s.c.raw != nil {
@@ -104,34 +109,58 @@ func (s *sink) Send(bufs ...[]byte) error {
 		}
 	}
 	if len(bufs) > 0 {
-		deadline := time.Now().Add(s.n.cfg.WriteTimeout)
-		nb := net.Buffers(bufs)
-		err := call(s.n.rt,
-			func() { s.c.c.SetWriteDeadline(deadline) },
-			func() { s.c.c.SetWriteDeadline(longAgo) },
-			func() error {
-				_, err := nb.WriteTo(s.c.c)
-				return err
-			})
-		if err != nil {
-			if isTimeout(err) {
-				return s.fail(simrt.ErrTimeout)
-			}
-			return s.fail(simrt.ErrSendFailed)
+		if err := s.writeHelped(bufs); err != nil {
+			return err
 		}
 	}
 	s.poisoned = false
 	return nil
 }
 
+// writeHelped writes bufs on a helper goroutine while the calling task
+// parks (see call), bounded by WriteTimeout; on error the sink is failed.
+// It works on its own copy of bufs: the helper outlives nothing of the
+// caller's, so Send's one-buffer slice stays on its stack (an allocation
+// per message otherwise, on every path).
+func (s *sink) writeHelped(bufs [][]byte) error {
+	deadline := time.Now().Add(s.n.cfg.WriteTimeout)
+	nb := append(net.Buffers(nil), bufs...)
+	err := call(s.n.rt,
+		func() { s.c.c.SetWriteDeadline(deadline) },
+		func() { s.c.c.SetWriteDeadline(longAgo) },
+		func() error {
+			_, err := nb.WriteTo(s.c.c)
+			return err
+		})
+	if err != nil {
+		if isTimeout(err) {
+			return s.fail(simrt.ErrTimeout)
+		}
+		return s.fail(simrt.ErrSendFailed)
+	}
+	return nil
+}
+
 // writeBlocking writes bufs on the calling goroutine, bounded by
-// WriteTimeout; on error the sink is failed.
+// WriteTimeout; on error the sink is failed. Several buffers leave in one
+// writev, without being copied; the slice writev consumes is the sink's
+// own, reused, so that a Send allocates nothing.
 func (s *sink) writeBlocking(bufs [][]byte) error {
 	s.deadline = refreshDeadline(s.deadline, s.n.cfg.WriteTimeout, s.c.c.SetWriteDeadline)
 	var err error
-	for _, b := range bufs {
-		if _, err = s.c.c.Write(b); err != nil {
-			break
+	switch {
+	case len(bufs) == 1:
+		if len(bufs[0]) > 0 {
+			_, err = s.c.c.Write(bufs[0])
+		}
+	case len(bufs) > 1:
+		s.iov = append(s.vec[:0], bufs...)
+		s.vec = s.iov[:0]
+		_, err = s.iov.WriteTo(s.c.c)
+		clear(s.vec[:len(bufs)]) // keep no reference to the caller's bytes
+		s.iov = nil
+		if cap(s.vec) > maxKeptVec {
+			s.vec = nil
 		}
 	}
 	if err != nil {
@@ -315,15 +344,7 @@ func (s *stream) fill(n int) error {
 		if deadline.IsZero() {
 			deadline = time.Now().Add(s.n.cfg.ReadTimeout)
 		}
-		var k int
-		err := call(s.n.rt,
-			func() { s.c.c.SetReadDeadline(deadline) },
-			func() { s.c.c.SetReadDeadline(longAgo) },
-			func() error {
-				var err error
-				k, err = s.c.c.Read(s.buf[s.w:])
-				return err
-			})
+		k, err := s.readHelped(deadline)
 		s.w += k
 		switch {
 		case err == nil:
@@ -334,6 +355,23 @@ func (s *stream) fill(n int) error {
 		}
 	}
 	return nil
+}
+
+// readHelped makes one read into the free part of buf on a helper
+// goroutine while the calling task parks (see call), until deadline. The
+// closures the helper needs live here, not in fill, so that fill's own
+// variables stay on its stack on the paths that take no helper.
+func (s *stream) readHelped(deadline time.Time) (int, error) {
+	var k int
+	err := call(s.n.rt,
+		func() { s.c.c.SetReadDeadline(deadline) },
+		func() { s.c.c.SetReadDeadline(longAgo) },
+		func() error {
+			var err error
+			k, err = s.c.c.Read(s.buf[s.w:])
+			return err
+		})
+	return k, err
 }
 
 // Peek implements simrt.Stream.Peek: the bytes the read buffer holds.
