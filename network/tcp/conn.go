@@ -5,7 +5,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -13,8 +12,7 @@ import (
 
 // conn is the socket both halves share; it is closed when both are.
 type conn struct {
-	c   *net.TCPConn
-	raw syscall.RawConn // for non-blocking attempts; nil if unavailable
+	c *net.TCPConn
 
 	mu                       sync.Mutex
 	sinkClosed, streamClosed bool
@@ -57,13 +55,22 @@ type sink struct {
 	poisoned bool
 	closed   atomic.Bool // Close was called
 	deadline time.Time   // the write deadline in force (nil-runtime path)
+	op       rawOp       // non-blocking attempts (runtime path)
 	// vec keeps the backing array of iov, the buffers of a vectored Send
 	// that writev consumes (nil-runtime path).
 	vec, iov net.Buffers
+	// joined and head hold a small vectored Send joined into one buffer
+	// (runtime path).
+	joined []byte
+	head   [1][]byte
 }
 
-// maxKeptVec bounds the buffers a sink keeps room for between Sends.
-const maxKeptVec = 64
+// maxKeptVec bounds the buffers a sink keeps room for between Sends, and
+// maxKeptJoin the bytes it keeps for joining them.
+const (
+	maxKeptVec  = 64
+	maxKeptJoin = 4 << 10
+)
 
 var _ simrt.Sink = (*sink)(nil)
 
@@ -87,7 +94,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 	// consume it, and the caller's slice must stay as it was.
 	var one [1][]byte
 	if len(bufs) > 1 {
-		bufs = join(bufs)
+		bufs = s.join(bufs)
 	} else if len(bufs) == 1 {
 		one[0] = bufs[0]
 		bufs = one[:]
@@ -96,8 +103,8 @@ func (s *sink) Send(bufs ...[]byte) error {
 		bufs = bufs[1:]
 	}
 	// Fast path: the kernel takes the bytes without blocking.
-	for len(bufs) > 0 && s.c.raw != nil {
-		k, wouldBlock, err := tryWrite(s.c.raw, bufs[0])
+	for len(bufs) > 0 {
+		k, wouldBlock, err := s.op.tryWrite(bufs[0])
 		if err != nil {
 			return s.fail(simrt.ErrSendFailed)
 		}
@@ -187,8 +194,10 @@ func refreshDeadline(cur time.Time, timeout time.Duration, set func(time.Time) e
 }
 
 // join copies small vectored input into one buffer, so that it leaves in
-// one system call.
-func join(bufs [][]byte) [][]byte {
+// one system call (runtime path). The buffer is the sink's own, kept
+// between Sends up to maxKeptJoin bytes; a Send returns only once the
+// bytes have left it, whether it completes or is unwound (see call).
+func (s *sink) join(bufs [][]byte) [][]byte {
 	total := 0
 	for _, b := range bufs {
 		total += len(b)
@@ -196,11 +205,15 @@ func join(bufs [][]byte) [][]byte {
 	if total > 64<<10 {
 		return append([][]byte(nil), bufs...) // Send consumes the slice
 	}
-	out := make([]byte, 0, total)
+	out := s.joined[:0]
 	for _, b := range bufs {
 		out = append(out, b...)
 	}
-	return [][]byte{out}
+	if cap(out) <= maxKeptJoin {
+		s.joined = out[:0]
+	}
+	s.head[0] = out
+	return s.head[:]
 }
 
 // fail poisons the sink after a failed write and returns err, or
@@ -239,6 +252,7 @@ type stream struct {
 	poisoned bool
 	closed   atomic.Bool // Close was called
 	deadline time.Time   // the read deadline in force (nil-runtime path)
+	op       rawOp       // non-blocking attempts (runtime path)
 }
 
 var _ simrt.Stream = (*stream)(nil)
@@ -331,20 +345,18 @@ func (s *stream) fill(n int) error {
 			}
 			continue
 		}
-		if s.c.raw != nil {
-			k, wouldBlock, err := tryRead(s.c.raw, s.buf[s.w:])
-			if err != nil {
-				return simrt.ErrRecvFailed
-			}
-			if !wouldBlock {
-				s.w += k
-				continue
-			}
+		k, wouldBlock, err := s.op.tryRead(s.buf[s.w:])
+		if err != nil {
+			return simrt.ErrRecvFailed
+		}
+		if !wouldBlock {
+			s.w += k
+			continue
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(s.n.cfg.ReadTimeout)
 		}
-		k, err := s.readHelped(deadline)
+		k, err = s.readHelped(deadline)
 		s.w += k
 		switch {
 		case err == nil:
