@@ -82,8 +82,9 @@ func (s *sink) Send(bufs ...[]byte) error {
 	if s.poisoned || s.closed.Load() {
 		return simrt.ErrClosed
 	}
-	s.poisoned = true  // stays so unless Send completes
-	if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
+	s.poisoned = true // stays so unless Send completes
+	if s.n.rt == nil {
+		// A goroutine per task: block in the kernel, no helper.
 		if err := s.writeBlocking(bufs); err != nil {
 			return err
 		}
@@ -126,9 +127,8 @@ func (s *sink) Send(bufs ...[]byte) error {
 
 // writeHelped writes bufs on a helper goroutine while the calling task
 // parks (see call), bounded by WriteTimeout; on error the sink is failed.
-// It works on its own copy of bufs: the helper outlives nothing of the
-// caller's, so Send's one-buffer slice stays on its stack (an allocation
-// per message otherwise, on every path).
+// The helper gets its own copy of bufs, so that Send's one-buffer slice
+// stays on Send's stack (it would be allocated on every path otherwise).
 func (s *sink) writeHelped(bufs [][]byte) error {
 	deadline := time.Now().Add(s.n.cfg.WriteTimeout)
 	nb := append(net.Buffers(nil), bufs...)
