@@ -5,7 +5,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -13,8 +12,7 @@ import (
 
 // conn is the socket both halves share; it is closed when both are.
 type conn struct {
-	c   *net.TCPConn
-	raw syscall.RawConn // for non-blocking attempts; nil if unavailable
+	c *net.TCPConn
 
 	mu                       sync.Mutex
 	sinkClosed, streamClosed bool
@@ -57,7 +55,22 @@ type sink struct {
 	poisoned bool
 	closed   atomic.Bool // Close was called
 	deadline time.Time   // the write deadline in force (nil-runtime path)
+	op       rawOp       // non-blocking attempts (runtime path)
+	// vec keeps the backing array of iov, the buffers of a vectored Send
+	// that writev consumes (nil-runtime path).
+	vec, iov net.Buffers
+	// joined and head hold a small vectored Send joined into one buffer
+	// (runtime path).
+	joined []byte
+	head   [1][]byte
 }
+
+// maxKeptVec bounds the buffers a sink keeps room for between Sends, and
+// maxKeptJoin the bytes it keeps for joining them.
+const (
+	maxKeptVec  = 64
+	maxKeptJoin = 4 << 10
+)
 
 var _ simrt.Sink = (*sink)(nil)
 
@@ -70,11 +83,19 @@ func (s *sink) Send(bufs ...[]byte) error {
 		return simrt.ErrClosed
 	}
 	s.poisoned = true // stays so unless Send completes
+	if s.n.rt == nil {
+		// A goroutine per task: block in the kernel, no helper.
+		if err := s.writeBlocking(bufs); err != nil {
+			return err
+		}
+		s.poisoned = false
+		return nil
+	}
 	// Work on our own slice header: the loop below and net.Buffers.WriteTo
 	// consume it, and the caller's slice must stay as it was.
 	var one [1][]byte
 	if len(bufs) > 1 {
-		bufs = join(bufs)
+		bufs = s.join(bufs)
 	} else if len(bufs) == 1 {
 		one[0] = bufs[0]
 		bufs = one[:]
@@ -82,17 +103,9 @@ func (s *sink) Send(bufs ...[]byte) error {
 	for len(bufs) > 0 && len(bufs[0]) == 0 {
 		bufs = bufs[1:]
 	}
-	if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
-		err := s.writeBlocking(bufs)
-		if err != nil {
-			return err
-		}
-		s.poisoned = false
-		return nil
-	}
 	// Fast path: the kernel takes the bytes without blocking.
-	for len(bufs) > 0 && s.c.raw != nil {
-		k, wouldBlock, err := tryWrite(s.c.raw, bufs[0])
+	for len(bufs) > 0 {
+		k, wouldBlock, err := s.op.tryWrite(bufs[0])
 		if err != nil {
 			return s.fail(simrt.ErrSendFailed)
 		}
@@ -104,34 +117,57 @@ func (s *sink) Send(bufs ...[]byte) error {
 		}
 	}
 	if len(bufs) > 0 {
-		deadline := time.Now().Add(s.n.cfg.WriteTimeout)
-		nb := net.Buffers(bufs)
-		err := call(s.n.rt,
-			func() { s.c.c.SetWriteDeadline(deadline) },
-			func() { s.c.c.SetWriteDeadline(longAgo) },
-			func() error {
-				_, err := nb.WriteTo(s.c.c)
-				return err
-			})
-		if err != nil {
-			if isTimeout(err) {
-				return s.fail(simrt.ErrTimeout)
-			}
-			return s.fail(simrt.ErrSendFailed)
+		if err := s.writeHelped(bufs); err != nil {
+			return err
 		}
 	}
 	s.poisoned = false
 	return nil
 }
 
+// writeHelped writes bufs on a helper goroutine while the calling task
+// parks (see call), bounded by WriteTimeout; on error the sink is failed.
+// The helper gets its own copy of bufs, so that Send's one-buffer slice
+// stays on Send's stack (it would be allocated on every path otherwise).
+func (s *sink) writeHelped(bufs [][]byte) error {
+	deadline := time.Now().Add(s.n.cfg.WriteTimeout)
+	nb := append(net.Buffers(nil), bufs...)
+	err := call(s.n.rt,
+		func() { s.c.c.SetWriteDeadline(deadline) },
+		func() { s.c.c.SetWriteDeadline(longAgo) },
+		func() error {
+			_, err := nb.WriteTo(s.c.c)
+			return err
+		})
+	if err != nil {
+		if isTimeout(err) {
+			return s.fail(simrt.ErrTimeout)
+		}
+		return s.fail(simrt.ErrSendFailed)
+	}
+	return nil
+}
+
 // writeBlocking writes bufs on the calling goroutine, bounded by
-// WriteTimeout; on error the sink is failed.
+// WriteTimeout; on error the sink is failed. Several buffers leave in one
+// writev, without being copied; the slice writev consumes is the sink's
+// own, reused, so that a Send allocates nothing.
 func (s *sink) writeBlocking(bufs [][]byte) error {
 	s.deadline = refreshDeadline(s.deadline, s.n.cfg.WriteTimeout, s.c.c.SetWriteDeadline)
 	var err error
-	for _, b := range bufs {
-		if _, err = s.c.c.Write(b); err != nil {
-			break
+	switch {
+	case len(bufs) == 1:
+		if len(bufs[0]) > 0 {
+			_, err = s.c.c.Write(bufs[0])
+		}
+	case len(bufs) > 1:
+		s.iov = append(s.vec[:0], bufs...)
+		s.vec = s.iov[:0]
+		_, err = s.iov.WriteTo(s.c.c)
+		clear(s.vec[:len(bufs)]) // keep no reference to the caller's bytes
+		s.iov = nil
+		if cap(s.vec) > maxKeptVec {
+			s.vec = nil
 		}
 	}
 	if err != nil {
@@ -158,8 +194,10 @@ func refreshDeadline(cur time.Time, timeout time.Duration, set func(time.Time) e
 }
 
 // join copies small vectored input into one buffer, so that it leaves in
-// one system call.
-func join(bufs [][]byte) [][]byte {
+// one system call (runtime path). The buffer is the sink's own, kept
+// between Sends up to maxKeptJoin bytes; a Send returns only once the
+// bytes have left it, whether it completes or is unwound (see call).
+func (s *sink) join(bufs [][]byte) [][]byte {
 	total := 0
 	for _, b := range bufs {
 		total += len(b)
@@ -167,11 +205,15 @@ func join(bufs [][]byte) [][]byte {
 	if total > 64<<10 {
 		return append([][]byte(nil), bufs...) // Send consumes the slice
 	}
-	out := make([]byte, 0, total)
+	out := s.joined[:0]
 	for _, b := range bufs {
 		out = append(out, b...)
 	}
-	return [][]byte{out}
+	if cap(out) <= maxKeptJoin {
+		s.joined = out[:0]
+	}
+	s.head[0] = out
+	return s.head[:]
 }
 
 // fail poisons the sink after a failed write and returns err, or
@@ -210,6 +252,7 @@ type stream struct {
 	poisoned bool
 	closed   atomic.Bool // Close was called
 	deadline time.Time   // the read deadline in force (nil-runtime path)
+	op       rawOp       // non-blocking attempts (runtime path)
 }
 
 var _ simrt.Stream = (*stream)(nil)
@@ -302,28 +345,18 @@ func (s *stream) fill(n int) error {
 			}
 			continue
 		}
-		if s.c.raw != nil {
-			k, wouldBlock, err := tryRead(s.c.raw, s.buf[s.w:])
-			if err != nil {
-				return simrt.ErrRecvFailed
-			}
-			if !wouldBlock {
-				s.w += k
-				continue
-			}
+		k, wouldBlock, err := s.op.tryRead(s.buf[s.w:])
+		if err != nil {
+			return simrt.ErrRecvFailed
+		}
+		if !wouldBlock {
+			s.w += k
+			continue
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(s.n.cfg.ReadTimeout)
 		}
-		var k int
-		err := call(s.n.rt,
-			func() { s.c.c.SetReadDeadline(deadline) },
-			func() { s.c.c.SetReadDeadline(longAgo) },
-			func() error {
-				var err error
-				k, err = s.c.c.Read(s.buf[s.w:])
-				return err
-			})
+		k, err = s.readHelped(deadline)
 		s.w += k
 		switch {
 		case err == nil:
@@ -334,6 +367,23 @@ func (s *stream) fill(n int) error {
 		}
 	}
 	return nil
+}
+
+// readHelped makes one read into the free part of buf on a helper
+// goroutine while the calling task parks (see call), until deadline. The
+// closures the helper needs live here, not in fill, so that fill's own
+// variables stay on its stack on the paths that take no helper.
+func (s *stream) readHelped(deadline time.Time) (int, error) {
+	var k int
+	err := call(s.n.rt,
+		func() { s.c.c.SetReadDeadline(deadline) },
+		func() { s.c.c.SetReadDeadline(longAgo) },
+		func() error {
+			var err error
+			k, err = s.c.c.Read(s.buf[s.w:])
+			return err
+		})
+	return k, err
 }
 
 // Peek implements simrt.Stream.Peek: the bytes the read buffer holds.

@@ -140,11 +140,13 @@ func (n *Network) wrap(c *net.TCPConn) (*sink, *stream) {
 		c.SetLinger(0)
 	}
 	sc := &conn{c: c}
-	if rc, err := c.SyscallConn(); err == nil {
-		sc.raw = rc
-	}
 	base := make([]byte, n.cfg.ReadBufferSize)
-	return &sink{n: n, c: sc}, &stream{n: n, c: sc, base: base, buf: base}
+	si, st := &sink{n: n, c: sc}, &stream{n: n, c: sc, base: base, buf: base}
+	if rc, err := c.SyscallConn(); err == nil && n.rt != nil {
+		si.op.init(rc)
+		st.op.init(rc)
+	}
+	return si, st
 }
 
 func isTimeout(err error) bool {
