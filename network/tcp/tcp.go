@@ -13,8 +13,9 @@ import (
 	"github.com/simrt/simrt"
 )
 
-// Config sets socket options and timeouts. The zero value is the
-// reference's production network.
+// Config sets socket options and timeouts. The zero value is the default
+// production network: TCP_NODELAY, SO_LINGER 0, a 10 s connect timeout and
+// 60 s read and write timeouts.
 type Config struct {
 	// Nagle turns Nagle's algorithm on. The default sets TCP_NODELAY.
 	Nagle bool
