@@ -41,16 +41,21 @@ func siteOf(pc uintptr) string {
 // describe names the channel for a report: "chan made at node.go:140".
 func (c *Chan[T]) describe() string {
 	var b strings.Builder
+	if c.rv != nil {
+		b.WriteString("unbuffered ")
+	}
 	b.WriteString("chan")
 	if site := siteOf(c.site); site != "" {
 		b.WriteString(" made at ")
 		b.WriteString(site)
 	}
-	if c.limit > 0 {
+	switch {
+	case c.rv != nil:
+	case c.limit > 0:
 		b.WriteString(" (capacity ")
 		b.WriteString(strconv.Itoa(c.limit))
 		b.WriteString(")")
-	} else {
+	default:
 		b.WriteString(" (unbounded)")
 	}
 	return b.String()
@@ -60,20 +65,83 @@ func (c *Chan[T]) describe() string {
 type chanRecv[T any] Chan[T]
 
 // BlockedOn implements core.Blocker.
-func (c *chanRecv[T]) BlockedOn() string { return "receive on " + (*Chan[T])(c).describe() }
+func (c *chanRecv[T]) BlockedOn() string {
+	if c.ticker { // the channel is the Ticker's own: name the Ticker
+		if site := siteOf(c.site); site != "" {
+			return "Recv on a simrt.Ticker made at " + site
+		}
+		return "Recv on a simrt.Ticker"
+	}
+	return "receive on " + (*Chan[T])(c).describe()
+}
 
 // chanSend is a channel seen as the wait of a sender.
 type chanSend[T any] Chan[T]
 
 // BlockedOn implements core.Blocker.
-func (c *chanSend[T]) BlockedOn() string { return "send on " + (*Chan[T])(c).describe() + ", full" }
+func (c *chanSend[T]) BlockedOn() string {
+	if c.rv != nil { // unbuffered: it waits for a receiver, not for room
+		return "send on " + (*Chan[T])(c).describe()
+	}
+	return "send on " + (*Chan[T])(c).describe() + ", full"
+}
 
 // Waits that need no more than their kind.
 const (
 	mutexWait   = core.WaitText("Lock of a simrt.Mutex")
 	signalWait  = core.WaitText("Wait on a simrt.Signal")
 	oneshotWait = core.WaitText("Recv on a simrt.Oneshot")
+	onceWait    = core.WaitText("Do of a simrt.Once, waiting for a concurrent Do to end")
+	contextWait = core.WaitText("Wait on a simrt.GoContext, until it is cancelled")
 )
+
+// waitGroupWait is a WaitGroup seen as the wait of a task in Wait.
+type waitGroupWait WaitGroup
+
+// BlockedOn implements core.Blocker: "Wait of a simrt.WaitGroup (counter 2)".
+func (wg *waitGroupWait) BlockedOn() string {
+	return "Wait of a simrt.WaitGroup (counter " + strconv.Itoa(wg.n) + ")"
+}
+
+// rwReadWait and rwWriteWait are an RWMutex seen as the wait of a task in
+// RLock and in Lock.
+type (
+	rwReadWait  RWMutex
+	rwWriteWait RWMutex
+)
+
+// BlockedOn implements core.Blocker: "RLock of a simrt.RWMutex (writer waiting)".
+func (m *rwReadWait) BlockedOn() string {
+	return "RLock of a simrt.RWMutex" + (*RWMutex)(m).holders(true)
+}
+
+// BlockedOn implements core.Blocker: "Lock of a simrt.RWMutex (2 readers)".
+func (m *rwWriteWait) BlockedOn() string {
+	return "Lock of a simrt.RWMutex" + (*RWMutex)(m).holders(false)
+}
+
+// holders says what holds m, and for a reader (forReader) whether a writer
+// waits and so holds it back: " (writer)", " (2 readers, writer waiting)";
+// "" when nothing does any more (the waiter has been handed the lock and
+// has not run yet).
+func (m *RWMutex) holders(forReader bool) string {
+	var parts []string
+	switch {
+	case m.writer:
+		parts = append(parts, "writer")
+	case m.readers == 1:
+		parts = append(parts, "1 reader")
+	case m.readers > 1:
+		parts = append(parts, strconv.Itoa(m.readers)+" readers")
+	}
+	if forReader && !m.wq.Empty() {
+		parts = append(parts, "writer waiting")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
 
 // awaitWait is a handle seen as the wait of a task awaiting it.
 type awaitWait[T any] Handle[T]
@@ -139,10 +207,14 @@ func (s *selectWait) BlockedOn() string {
 	return b.String()
 }
 
-func (rc *recvCase[T]) blockedOn() string   { return (*chanRecv[T])(rc.c).BlockedOn() }
-func (sc *sendCase[T]) blockedOn() string   { return (*chanSend[T])(sc.c).BlockedOn() }
-func (c *lockCase) blockedOn() string       { return mutexWait.BlockedOn() }
-func (c *signalCase) blockedOn() string     { return signalWait.BlockedOn() }
-func (c *oneshotCase[T]) blockedOn() string { return oneshotWait.BlockedOn() }
-func (c *handleCase[T]) blockedOn() string  { return (*awaitWait[T])(c.h).BlockedOn() }
-func (c *afterCase) blockedOn() string      { return "after " + c.d.String() }
+func (rc *recvCase[T]) blockedOn() string     { return (*chanRecv[T])(rc.c).BlockedOn() }
+func (sc *sendCase[T]) blockedOn() string     { return (*chanSend[T])(sc.c).BlockedOn() }
+func (c *lockCase) blockedOn() string         { return mutexWait.BlockedOn() }
+func (c *signalCase) blockedOn() string       { return signalWait.BlockedOn() }
+func (c *oneshotCase[T]) blockedOn() string   { return oneshotWait.BlockedOn() }
+func (c *handleCase[T]) blockedOn() string    { return (*awaitWait[T])(c.h).BlockedOn() }
+func (c *afterCase) blockedOn() string        { return "after " + c.d.String() }
+func (rc *syncRecvCase[T]) blockedOn() string { return (*chanRecv[T])(rc.c).BlockedOn() }
+func (sc *syncSendCase[T]) blockedOn() string { return (*chanSend[T])(sc.c).BlockedOn() }
+func (c *waitGroupCase) blockedOn() string    { return (*waitGroupWait)(c.wg).BlockedOn() }
+func (c *contextCase) blockedOn() string      { return contextWait.BlockedOn() }

@@ -18,6 +18,7 @@ type Chan[T any] struct {
 	n      int
 	limit  int // 0: unbounded
 	closed bool
+	ticker bool // the channel is a Ticker's (for reports; site is NewTicker's caller)
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
 	rv     *rendezvous[T] // set on an unbuffered channel, which uses nothing above but mu and closed
@@ -32,7 +33,7 @@ func NewChan[T any](capacity int) *Chan[T] {
 		panic("simrt.NewChan: negative capacity (use 0 for an unbuffered channel, NewUnboundedChan for no limit)")
 	}
 	if capacity == 0 {
-		return &Chan[T]{rv: new(rendezvous[T])}
+		return &Chan[T]{rv: new(rendezvous[T]), site: callerPC()}
 	}
 	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity, site: callerPC()}
 }

@@ -125,7 +125,7 @@ func (c *TaskContext) AfterFunc(f func()) (stop func() bool) {
 func (c *TaskContext) Wait(ctx Runtime) error {
 	c.mu.Lock()
 	if c.err == nil {
-		waitUntil(ctx, &c.mu, &c.q, nil, func() bool { return c.err != nil })
+		waitUntilOn(ctx, &c.mu, &c.q, contextWait, nil, func() bool { return c.err != nil })
 	}
 	err := c.err
 	c.mu.Unlock()

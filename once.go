@@ -32,7 +32,7 @@ func (o *Once) Do(ctx Runtime, f func()) {
 		return
 	}
 	if o.running {
-		waitUntil(ctx, &o.mu, &o.q, nil, o.done.Load)
+		waitUntilOn(ctx, &o.mu, &o.q, onceWait, nil, o.done.Load)
 		o.mu.Unlock()
 		return
 	}

@@ -191,7 +191,7 @@ func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
 	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
 	sw.w.v = v
 	for {
-		if c.waitSync(&sw.w, &c.rv.sendq) {
+		if c.waitSync(&sw.w, &c.rv.sendq, (*chanSend[T])(c)) {
 			return nil // a receiver took v
 		}
 		if c.closed {
@@ -212,7 +212,7 @@ func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
 	sw := c.rv.getWait(ctx.CurrentTask())
 	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
 	for {
-		if c.waitSync(&sw.w, &c.rv.recvq) {
+		if c.waitSync(&sw.w, &c.rv.recvq, (*chanRecv[T])(c)) {
 			return sw.w.v, true // a sender delivered
 		}
 		if v, ok = c.tryRecvSync(); ok || c.closed {
@@ -225,8 +225,9 @@ func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
 // the task is woken for another reason (false: look again). It is called
 // and returns with mu held. If the park unwinds, w is taken off q; a value a
 // receiver had already been given is then lost with the task, as if the
-// task had ended right after its Recv returned.
-func (c *Chan[T]) waitSync(w *syncWaiter[T], q *syncQueue[T]) bool {
+// task had ended right after its Recv returned. on says what the task
+// waits on, for failure reports.
+func (c *Chan[T]) waitSync(w *syncWaiter[T], q *syncQueue[T], on core.Blocker) bool {
 	c.mu.Bind(w.task)
 	q.push(w)
 	w.sel.state.Store(selWaiting) // under mu: no partner sees w arming
@@ -239,7 +240,7 @@ func (c *Chan[T]) waitSync(w *syncWaiter[T], q *syncQueue[T]) bool {
 			q.remove(w)
 		}
 	}()
-	w.task.Park()
+	w.task.ParkOn(on)
 	parked = true
 	claimed := !w.sel.state.CompareAndSwap(selWaiting, selArming)
 	c.mu.Lock()

@@ -30,7 +30,7 @@ func (m *RWMutex) RLock(ctx Runtime) {
 		m.mu.Unlock()
 		return
 	}
-	m.waitGranted(ctx, &m.rq, m.runlockLocked)
+	m.waitGranted(ctx, &m.rq, (*rwReadWait)(m), m.runlockLocked)
 }
 
 // TryRLock takes a read lock if RLock would not park, and reports whether
@@ -64,7 +64,7 @@ func (m *RWMutex) Lock(ctx Runtime) {
 		m.mu.Unlock()
 		return
 	}
-	m.waitGranted(ctx, &m.wq, m.unlockLocked)
+	m.waitGranted(ctx, &m.wq, (*rwWriteWait)(m), m.unlockLocked)
 }
 
 // TryLock takes the lock for writing if it is free, and reports whether it
@@ -119,8 +119,9 @@ func (m *RWMutex) unlockLocked() {
 // lock (its waiter is then notified). It is called with mu held and returns
 // with mu released. If the park unwinds, a lock already handed over is
 // released again; a writer that leaves without the lock lets in the
-// readers it was holding back.
-func (m *RWMutex) waitGranted(ctx Runtime, q *core.WaitQueue, release func()) {
+// readers it was holding back. on says what the task waits on, for
+// failure reports.
+func (m *RWMutex) waitGranted(ctx Runtime, q *core.WaitQueue, on core.Blocker, release func()) {
 	w := waiter(ctx, &m.mu)
 	q.Push(w)
 	granted := false
@@ -138,7 +139,7 @@ func (m *RWMutex) waitGranted(ctx Runtime, q *core.WaitQueue, release func()) {
 	}()
 	for {
 		m.mu.Unlock()
-		w.Task.Park()
+		w.Task.ParkOn(on)
 		m.mu.Lock()
 		if granted = w.Notified; granted { // else a spurious wake, w still queued
 			m.mu.Unlock()

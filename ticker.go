@@ -37,6 +37,7 @@ func NewTicker(ctx Context, d time.Duration) *Ticker {
 		panic("simrt.NewTicker: non-positive interval")
 	}
 	t := &Ticker{ctx: ctx, ticks: NewChan[time.Time](1)}
+	t.ticks.ticker, t.ticks.site = true, callerPC() // reports name the Ticker and its maker
 	ctx.CurrentTask().OnExit(t.end)
 	t.mu.Lock()
 	t.startLocked(d)

@@ -52,7 +52,7 @@ func (wg *WaitGroup) Wait(ctx Runtime) {
 	wg.mu.Lock()
 	if wg.n != 0 {
 		gen := wg.gen
-		waitUntil(ctx, &wg.mu, &wg.q, nil, func() bool { return wg.n == 0 || wg.gen != gen })
+		waitUntilOn(ctx, &wg.mu, &wg.q, (*waitGroupWait)(wg), nil, func() bool { return wg.n == 0 || wg.gen != gen })
 	}
 	wg.mu.Unlock()
 }

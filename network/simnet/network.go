@@ -223,9 +223,6 @@ func (n *Network) waitPath(out, back *link) error {
 	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
 }
 
-// wait is waitOn for a wait that does not describe itself.
-func (n *Network) wait(q *core.WaitQueue) { n.waitOn(q, nil) }
-
 // waitOn parks the calling task on q with mu released, and holds mu again
 // when it returns or unwinds. on says what it waits for, for reports.
 func (n *Network) waitOn(q *core.WaitQueue, on core.Blocker) {

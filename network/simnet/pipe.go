@@ -239,7 +239,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 	target := p.pushed - int64(n.bufSize) // done once drained reaches it
 	for p.drained < target {
 		s.poisoned = true // stays so if the wait unwinds or fails
-		n.wait(&p.sendq)
+		n.waitOn(&p.sendq, (*sendWait)(p))
 		switch {
 		case p.drained >= target:
 		case !p.sinkOpen:
