@@ -42,3 +42,20 @@ func TestFaultsCounted(t *testing.T) {
 		}
 	})
 }
+
+// TestFaultsCountHoldReset checks that a connection reset by HoldTimeout
+// counts as a hold_reset, not as a link's random reset.
+func TestFaultsCountHoldReset(t *testing.T) {
+	sim(t, simnet.Config{HoldTimeout: time.Second}, func(ctx *deterministic.Context, n *simnet.Network) {
+		a, _ := connect(t, n)
+		n.Partition(hostA, hostB)
+		if err := a.sink.Send([]byte("x")); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		ctx.Sleep(2 * time.Second)
+		want := map[string]uint64{"partition": 1, "cut": 2, "hold_reset": 1}
+		if got := n.Faults(); !maps.Equal(got, want) {
+			t.Fatalf("Faults() = %v, want %v", got, want)
+		}
+	})
+}
