@@ -21,10 +21,11 @@ import (
 // The zero value is ready to use. A Coverage may be shared by runs on
 // different goroutines.
 type Coverage struct {
-	mu    sync.Mutex
-	runs  uint64
-	props map[propertyID]*PropertyCoverage
-	sites map[string]*BuggifyCoverage
+	mu     sync.Mutex
+	runs   uint64
+	props  map[propertyID]*PropertyCoverage
+	sites  map[string]*BuggifyCoverage
+	faults map[string]uint64 // faults injected, by kind (faults.go)
 }
 
 type propertyID struct {

@@ -198,5 +198,6 @@ func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
 func (rt *runtime) finishProperties() {
 	if cov := rt.cfg.Coverage; cov != nil {
 		cov.add(rt.props)
+		cov.addFaults(rt.faults())
 	}
 }

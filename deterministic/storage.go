@@ -26,6 +26,9 @@ type storageState struct {
 	mem   *memory.Storage
 	fault *faulty.Storage
 	stack simrt.Storage
+	// recovered is set in a run resumed from a checkpoint: it counts
+	// as a crash in Context.Faults.
+	recovered bool
 }
 
 // storageCheckpoint is the storage a checkpoint carries: durable contents
@@ -49,6 +52,7 @@ func (rt *runtime) initStorage(cp *Checkpoint) {
 		return
 	}
 	rt.storage = storageStack(memory.Restore(cp.storage.snap), rt.rng, cp.storage.faults, rt.auditor, rt.registry.Registerer())
+	rt.storage.recovered = true
 }
 
 // crashStorage crashes the storage once no task can touch it (unsynced

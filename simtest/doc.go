@@ -41,6 +41,9 @@
 //	-simrt.checkdeterminism  run each simulation twice and compare (SIMRT_CHECKDETERMINISM)
 //	-simrt.cryptorand     seed crypto/... per simulation, see SeedCrypto (SIMRT_CRYPTORAND)
 //	-simrt.strict         fail a sweep whose property goals were missed (SIMRT_STRICT)
+//	-simrt.coverfile=F    append each Explore's coverage (properties, Buggify sites, faults
+//	                      injected by kind) to F as one line of JSON; simrt sweep sets it
+//	                      per process and merges the files (SIMRT_COVERFILE)
 //
 // The flags are the package's only mutable state: the test binary sets
 // them while parsing its command line, before any test runs. They are

@@ -36,7 +36,10 @@ import (
 // reached, with the number of seeds that reached it, made it true, failed
 // it or fired it, and every call with a constant message found in the
 // package's source (and in the packages of its module it imports) that no
-// seed reached. With -simrt.strict (SIMRT_STRICT) a missed goal (an Always
+// seed reached, and the faults the runs injected by kind ("faults
+// injected: clog 12, partition 41"; see deterministic.Context.Faults). With
+// -simrt.coverfile it also appends them to a file as JSON (CoverRecord).
+// With -simrt.strict (SIMRT_STRICT) a missed goal (an Always
 // or Reachable never reached, a Sometimes never true, a Buggify site that
 // never fired) fails the test. cfg.Coverage, when set, receives the runs'
 // records instead of a fresh Coverage.
@@ -111,6 +114,11 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	}
 	wg.Wait()
 	reportCoverage(t, cov, st, len(failed) > 0)
+	if st.coverFile != "" {
+		if err := appendCoverFile(st.coverFile, t.Name(), cov); err != nil {
+			t.Error(err)
+		}
+	}
 	if len(failed) == 0 {
 		return
 	}

@@ -73,8 +73,11 @@ var (
 	flagCrypto = &setting{name: "cryptorand", isBool: true,
 		usage: "seed crypto/... from each simulation's seed (testing/cryptotest); seeds run one at a time"}
 
+	flagCoverFile = &setting{name: "coverfile",
+		usage: "append each Explore sweep's coverage (properties, Buggify sites, faults injected) as a line of JSON to `file` (simrt sweep sets it)"}
+
 	allSettings = []*setting{flagSeeds, flagSeed, flagShard, flagKeepGoing, flagTrace,
-		flagCheck, flagParallel, flagEvents, flagCrypto}
+		flagCheck, flagParallel, flagEvents, flagCrypto, flagCoverFile}
 )
 
 func init() {
@@ -104,6 +107,7 @@ type settings struct {
 	parallel  int
 	events    int // autoEvents: 20 for one simulation, 0 in a sweep
 	crypto    bool
+	coverFile string // "": no coverage file
 }
 
 // loadSettings reads the flags, then the environment for every flag that
@@ -173,6 +177,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		}
 	}
 	st.trace, _ = get(flagTrace)
+	st.coverFile, _ = get(flagCoverFile)
 	st.keepGoing = boolean(flagKeepGoing)
 	st.check = boolean(flagCheck)
 	st.crypto = boolean(flagCrypto)

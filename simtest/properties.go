@@ -125,13 +125,19 @@ func reportCoverage(t *testing.T, cov *deterministic.Coverage, st settings, fail
 		return
 	}
 	lines, missed := coverageSummary(cov, scanSites(dir))
-	if len(lines) == 0 {
+	faults := faultSummary(cov)
+	if len(lines) == 0 && faults == "" {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "simrt: properties and Buggify sites over %d runs (seeds):\n", cov.Runs())
-	for _, l := range lines {
-		fmt.Fprintf(&b, "  %s\n", l.text)
+	if len(lines) > 0 {
+		fmt.Fprintf(&b, "simrt: properties and Buggify sites over %d runs (seeds):\n", cov.Runs())
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  %s\n", l.text)
+		}
+	}
+	if faults != "" {
+		fmt.Fprintf(&b, "simrt: %s (over %d runs)\n", faults, cov.Runs())
 	}
 	strict, err := strictMode()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -35,6 +36,9 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 	cmd := exec.CommandContext(ctx, bin, append(args, s.extra...)...)
 	cmd.Dir = dir
 	cmd.WaitDelay = time.Second
+	coverFile := s.coverFile()
+	cmd.Env = append(os.Environ(), "SIMRT_COVERFILE="+coverFile) // an older simtest ignores it
+	defer s.mergeCover(coverFile)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		s.processFailed(chunk, err.Error())

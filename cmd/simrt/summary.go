@@ -101,6 +101,11 @@ type sweepReport struct {
 	Interrupted     bool            `json:"interrupted"`
 	ElapsedSeconds  float64         `json:"elapsed_seconds"`
 	SeedsPerSecond  float64         `json:"seeds_per_second"`
+	// Faults counts the faults injected over the seeds run, by kind.
+	Faults map[string]uint64 `json:"faults"`
+	// Properties and Buggify are what the seeds run reached.
+	Properties []propertyReport `json:"properties"`
+	Buggify    []buggifyReport  `json:"buggify"`
 }
 
 // failureReport is one failing seed in a sweepReport.
@@ -117,6 +122,7 @@ func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
 		Failed: len(s.failures), Failures: []failureReport{}, ProcessFailures: s.processes,
 		NoSeedRan: s.noSeed, Interrupted: interrupted, ElapsedSeconds: elapsed.Seconds(),
 		SeedsPerSecond: float64(s.done) / max(elapsed.Seconds(), 1e-9)}
+	r.Faults, r.Properties, r.Buggify = s.cover.lists()
 	failed := make([]uint64, len(s.failures))
 	for i, f := range s.failures {
 		failed[i] = f.seed
@@ -165,6 +171,7 @@ func (s *sweep) printSummary(r sweepReport, elapsed time.Duration) {
 	}
 	fmt.Fprintf(w, "swept %d of %d seeds of %s %s in %v (%.0f seeds/s): %s\n",
 		r.SeedsDone, r.Seeds, r.Package, r.Test, elapsed.Round(time.Millisecond), r.SeedsPerSecond, verdict)
+	printCoverage(w, r)
 	if r.Failed > 0 {
 		fmt.Fprintf(w, "failing seeds: %s\nreplay the first: %s\n", r.FailingSeeds, s.replayCommand(r.Failures[0].Seed, true))
 	}

@@ -27,7 +27,8 @@ chunks as parallel processes, one simulation at a time in each (so that
 -simrt.cryptorand works too). Run it from inside the module that holds the
 package, as you would run go test. It prints each failing seed with its
 replay command as soon as it fails, and ends with a summary (as JSON with
--json); on a terminal it shows a progress bar. Ctrl-C stops the sweep and
+-json): seeds run and failed, faults injected by kind, and the properties
+(Always, Sometimes, ...) and Buggify sites the seeds reached; on a terminal it shows a progress bar. Ctrl-C stops the sweep and
 prints what it covered so far.
 
 exit codes: 0 every seed passed; 1 a seed failed or a test process failed;
@@ -57,6 +58,7 @@ type sweep struct {
 	events   io.Writer // where failures are printed as they happen
 	bar      *progressbar.ProgressBar
 	started  time.Time
+	tmp      string // the sweep's temporary directory, for cover files
 
 	mu        sync.Mutex // guards the fields below and the output
 	failures  []sweepFailure
@@ -64,6 +66,8 @@ type sweep struct {
 	processes int  // chunk processes that failed without a failing seed
 	noSeed    bool // a chunk process ran no seed: the test does not call Explore
 	cancel    context.CancelFunc
+	cover     coverage // merged from each test process's cover file
+	covers    int      // cover files named so far
 }
 
 // sweepFailure is one failing seed and the first lines of its report.
@@ -156,6 +160,7 @@ func (s *sweep) exec(interrupt context.Context, bar bool) int {
 		return exitUsage
 	}
 	defer os.RemoveAll(tmp)
+	s.tmp = tmp
 	if !s.asJSON {
 		fmt.Fprintf(s.stderr, "building %s\n", s.pkg)
 	}

@@ -291,3 +291,48 @@ func TestCrashingSeedIsItsFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepReportsCoverage: the summary, as text and as JSON, counts the
+// faults injected and the properties and Buggify sites reached, merged over
+// the sweep's test processes.
+func TestSweepReportsCoverage(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"sweep", "./testdata/sample", "-run", "TestCovered", "-seeds", "0..9",
+		"-parallel", "2", "-chunk", "3", "-json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0:\n%s\n%s", code, out.String(), errb.String())
+	}
+	var r struct {
+		SeedsDone  int               `json:"seeds_done"`
+		Faults     map[string]uint64 `json:"faults"`
+		Properties []propertyReport  `json:"properties"`
+		Buggify    []buggifyReport   `json:"buggify"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("-json output: %v:\n%s", err, out.String())
+	}
+	if r.SeedsDone != 10 || r.Faults["partition"] != 10 || r.Faults["cut"] != 20 {
+		t.Errorf("seeds_done %d, faults %v: want 10 seeds, partition 10, cut 20", r.SeedsDone, r.Faults)
+	}
+	if len(r.Properties) != 1 {
+		t.Fatalf("properties %+v, want one", r.Properties)
+	}
+	p := r.Properties[0]
+	if p.Kind != "Sometimes" || p.Message != "sample: heads" || !strings.HasPrefix(p.Site, "testdata/sample/sample_test.go:") ||
+		p.SeedsReached != 10 || p.SeedsTrue == 0 || p.SeedsTrue+p.SeedsFalse < 10 {
+		t.Errorf("property %+v: want Sometimes \"sample: heads\" in testdata/sample, reached in 10, true in some", p)
+	}
+	if len(r.Buggify) != 1 || r.Buggify[0].Name != "sample_site" || r.Buggify[0].SeedsReached != 10 {
+		t.Errorf("buggify %+v: want sample_site reached in 10", r.Buggify)
+	}
+
+	var text bytes.Buffer
+	code = dispatch([]string{"sweep", "./testdata/sample", "-run", "TestCovered", "-seeds", "0..9", "-parallel", "2", "-chunk", "3"}, &text, &errb)
+	for _, want := range []string{"faults injected: cut 20, partition 10\n", "properties (1):\n",
+		`Sometimes           "sample: heads" at testdata/sample/sample_test.go:`, ": reached in 10, true in ",
+		"Buggify sites (1):\n", `"sample_site" at testdata/sample/sample_test.go:`} {
+		if code != 0 || !strings.Contains(text.String(), want) {
+			t.Errorf("exit %d; text summary lacks %q:\n%s", code, want, text.String())
+		}
+	}
+}

@@ -52,6 +52,9 @@ func (n *Network) Heal(from, to netip.Addr) {
 
 // Partition cuts the links between a and b both ways.
 func (n *Network) Partition(a, b netip.Addr) {
+	n.mu.Lock()
+	n.faults.partition++
+	n.mu.Unlock()
 	n.Cut(a, b)
 	n.Cut(b, a)
 }

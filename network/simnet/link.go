@@ -86,7 +86,7 @@ func chance(rng *rand.Rand, p float64) bool {
 // connection's previous bytes, it returns when n bytes sent now arrive and
 // when the transmitter is free again. It draws from rng only for jitter and
 // loss, and only when they are configured.
-func (l Link) transit(now, busy, last time.Time, n int, rng *rand.Rand) (arrive, free time.Time) {
+func (l Link) transit(now, busy, last time.Time, n int, rng *rand.Rand, lost *uint64) (arrive, free time.Time) {
 	start := now
 	if busy.After(start) {
 		start = busy
@@ -106,6 +106,7 @@ func (l Link) transit(now, busy, last time.Time, n int, rng *rand.Rand) (arrive,
 	for i := 0; i < maxRetransmits && chance(rng, l.Loss); i++ {
 		arrive = arrive.Add(rto)
 		rto *= 2
+		*lost++
 	}
 	if last.After(arrive) {
 		arrive = last // in order on one connection

@@ -83,6 +83,7 @@ type Network struct {
 	def       Link
 	pipes     []*pipe        // pipes in creation order, for heals
 	changed   core.WaitQueue // dials waiting for a partition or clog to end
+	faults    faultCounts    // faults injected, not audited
 }
 
 var _ simrt.Network = (*Network)(nil)
@@ -283,6 +284,7 @@ func (n *Network) resetConn(p *pipe, why string) {
 
 // event records a control event, if there is a recorder.
 func (n *Network) event(label string, fields ...string) {
+	n.faults.countControl(label, fields)
 	if n.rec == nil {
 		return
 	}

@@ -67,7 +67,7 @@ func (p *pipe) push(bufs [][]byte, total int) {
 	now := n.rt.Now()
 	at := now
 	if !l.cfg.perfect() {
-		at, l.busy = l.cfg.transit(now, l.busy, p.last, total, n.rng)
+		at, l.busy = l.cfg.transit(now, l.busy, p.last, total, n.rng, &n.faults.loss)
 	} else if p.last.After(at) {
 		at = p.last
 	}

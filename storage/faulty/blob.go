@@ -35,7 +35,7 @@ func (b *blob) ReadAt(p []byte, offset uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roll(s.cfg.ReadRate) {
-		return injected()
+		return s.fail(opRead)
 	}
 	return b.inner.ReadAt(p, offset)
 }
@@ -59,7 +59,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 		// Nothing to write or journal, at any offset; the draw is kept so
 		// that an empty write may still fail.
 		if s.roll(cfg.FailureRate) {
-			return injected()
+			return s.fail(opWrite)
 		}
 		return b.inner.WriteAt(offset, opts, bufs...)
 	}
@@ -74,7 +74,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 				return err
 			}
 		}
-		return injected()
+		return s.fail(opWrite)
 	}
 	if syncing && s.roll(s.cfg.SyncRate) {
 		// The bytes reach the handle but not the disk.
@@ -85,7 +85,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 		if retain {
 			s.journal.push(&entry{kind: writeEntry, blob: b, offset: offset, data: concat(bufs, n), sel: newSelection(cfg, n)})
 		}
-		return b.poison(injected())
+		return b.poison(s.fail(opSync))
 	}
 	if err := b.inner.WriteAt(offset, opts, bufs...); err != nil {
 		return err
@@ -149,7 +149,7 @@ func (b *blob) Resize(size uint64) error {
 				s.journal.push(&entry{kind: resizeEntry, blob: b, size: mid})
 			}
 		}
-		return injected()
+		return s.fail(opResize)
 	}
 	retain := s.roll(cfg.FailureRate)
 	if err := b.inner.Resize(size); err != nil {
@@ -172,7 +172,7 @@ func (b *blob) Sync() error {
 		return b.poisoned
 	}
 	if s.roll(s.cfg.SyncRate) {
-		return b.poison(injected())
+		return b.poison(s.fail(opSync))
 	}
 	if err := b.inner.Sync(); err != nil {
 		return err
@@ -193,7 +193,7 @@ func (b *blob) StartSync() *simrt.Handle[struct{}] {
 		return simrt.Ready(struct{}{}, b.poisoned)
 	}
 	if s.roll(s.cfg.SyncRate) {
-		return simrt.Ready(struct{}{}, b.poison(injected()))
+		return simrt.Ready(struct{}{}, b.poison(s.fail(opSync)))
 	}
 	h := b.inner.StartSync()
 	if h.Done() {

@@ -104,6 +104,7 @@ type Storage struct {
 	cfg     *Config
 	mu      sync.Mutex
 	journal journal
+	counts  [numOps]uint64 // injected faults by kind, see Faults
 }
 
 // New wraps inner. Faults draw from rng, which the caller may share with
@@ -132,7 +133,7 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roll(s.cfg.OpenRate) {
-		return nil, 0, 0, injected()
+		return nil, 0, 0, s.fail(opOpen)
 	}
 	inner, size, version, err := s.inner.OpenVersioned(partition, name, versions)
 	if err != nil {
@@ -148,7 +149,7 @@ func (s *Storage) Remove(partition string, name []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roll(s.cfg.RemoveRate) {
-		return injected()
+		return s.fail(opRemove)
 	}
 	if err := s.inner.Remove(partition, name); err != nil {
 		return err
@@ -163,7 +164,7 @@ func (s *Storage) RemovePartition(partition string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roll(s.cfg.RemoveRate) {
-		return injected()
+		return s.fail(opRemove)
 	}
 	if err := s.inner.RemovePartition(partition); err != nil {
 		return err
@@ -177,7 +178,7 @@ func (s *Storage) Scan(partition string) ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roll(s.cfg.ScanRate) {
-		return nil, injected()
+		return nil, s.fail(opScan)
 	}
 	return s.inner.Scan(partition)
 }
@@ -207,6 +208,7 @@ func (s *Storage) Crash() error {
 		if e.sel != nil {
 			keep = e.sel.draw(s.rng)[e.selOff : e.selOff+len(e.data)]
 		}
+		s.countRetained(keep)
 		r.RetainWrite(e.offset, e.data, keep)
 	}
 	return nil

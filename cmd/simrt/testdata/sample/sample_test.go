@@ -4,6 +4,7 @@
 package sample
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
@@ -41,5 +42,17 @@ func TestCrash(t *testing.T) {
 			go func() { panic("boom in a native goroutine") }()
 			<-done
 		}
+	})
+}
+
+// TestCovered passes on every seed: it partitions two hosts, makes a
+// Sometimes true on about half the seeds and calls a Buggify site, for the
+// sweep's coverage summary.
+func TestCovered(t *testing.T) {
+	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		ctx.Network().Partition(a, b)
+		simrt.Sometimes(ctx, ctx.Rand().IntN(2) == 0, "sample: heads")
+		simrt.Buggify(ctx, "sample_site")
 	})
 }

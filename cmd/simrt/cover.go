@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// coverRecord is one line a test process writes to its -simrt.coverfile
+// (simtest.CoverRecord): what one Explore call covered.
+type coverRecord struct {
+	Faults     map[string]uint64 `json:"faults"`
+	Properties []propertyRecord  `json:"properties"`
+	Buggify    []buggifyRecord   `json:"buggify"`
+}
+
+type propertyRecord struct {
+	Kind      string `json:"kind"`
+	Message   string `json:"message"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Runs      uint64 `json:"runs"`
+	TrueRuns  uint64 `json:"true_runs"`
+	FalseRuns uint64 `json:"false_runs"`
+}
+
+type buggifyRecord struct {
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
+	Runs        uint64 `json:"runs"`
+	EnabledRuns uint64 `json:"enabled_runs"`
+	FiredRuns   uint64 `json:"fired_runs"`
+}
+
+// propertyReport is one property in a sweepReport: where it is and how
+// many seeds reached it, made it true and made it false (for Always, the
+// seeds it failed).
+type propertyReport struct {
+	Kind         string `json:"kind"`
+	Message      string `json:"message"`
+	Site         string `json:"site"` // file:line
+	SeedsReached uint64 `json:"seeds_reached"`
+	SeedsTrue    uint64 `json:"seeds_true"`
+	SeedsFalse   uint64 `json:"seeds_false"`
+}
+
+// buggifyReport is one Buggify site in a sweepReport.
+type buggifyReport struct {
+	Name         string `json:"name"`
+	Site         string `json:"site"`
+	SeedsReached uint64 `json:"seeds_reached"`
+	SeedsEnabled uint64 `json:"seeds_enabled"`
+	SeedsFired   uint64 `json:"seeds_fired"`
+}
+
+// coverage merges the records of every test process of a sweep. Guarded
+// by sweep.mu.
+type coverage struct {
+	faults map[string]uint64
+	props  map[string]*propertyReport // by kind, message and site
+	sites  map[string]*buggifyReport  // by name
+}
+
+// readCoverFile merges the records of one test process's cover file into
+// c. A missing file adds nothing: the process ended before its Explore did.
+func (c *coverage) readCoverFile(path string) error {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return c.read(f)
+}
+
+// read merges the JSON lines of r into c.
+func (c *coverage) read(r io.Reader) error {
+	if c.faults == nil {
+		c.faults = map[string]uint64{}
+		c.props = map[string]*propertyReport{}
+		c.sites = map[string]*buggifyReport{}
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var rec coverRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return fmt.Errorf("coverage file: %w", err)
+		}
+		for k, n := range rec.Faults { // summed: order does not matter
+			c.faults[k] += n
+		}
+		for _, p := range rec.Properties {
+			site := shortSite(p.File, p.Line)
+			key := p.Kind + "\x00" + p.Message + "\x00" + site
+			pr := c.props[key]
+			if pr == nil {
+				pr = &propertyReport{Kind: p.Kind, Message: p.Message, Site: site}
+				c.props[key] = pr
+			}
+			pr.SeedsReached += p.Runs
+			pr.SeedsTrue += p.TrueRuns
+			pr.SeedsFalse += p.FalseRuns
+		}
+		for _, b := range rec.Buggify {
+			br := c.sites[b.Name]
+			if br == nil {
+				br = &buggifyReport{Name: b.Name, Site: shortSite(b.File, b.Line)}
+				c.sites[b.Name] = br
+			}
+			br.SeedsReached += b.Runs
+			br.SeedsEnabled += b.EnabledRuns
+			br.SeedsFired += b.FiredRuns
+		}
+	}
+	return sc.Err()
+}
+
+// shortSite renders file:line, the file relative to the working directory
+// when it lies below it.
+func shortSite(file string, line int) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, file); err == nil && filepath.IsAbs(file) && !strings.HasPrefix(rel, "..") {
+			file = rel
+		}
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// lists returns the merged coverage, sorted: properties by site, message
+// and kind; Buggify sites by name. Faults are a map, which encoding/json
+// writes sorted by kind.
+func (c *coverage) lists() (faults map[string]uint64, props []propertyReport, sites []buggifyReport) {
+	faults = map[string]uint64{}
+	for k, n := range c.faults { // copied: order does not matter
+		faults[k] = n
+	}
+	props, sites = []propertyReport{}, []buggifyReport{}
+	for _, p := range c.props { // sorted below
+		props = append(props, *p)
+	}
+	slices.SortFunc(props, func(a, b propertyReport) int {
+		return cmp.Or(cmp.Compare(a.Site, b.Site), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Kind, b.Kind))
+	})
+	for _, s := range c.sites { // sorted below
+		sites = append(sites, *s)
+	}
+	slices.SortFunc(sites, func(a, b buggifyReport) int { return cmp.Compare(a.Name, b.Name) })
+	return faults, props, sites
+}
+
+// faultLine renders faults sorted by kind: "clog 12, partition 41".
+func faultLine(faults map[string]uint64) string {
+	kinds := make([]string, 0, len(faults))
+	for k := range faults { // sorted below
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, faults[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printCoverage prints the coverage part of the text summary.
+func printCoverage(w io.Writer, r sweepReport) {
+	if len(r.Faults) > 0 {
+		fmt.Fprintf(w, "faults injected: %s\n", faultLine(r.Faults))
+	}
+	if len(r.Properties) > 0 {
+		fmt.Fprintf(w, "properties (%d):\n", len(r.Properties))
+		for _, p := range r.Properties {
+			fmt.Fprintf(w, "  %-19s %q at %s: reached in %d, true in %d, false in %d\n",
+				p.Kind, p.Message, p.Site, p.SeedsReached, p.SeedsTrue, p.SeedsFalse)
+		}
+	}
+	if len(r.Buggify) > 0 {
+		fmt.Fprintf(w, "Buggify sites (%d):\n", len(r.Buggify))
+		for _, b := range r.Buggify {
+			fmt.Fprintf(w, "  %q at %s: reached in %d, enabled in %d, fired in %d\n",
+				b.Name, b.Site, b.SeedsReached, b.SeedsEnabled, b.SeedsFired)
+		}
+	}
+}
+
+// coverFile names a new cover file for one test process.
+func (s *sweep) coverFile() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.covers++
+	return filepath.Join(s.tmp, fmt.Sprintf("cover%d.jsonl", s.covers))
+}
+
+// mergeCover merges a test process's cover file into the sweep's
+// coverage once the process has ended.
+func (s *sweep) mergeCover(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.cover.readCoverFile(path); err != nil {
+		fmt.Fprintf(s.stderr, "simrt sweep: %v\n", err)
+	}
+}

@@ -1,0 +1,107 @@
+package simtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/simrt/simrt/deterministic"
+)
+
+// CoverRecord is one line of a -simrt.coverfile: what one Explore sweep
+// covered. simrt sweep reads these lines back from each of its processes
+// and merges them.
+type CoverRecord struct {
+	// Test is the name of the test that called Explore.
+	Test string `json:"test"`
+	// Runs is the number of runs (seeds) the sweep added.
+	Runs uint64 `json:"runs"`
+	// Faults counts the faults injected over all runs, by kind (see
+	// deterministic.Context.Faults).
+	Faults map[string]uint64 `json:"faults"`
+	// Properties are the properties some run reached.
+	Properties []CoverProperty `json:"properties"`
+	// Buggify are the Buggify sites some run called.
+	Buggify []CoverBuggify `json:"buggify"`
+}
+
+// CoverProperty is one property of a CoverRecord, as in
+// deterministic.PropertyCoverage.
+type CoverProperty struct {
+	Kind        string `json:"kind"`
+	Message     string `json:"message"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
+	Runs        uint64 `json:"runs"`
+	TrueRuns    uint64 `json:"true_runs"`
+	FalseRuns   uint64 `json:"false_runs"`
+	Evaluations uint64 `json:"evaluations"`
+}
+
+// CoverBuggify is one Buggify site of a CoverRecord, as in
+// deterministic.BuggifyCoverage.
+type CoverBuggify struct {
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
+	Runs        uint64 `json:"runs"`
+	EnabledRuns uint64 `json:"enabled_runs"`
+	FiredRuns   uint64 `json:"fired_runs"`
+	Calls       uint64 `json:"calls"`
+	Fires       uint64 `json:"fires"`
+}
+
+// coverRecord renders cov as the record of test.
+func coverRecord(test string, cov *deterministic.Coverage) CoverRecord {
+	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{},
+		Properties: []CoverProperty{}, Buggify: []CoverBuggify{}}
+	for _, f := range cov.Faults() {
+		r.Faults[f.Kind] = f.Count
+	}
+	for _, p := range cov.Properties() {
+		r.Properties = append(r.Properties, CoverProperty{Kind: p.Kind.String(), Message: p.Message,
+			File: p.Site.File, Line: p.Site.Line, Runs: p.Runs, TrueRuns: p.TrueRuns, FalseRuns: p.FalseRuns,
+			Evaluations: p.Evaluations})
+	}
+	for _, s := range cov.Buggify() {
+		r.Buggify = append(r.Buggify, CoverBuggify{Name: s.Name, File: s.Site.File, Line: s.Site.Line,
+			Runs: s.Runs, EnabledRuns: s.EnabledRuns, FiredRuns: s.FiredRuns, Calls: s.Calls, Fires: s.Fires})
+	}
+	return r
+}
+
+// appendCoverFile appends the record of test's sweep to path as one line
+// of JSON.
+func appendCoverFile(path, test string, cov *deterministic.Coverage) error {
+	line, err := json.Marshal(coverRecord(test, cov))
+	if err != nil {
+		return fmt.Errorf("simtest: -simrt.coverfile: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("simtest: -simrt.coverfile: %w", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("simtest: -simrt.coverfile: %w", err)
+	}
+	return nil
+}
+
+// faultSummary renders the faults cov counted, sorted by kind:
+// "faults injected: clog 12, partition 41", or "" when none were.
+func faultSummary(cov *deterministic.Coverage) string {
+	fs := cov.Faults()
+	if len(fs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s %d", f.Kind, f.Count)
+	}
+	return "faults injected: " + strings.Join(parts, ", ")
+}
