@@ -69,6 +69,7 @@ func (c *Chan[T]) pop() T {
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
 // channel is (or becomes) closed; v is then not delivered.
 func (c *Chan[T]) Send(ctx Runtime, v T) error {
+	c.mu.Enter(ctx.CurrentTask())
 	if c.rv != nil {
 		return c.sendSync(ctx, v)
 	}
@@ -88,6 +89,12 @@ func (c *Chan[T]) Send(ctx Runtime, v T) error {
 // false on a full or closed channel, and on an unbuffered channel unless a
 // receiver is waiting (which then takes v).
 func (c *Chan[T]) TrySend(v T) bool {
+	ok := c.trySendOp(v)
+	c.mu.Point()
+	return ok
+}
+
+func (c *Chan[T]) trySendOp(v T) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.rv != nil {
@@ -116,6 +123,7 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 // unbuffered channel: until a sender arrives). After Close, it returns the
 // values still queued and then ok=false.
 func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
+	c.mu.Enter(ctx.CurrentTask())
 	if c.rv != nil {
 		return c.recvSync(ctx)
 	}
@@ -134,6 +142,12 @@ func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 // TryRecv returns the next value without parking; ok is false when the
 // channel is empty (on an unbuffered channel: when no sender is waiting).
 func (c *Chan[T]) TryRecv() (v T, ok bool) {
+	v, ok = c.tryRecvOp()
+	c.mu.Point()
+	return v, ok
+}
+
+func (c *Chan[T]) tryRecvOp() (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.rv != nil {
@@ -160,6 +174,11 @@ func (c *Chan[T]) tryRecv() (v T, ok, done bool) {
 // ErrClosed, its value undelivered; a Recv parked on an empty channel
 // reports ok=false. Closing twice does nothing.
 func (c *Chan[T]) Close() {
+	c.closeOp()
+	c.mu.Point()
+}
+
+func (c *Chan[T]) closeOp() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

@@ -118,6 +118,9 @@ func (h *Handle[T]) value() (T, error) {
 // ErrClosed if it was aborted or never started, or a *PanicError (matching
 // ErrExited) if it panicked and the runtime catches panics.
 func (h *Handle[T]) Await(ctx Runtime) (T, error) {
+	if ctx != nil { // Await(nil) of a done handle is allowed and is no scheduling point
+		h.mu.Enter(ctx.CurrentTask())
+	}
 	if h.done() {
 		return h.value()
 	}

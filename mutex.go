@@ -14,6 +14,7 @@ type Mutex struct {
 
 // Lock parks until the mutex is free and takes it.
 func (m *Mutex) Lock(ctx Runtime) {
+	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if !m.take() {
 		waitUntilOn(ctx, &m.mu, &m.q, mutexWait, m.forward, m.take)
@@ -33,6 +34,12 @@ func (m *Mutex) take() bool {
 
 // TryLock takes the mutex if it is free and reports whether it did.
 func (m *Mutex) TryLock() bool {
+	ok := m.tryLockOp()
+	m.mu.Point()
+	return ok
+}
+
+func (m *Mutex) tryLockOp() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.take()
@@ -41,6 +48,11 @@ func (m *Mutex) TryLock() bool {
 // Unlock releases the mutex and wakes the longest waiter. It panics if the
 // mutex is not locked.
 func (m *Mutex) Unlock() {
+	m.unlockOp()
+	m.mu.Point()
+}
+
+func (m *Mutex) unlockOp() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.locked {

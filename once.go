@@ -23,6 +23,7 @@ type Once struct {
 // aborted or its Timeout ran out. A call of Do from within f on the same
 // Once never returns.
 func (o *Once) Do(ctx Runtime, f func()) {
+	o.mu.Enter(ctx.CurrentTask())
 	if o.done.Load() {
 		return
 	}

@@ -20,6 +20,12 @@ func NewOneshot[T any]() *Oneshot[T] { return &Oneshot[T]{} }
 // Send delivers v and reports true, or reports false if a value was already
 // sent or the oneshot was closed.
 func (o *Oneshot[T]) Send(v T) bool {
+	ok := o.sendOp(v)
+	o.mu.Point()
+	return ok
+}
+
+func (o *Oneshot[T]) sendOp(v T) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.sent || o.closed {
@@ -33,6 +39,11 @@ func (o *Oneshot[T]) Send(v T) bool {
 // Close marks the sender as gone: a receiver still waiting gets ErrClosed.
 // Closing after Send does nothing.
 func (o *Oneshot[T]) Close() {
+	o.closeOp()
+	o.mu.Point()
+}
+
+func (o *Oneshot[T]) closeOp() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.sent || o.closed {
@@ -55,6 +66,7 @@ func (o *Oneshot[T]) resultLocked() (T, error) {
 // Recv parks until a value is sent (and returns it) or the oneshot is
 // closed (ErrClosed). Any number of receivers see the same value.
 func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
+	o.mu.Enter(ctx.CurrentTask())
 	o.mu.Lock()
 	if o.doneLocked() {
 		defer o.mu.Unlock()
@@ -69,6 +81,12 @@ func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
 // TryRecv returns the value without parking; ok is false while nothing has
 // been sent.
 func (o *Oneshot[T]) TryRecv() (v T, ok bool) {
+	v, ok = o.tryRecvOp()
+	o.mu.Point()
+	return v, ok
+}
+
+func (o *Oneshot[T]) tryRecvOp() (v T, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.v, o.sent

@@ -24,6 +24,7 @@ type RWMutex struct {
 // RLock parks until no writer holds or waits for the lock, and takes a
 // read lock.
 func (m *RWMutex) RLock(ctx Runtime) {
+	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canRead() {
 		m.readers++
@@ -36,6 +37,12 @@ func (m *RWMutex) RLock(ctx Runtime) {
 // TryRLock takes a read lock if RLock would not park, and reports whether
 // it did.
 func (m *RWMutex) TryRLock() bool {
+	ok := m.tryRLockOp()
+	m.mu.Point()
+	return ok
+}
+
+func (m *RWMutex) tryRLockOp() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.canRead() {
@@ -47,6 +54,11 @@ func (m *RWMutex) TryRLock() bool {
 
 // RUnlock releases a read lock. It panics if no read lock is held.
 func (m *RWMutex) RUnlock() {
+	m.rUnlockOp()
+	m.mu.Point()
+}
+
+func (m *RWMutex) rUnlockOp() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.readers == 0 {
@@ -58,6 +70,7 @@ func (m *RWMutex) RUnlock() {
 // Lock parks until no reader or writer holds the lock, and takes it for
 // writing.
 func (m *RWMutex) Lock(ctx Runtime) {
+	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canWrite() {
 		m.writer = true
@@ -70,6 +83,12 @@ func (m *RWMutex) Lock(ctx Runtime) {
 // TryLock takes the lock for writing if it is free, and reports whether it
 // did.
 func (m *RWMutex) TryLock() bool {
+	ok := m.tryLockOp()
+	m.mu.Point()
+	return ok
+}
+
+func (m *RWMutex) tryLockOp() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.canWrite() {
@@ -82,6 +101,11 @@ func (m *RWMutex) TryLock() bool {
 // Unlock releases the write lock. It panics if the lock is not held for
 // writing.
 func (m *RWMutex) Unlock() {
+	m.unlockOp()
+	m.mu.Point()
+}
+
+func (m *RWMutex) unlockOp() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.writer {

@@ -23,15 +23,30 @@ type Case interface {
 }
 
 // Select parks until one of cases can complete, completes it, runs its
-// callback and returns its index. When several cases are ready at once the
-// earliest in the list wins, so a Select is deterministic. A case that was
-// not chosen consumes nothing: a value offered by a channel stays there.
-// A parked Select with a case on an unbuffered channel is completed by the
-// first partner to arrive there, whatever else became ready at the same
-// time, since that partner has already taken or delivered the value.
-// Select with no cases parks forever (until aborted).
+// callback and returns its index. When several cases are ready at once it
+// takes one of them at random, as Go's select does; in the simulator the
+// choice comes from the run's decision stream, so a seed gives the same
+// choice every time (Config.BiasedSelect, or SelectBiased, keeps the
+// earliest instead). A case that was not chosen consumes nothing: a value
+// offered by a channel stays there. A parked Select with a case on an
+// unbuffered channel is completed by the first partner to arrive there,
+// whatever else became ready at the same time, since that partner has
+// already taken or delivered the value. Select with no cases parks forever
+// (until aborted).
 func Select(ctx Runtime, cases ...Case) int {
+	return selectCases(ctx, false, cases)
+}
+
+// SelectBiased is Select that, when several cases are ready at once, takes
+// the earliest in the list (the reference runtime's select), for code that
+// relies on the order of its cases.
+func SelectBiased(ctx Runtime, cases ...Case) int {
+	return selectCases(ctx, true, cases)
+}
+
+func selectCases(ctx Runtime, biased bool, cases []Case) int {
 	t := ctx.CurrentTask()
+	t.Point()
 	defer func() {
 		for _, c := range cases {
 			c.release()
@@ -46,17 +61,20 @@ func Select(ctx Runtime, cases ...Case) int {
 			break
 		}
 	}
+	var buf [8]int
+	order := tryOrder(t, biased, len(cases), buf[:0])
 	for {
-		chosen := -1
-		for i, c := range cases {
+		chosen, k := -1, 0
+		for ; k < len(order); k++ {
+			i := order[k]
 			waiters[i] = core.Waiter{Task: t}
-			if armCase(c, &waiters[i], sel) {
+			if armCase(cases[i], &waiters[i], sel) {
 				chosen = i
 				break
 			}
 		}
 		if chosen >= 0 {
-			for i := 0; i < chosen; i++ {
+			for _, i := range order[:k] {
 				disarmCase(cases[i], &waiters[i])
 			}
 			cases[chosen].fire()
@@ -78,6 +96,24 @@ func Select(ctx Runtime, cases ...Case) int {
 			return won
 		}
 	}
+}
+
+// tryOrder returns the order in which a Select tries its n cases: the
+// list's own when biased, otherwise a uniform permutation drawn through
+// the task's scheduler (Fisher–Yates from the front, so that a scheduler
+// that always chooses 0 keeps the list's order).
+func tryOrder(t *core.Task, biased bool, n int, order []int) []int {
+	for i := range n {
+		order = append(order, i)
+	}
+	if biased {
+		return order
+	}
+	for i := 0; i < n-1; i++ {
+		j := i + t.Choose(n-i)
+		order[i], order[j] = order[j], order[i]
+	}
+	return order
 }
 
 // armCase arms c for a Select whose selection is sel.

@@ -19,6 +19,12 @@ func NewSignal() *Signal { return &Signal{} }
 // Fire fires the signal with value and reports true, or reports false if it
 // had already fired (the first value stays).
 func (s *Signal) Fire(value int) bool {
+	ok := s.fireOp(value)
+	s.mu.Point()
+	return ok
+}
+
+func (s *Signal) fireOp(value int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fired {
@@ -38,6 +44,7 @@ func (s *Signal) Fired() (int, bool) {
 
 // Wait parks until the signal fires and returns its value.
 func (s *Signal) Wait(ctx Runtime) int {
+	s.mu.Enter(ctx.CurrentTask())
 	s.mu.Lock()
 	if s.fired {
 		s.mu.Unlock()

@@ -42,6 +42,7 @@ func (wg *WaitGroup) Add(delta int) {
 	for _, t := range woken {
 		t.Unpark()
 	}
+	wg.mu.Point()
 }
 
 // Done decrements the counter by one.
@@ -49,6 +50,7 @@ func (wg *WaitGroup) Done() { wg.Add(-1) }
 
 // Wait parks until the counter is zero.
 func (wg *WaitGroup) Wait(ctx Runtime) {
+	wg.mu.Enter(ctx.CurrentTask())
 	wg.mu.Lock()
 	if wg.n != 0 {
 		gen := wg.gen

@@ -61,6 +61,32 @@ type Config struct {
 	// earlier runs and takes back this run's at the end (see Coroutines).
 	// It changes nothing but speed. Nil means the run makes its own.
 	Coroutines *Coroutines
+	// YieldProbability is the chance that a task yields at a scheduling
+	// point (a primitive operation that does not park: an uncontended Lock
+	// or Unlock, a Send into a channel with room, a Fire, a Handle await
+	// that is already done, ...), and that a spawned task runs before its
+	// creator continues. Zero means DefaultYieldProbability; a negative
+	// value (NoYield) turns scheduling points off, so that a task switches
+	// only where it parks, as before scheduling points existed. Above 1 is
+	// invalid.
+	YieldProbability float64
+	// Scheduler picks the scheduling algorithm: Uniform (the zero value)
+	// or PCT.
+	Scheduler Scheduler
+	// PCTDepth is the bug depth d PCT targets: it places d-1 priority
+	// change points. Zero means 3. Used only with Scheduler PCT.
+	PCTDepth int
+	// PCTSteps is PCT's estimate k of the scheduling points in one run;
+	// change points are placed uniformly over the first k. Zero means 100.
+	PCTSteps int
+	// BiasedSelect makes every Select take the earliest ready case, as
+	// SelectBiased does, instead of one picked by the decision stream.
+	BiasedSelect bool
+	// Replay, when set, supplies the run's decisions ahead of the seeded
+	// generator: a Stream recorded earlier replays that run (see Decider).
+	Replay Decider
+	// Record, when set, receives every decision of the run, in order.
+	Record *Stream
 	// OnTaskPanic, when set, is called with the task's name, the panic value
 	// and its stack whenever a task (or the root) panics, before the runtime
 	// reacts. Test harnesses use it to report the failing task.
@@ -80,6 +106,40 @@ type Config struct {
 	// of a failing seed into its report.
 	LogHandler slog.Handler
 }
+
+// Scheduler is a scheduling algorithm (see Config.Scheduler).
+type Scheduler uint8
+
+const (
+	// Uniform runs the ready tasks of each executor iteration in an order
+	// drawn uniformly from the stream, and yields at each scheduling point
+	// with Config.YieldProbability.
+	Uniform Scheduler = iota
+	// PCT is probabilistic concurrency testing (Burckhardt et al., ASPLOS
+	// 2010): every task gets a random priority, the ready task with the
+	// highest runs, and at d-1 scheduling points drawn from the first k
+	// the running task's priority drops below every other. It finds a bug
+	// of depth d with probability at least 1/(n·k^(d-1)) per run for n
+	// tasks. Config.YieldProbability does not apply.
+	PCT
+)
+
+// String returns the scheduler's name.
+func (s Scheduler) String() string {
+	switch s {
+	case Uniform:
+		return "uniform"
+	case PCT:
+		return "pct"
+	}
+	return "Scheduler(?)"
+}
+
+// DefaultYieldProbability is the YieldProbability of a zero Config.
+const DefaultYieldProbability = 0.05
+
+// NoYield is a YieldProbability that turns scheduling points off.
+const NoYield = -1.0
 
 const (
 	defaultCycle    = time.Millisecond
@@ -106,6 +166,24 @@ func (c Config) validate() Config {
 	}
 	if !c.StartTime.Before(time.Unix(0, never)) {
 		panic("start time must be before the end of simulated time (2262-04-11)")
+	}
+	if c.YieldProbability > 1 || c.YieldProbability != c.YieldProbability {
+		panic("yield probability must be at most 1")
+	}
+	if c.YieldProbability == 0 {
+		c.YieldProbability = DefaultYieldProbability
+	}
+	if c.Scheduler > PCT {
+		panic("unknown scheduler")
+	}
+	if c.PCTDepth < 0 || c.PCTSteps < 0 {
+		panic("PCT depth and steps must not be negative")
+	}
+	if c.PCTDepth == 0 {
+		c.PCTDepth = 3
+	}
+	if c.PCTSteps == 0 {
+		c.PCTSteps = 100
 	}
 	if c.Watchdog == 0 {
 		c.Watchdog = defaultWatchdog

@@ -144,16 +144,7 @@ var fieldFillBytes = []byte("fill_bytes")
 func (c *Context) Read(p []byte) (int, error) {
 	c.rt.check()
 	c.rt.auditor.Event("rand", fieldFillBytes)
-	if r, ok := c.rt.src.(interface{ Read([]byte) (int, error) }); ok {
-		return r.Read(p)
-	}
-	for i := 0; i < len(p); i += 8 {
-		v := c.rt.src.Uint64()
-		for j := i; j < min(i+8, len(p)); j++ {
-			p[j] = byte(v)
-			v >>= 8
-		}
-	}
+	c.rt.stream.read(KindRand, p)
 	return len(p), nil
 }
 

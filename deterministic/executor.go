@@ -3,7 +3,6 @@ package deterministic
 import (
 	"context"
 	"encoding/binary"
-	"math/bits"
 	"math/rand/v2"
 	"net/netip"
 	"sync/atomic"
@@ -26,8 +25,8 @@ type runtime struct {
 	now     int64 // simulated nanoseconds since the Unix epoch
 	end     int64 // deadline, when hasEnd
 	hasEnd  bool
-	src     rand.Source
-	rng     *rand.Rand // raw draws for the executor and fault models
+	stream  *stream    // every decision of the run (stream.go)
+	rng     *rand.Rand // fault and delay draws of the storage and network models
 	user    *rand.Rand // audited draws for tasks
 	auditor *Auditor
 	dns     map[string][]netip.Addr
@@ -54,6 +53,7 @@ type runtime struct {
 	taskMetric *metrics.Tasks
 	iterations prometheus.Counter
 
+	sched   schedState // scheduling points, Select choices, PCT (schedule.go)
 	storage storageState
 	network networkState
 
@@ -77,15 +77,16 @@ type failure struct {
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New(), after: cfg.AfterResume}
 	if cp != nil {
-		rt.now, rt.src, rt.auditor, rt.dns = cp.now, cp.src, cp.auditor.snapshot(), cp.dns
+		rt.now, rt.stream, rt.auditor, rt.dns = cp.now, cp.stream, cp.auditor.snapshot(), cp.dns
 	} else {
 		rt.now = cfg.StartTime.UnixNano()
-		rt.src = cfg.Source
-		if rt.src == nil {
+		src := cfg.Source
+		if src == nil {
 			var seed [32]byte
 			binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
-			rt.src = rand.NewChaCha8(seed)
+			src = rand.NewChaCha8(seed)
 		}
+		rt.stream = newStream(src, cfg.Replay, cfg.Record)
 		rt.auditor = NewAuditor()
 		if cfg.EventLog != 0 {
 			rt.auditor.log = &EventLog{Limit: cfg.EventLog}
@@ -103,7 +104,8 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 		rt.idle = cfg.Coroutines.take()
 	}
 	rt.initLabels()
-	rt.rng = rand.New(rt.src)
+	rt.rng = rand.New(&source{s: rt.stream, k: KindFault})
+	rt.initSchedule()
 	rt.user = rand.New(auditedSource{rt})
 	rt.taskMetric = metrics.NewTasks(rt.registry)
 	rt.iterations = prometheus.NewCounter(prometheus.CounterOpts{
@@ -152,6 +154,9 @@ func (rt *runtime) admit(t *task) {
 	rt.live.tail = t
 	t.queued = true
 	rt.ready = append(rt.ready, t)
+	if rt.sched.pct != nil {
+		rt.sched.pct.admit(t)
+	}
 }
 
 func (rt *runtime) unlinkLive(t *task) {
@@ -197,6 +202,7 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	t.ctx = &child.Context
 	rt.admit(t)
 	rt.auditor.spawn(t.id, t.name)
+	rt.spawned(t)
 	return (*taskRef)(node)
 }
 
@@ -299,7 +305,11 @@ func (rt *runtime) loop() {
 		queue := rt.ready
 		rt.ready = rt.spare[:0]
 		if len(queue) > 1 {
-			rt.shuffle(queue)
+			if rt.sched.pct != nil {
+				sortReady(queue)
+			} else {
+				rt.shuffle(queue)
+			}
 		}
 		for i, t := range queue {
 			if t.finished {
@@ -310,7 +320,7 @@ func (rt *runtime) loop() {
 			}
 			t.queued = false
 			rt.resume(t)
-			if rt.stop {
+			if rt.stop || len(rt.sched.front) > 0 && rt.runFront() {
 				rt.spare = queue[:0]
 				return
 			}
@@ -344,21 +354,9 @@ func (rt *runtime) warm(t *task) {
 // order is the same on every platform and Go version.
 func (rt *runtime) shuffle(q []*task) {
 	for i := len(q) - 1; i > 0; i-- {
-		j := boundedUint64(rt.src, uint64(i+1))
+		j := rt.stream.bounded(KindSchedule, uint64(i+1))
 		q[i], q[j] = q[j], q[i]
 	}
-}
-
-// boundedUint64 returns a uniform value in [0, n) (Lemire's method).
-func boundedUint64(src rand.Source, n uint64) uint64 {
-	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), n)
-		}
-	}
-	return hi
 }
 
 func (rt *runtime) checkDeadline() {
@@ -453,5 +451,5 @@ var fieldNextU64 = []byte("next_u64")
 func (s auditedSource) Uint64() uint64 {
 	s.rt.check()
 	s.rt.auditor.Event("rand", fieldNextU64)
-	return s.rt.src.Uint64()
+	return s.rt.stream.next(KindRand)
 }

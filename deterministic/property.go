@@ -185,7 +185,7 @@ func (c *Context) BuggifySite(name string) bool {
 // drawBuggify draws one event of probability p for site and audits its
 // outcome.
 func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
-	hit := float64(rt.src.Uint64()>>11)*0x1p-53 < p
+	hit := float64(rt.stream.next(KindBuggify)>>11)*0x1p-53 < p
 	outcome := no
 	if hit {
 		outcome = yes

@@ -4,8 +4,6 @@ import (
 	"net/netip"
 	"time"
 
-	"math/rand/v2"
-
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 )
@@ -39,7 +37,7 @@ type Checkpoint struct {
 	now     int64
 	end     int64
 	hasEnd  bool
-	src     rand.Source
+	stream  *stream
 	auditor *Auditor
 	dns     map[string][]netip.Addr
 	storage storageCheckpoint
@@ -162,7 +160,7 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 	rt.finishProperties()
 	rt.done = true
 	return &Checkpoint{
-		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, src: rt.src,
+		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, stream: rt.stream,
 		auditor: rt.auditor, dns: rt.dns, storage: storage,
 	}
 }

@@ -38,6 +38,8 @@ type task struct {
 	ctx  simrt.Context   // ... and its context
 	co   *coroutine
 
+	prio uint64 // PCT priority (pct.go)
+
 	panic *core.Panic
 
 	wakeAt int64 // the end of the task's pending sleep, for reports

@@ -64,10 +64,13 @@ func waitGroup(t *testing.T, r Runner) {
 		// A task aborted while parked counts once it has unwound.
 		var unwound atomic.Bool
 		parent := simrt.Spawn(ctx, func(pctx simrt.Context) struct{} {
+			parked := simrt.NewSignal() // the task must have started: one that never starts counts at once (below)
 			wg.Go(pctx, func(ctx simrt.Context) {
 				defer unwound.Store(true)
+				parked.Fire(1)
 				parkForever(ctx)
 			})
+			parked.Wait(pctx)
 			pctx.Sleep(time.Millisecond)
 			return struct{}{} // its end aborts the task Go started
 		})

@@ -12,6 +12,10 @@ type Lock struct {
 	// solo is written once, by a task of a sequential runtime while it
 	// holds mu; the production runtime only ever reads it.
 	solo bool
+	// owner is a simulated task that entered the primitive (see Enter),
+	// whose scheduler the primitive's task-less operations reach. Never
+	// written in the production runtime.
+	owner *Task
 }
 
 // Lock locks l.

@@ -1,0 +1,279 @@
+package deterministic
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+)
+
+// Kind says what a decision of the stream decides. A replayed decision is
+// used only where the run asks for the same kind (see Decider).
+type Kind uint8
+
+// The kinds of decision a run makes.
+const (
+	// KindSchedule orders the ready list of an executor iteration.
+	KindSchedule Kind = iota + 1
+	// KindYield decides whether a task yields at a scheduling point.
+	KindYield
+	// KindSpawn decides whether a spawned task runs before its creator
+	// continues.
+	KindSpawn
+	// KindSelect decides which case a Select tries first.
+	KindSelect
+	// KindFault is a draw of the storage and network fault models: faults,
+	// delays, losses.
+	KindFault
+	// KindRand is a task's own draw (Context.Rand, Context.Read).
+	KindRand
+	// KindPriority is a draw of the PCT scheduler: a task's priority, a
+	// priority change point.
+	KindPriority
+	// KindBuggify is a draw of simrt.Buggify: whether a site fires.
+	KindBuggify
+	maxKind = KindBuggify
+)
+
+var kindNames = [...]string{"", "schedule", "yield", "spawn", "select", "fault", "rand", "priority", "buggify"}
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	if k >= 1 && k <= maxKind {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Decision is one choice of a run: its kind and the 64 random bits it was
+// made from.
+type Decision struct {
+	Kind  Kind
+	Value uint64
+}
+
+// Decider supplies a run's decisions ahead of the seeded generator (see
+// Config.Replay). The executor asks it once per choice, with the choice's
+// position in the stream (0 for the first) and its kind; a Decider that
+// returns false leaves that choice to the seeded generator. The generator
+// advances either way, so a run whose Decider stops answering goes on
+// exactly as the seed alone would have taken it from there.
+//
+// A Stream is a Decider that replays a recorded run; fuzzers, branch
+// explorers and shrinkers supply their own.
+type Decider interface {
+	Decide(pos uint64, kind Kind) (value uint64, ok bool)
+}
+
+// Stream is the recorded decision stream of a run: every choice, in order.
+// Record a run into one with Config.Record, save it with WriteTo or
+// WriteFile, and replay it with Config.Replay. Replay is lenient: past the
+// end of the stream, and at a position where the run asks for another
+// kind of decision than the recorded one (the program changed), the
+// seeded generator decides, so a recorded reproduction keeps working while
+// the code is edited. A run with the same seed, replaying its own stream,
+// is the same run.
+type Stream struct {
+	Decisions []Decision
+}
+
+// Decide implements Decider: the recorded decision at pos, if it has the
+// kind asked for.
+func (s *Stream) Decide(pos uint64, kind Kind) (uint64, bool) {
+	if pos >= uint64(len(s.Decisions)) {
+		return 0, false
+	}
+	d := s.Decisions[pos]
+	if d.Kind != kind {
+		return 0, false
+	}
+	return d.Value, true
+}
+
+// streamMagic starts every stream file; the digit is the format version.
+const streamMagic = "simrt-stream 1\n"
+
+// ErrBadStream is returned (wrapped) for a stream file that cannot be read.
+var ErrBadStream = errors.New("deterministic: malformed decision stream")
+
+// WriteTo writes the stream in its file format: a header line, then one
+// record per decision (a kind byte and the value, 8 bytes little-endian).
+func (s *Stream) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	n, _ := bw.WriteString(streamMagic)
+	var rec [9]byte
+	for _, d := range s.Decisions {
+		rec[0] = byte(d.Kind)
+		binary.LittleEndian.PutUint64(rec[1:], d.Value)
+		m, _ := bw.Write(rec[:])
+		n += m
+	}
+	err := bw.Flush()
+	return int64(n), err
+}
+
+// WriteFile saves the stream to the file at path.
+func (s *Stream) WriteFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := s.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadStream reads a stream written by WriteTo. A file cut short inside a
+// record yields the complete records before the cut and an error wrapping
+// ErrBadStream; an unknown kind or a missing header is an error too.
+func ReadStream(r io.Reader) (*Stream, error) {
+	br := bufio.NewReader(r)
+	var magic [len(streamMagic)]byte
+	if _, err := io.ReadFull(br, magic[:]); err != nil || string(magic[:]) != streamMagic {
+		return nil, fmt.Errorf("%w: not a decision stream (bad header)", ErrBadStream)
+	}
+	s := &Stream{}
+	var rec [9]byte
+	for {
+		_, err := io.ReadFull(br, rec[:])
+		if err == io.EOF {
+			return s, nil
+		}
+		if err == io.ErrUnexpectedEOF {
+			return s, fmt.Errorf("%w: truncated record after %d decisions", ErrBadStream, len(s.Decisions))
+		}
+		if err != nil {
+			return s, err
+		}
+		k := Kind(rec[0])
+		if k < 1 || k > maxKind {
+			return s, fmt.Errorf("%w: unknown kind %d at decision %d", ErrBadStream, rec[0], len(s.Decisions))
+		}
+		s.Decisions = append(s.Decisions, Decision{Kind: k, Value: binary.LittleEndian.Uint64(rec[1:])})
+	}
+}
+
+// ReadStreamFile reads the stream file at path (see ReadStream).
+func ReadStreamFile(path string) (*Stream, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadStream(f)
+}
+
+// stream is a run's one source of decisions: the seeded generator, a
+// position counter, and the optional replay and recording. Every random
+// choice of the simulator goes through next.
+type stream struct {
+	src    rand.Source
+	chacha *rand.ChaCha8 // src, when it is the default generator (a direct call)
+	pos    uint64
+	slow   bool // replay or record set
+	replay Decider
+	record *Stream
+	// readBuf and readLen keep the bytes of a draw that Read did not use,
+	// as rand.ChaCha8.Read does, so Read's output is the generator's own.
+	readBuf [8]byte
+	readLen int
+}
+
+func newStream(src rand.Source, replay Decider, record *Stream) *stream {
+	s := &stream{src: src}
+	s.chacha, _ = src.(*rand.ChaCha8)
+	s.setIO(replay, record)
+	return s
+}
+
+// setIO sets the replay and recording (a resumed checkpoint takes its
+// own config's).
+func (s *stream) setIO(replay Decider, record *Stream) {
+	s.replay, s.record = replay, record
+	s.slow = replay != nil || record != nil
+}
+
+// next makes one decision of kind k.
+func (s *stream) next(k Kind) uint64 {
+	var v uint64
+	if s.chacha != nil {
+		v = s.chacha.Uint64()
+	} else {
+		v = s.src.Uint64()
+	}
+	if s.slow {
+		v = s.decide(k, v)
+	}
+	s.pos++
+	return v
+}
+
+func (s *stream) decide(k Kind, v uint64) uint64 {
+	if s.replay != nil {
+		if r, ok := s.replay.Decide(s.pos, k); ok {
+			v = r
+		}
+	}
+	if s.record != nil {
+		s.record.Decisions = append(s.record.Decisions, Decision{Kind: k, Value: v})
+	}
+	return v
+}
+
+// bounded returns a uniform decision of kind k in [0, n) (Lemire's
+// method), written out so the result is the same on every platform.
+func (s *stream) bounded(k Kind, n uint64) uint64 {
+	hi, lo := bits.Mul64(s.next(k), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.next(k), n)
+		}
+	}
+	return hi
+}
+
+// read fills p with decisions of kind k. With a generator that has a Read
+// method (the default one), the bytes are the ones its Read would give;
+// otherwise each 8 bytes come from a fresh draw.
+func (s *stream) read(k Kind, p []byte) {
+	if _, ok := s.src.(io.Reader); !ok {
+		for i := 0; i < len(p); i += 8 {
+			v := s.next(k)
+			for j := i; j < min(i+8, len(p)); j++ {
+				p[j] = byte(v)
+				v >>= 8
+			}
+		}
+		return
+	}
+	if s.readLen > 0 {
+		n := copy(p, s.readBuf[len(s.readBuf)-s.readLen:])
+		s.readLen -= n
+		p = p[n:]
+	}
+	for len(p) >= 8 {
+		binary.LittleEndian.PutUint64(p, s.next(k))
+		p = p[8:]
+	}
+	if len(p) > 0 {
+		binary.LittleEndian.PutUint64(s.readBuf[:], s.next(k))
+		copy(p, s.readBuf[:])
+		s.readLen = 8 - len(p)
+	}
+}
+
+// source is a rand.Source of decisions of one kind, for the models that
+// draw through a *rand.Rand.
+type source struct {
+	s *stream
+	k Kind
+}
+
+func (s *source) Uint64() uint64 { return s.s.next(s.k) }
