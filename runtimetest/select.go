@@ -8,7 +8,7 @@ import (
 )
 
 var selectCases = []testCase{
-	{"Select", "Select completes a ready case and skips pending ones; when several are ready the earliest wins and the others consume nothing", selectFirstReady},
+	{"Select", "Select completes a ready case and skips pending ones; when several are ready it takes one of them (SelectBiased the earliest) and the others consume nothing", selectFirstReady},
 	{"SelectLoop", "a Select that picks another case (here a timer) loses no channel message: every value arrives once, in order", selectLoop},
 	{"SelectCases", "every kind of case completes a Select: receive, send, oneshot, signal, stop signal, handle, lock and timer", selectEveryCase},
 }
@@ -32,8 +32,22 @@ func selectFirstReady(t *testing.T, r Runner) {
 		i = simrt.Select(ctx,
 			a.OnRecv(func(v int, _ bool) { got = v }),
 			b.OnRecv(func(v int, _ bool) { got = v }))
+		if i < 0 || i > 1 || got != 2+i {
+			t.Errorf("Select over two ready channels = %d (value %d), want 0 (value 2) or 1 (value 3)", i, got)
+		}
+		other := [2]*simrt.Chan[int]{b, a}[i&1]
+		if v, ok := other.TryRecv(); !ok || v != 3-i {
+			t.Errorf("the case not chosen consumed its value: TryRecv = %v, %v; want %d, true", v, ok, 3-i)
+		}
+
+		a.Send(ctx, 2)
+		b.Send(ctx, 3)
+		got = 0
+		i = simrt.SelectBiased(ctx,
+			a.OnRecv(func(v int, _ bool) { got = v }),
+			b.OnRecv(func(v int, _ bool) { got = v }))
 		if i != 0 || got != 2 {
-			t.Errorf("Select over two ready channels = %d (value %d), want 0 (value 2)", i, got)
+			t.Errorf("SelectBiased over two ready channels = %d (value %d), want 0 (value 2)", i, got)
 		}
 		if v, ok := b.TryRecv(); !ok || v != 3 {
 			t.Errorf("the case not chosen consumed its value: TryRecv = %v, %v; want 3, true", v, ok)
