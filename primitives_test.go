@@ -100,7 +100,10 @@ func TestSelectForwardsUnusedNotification(t *testing.T) {
 			other := simrt.NewSignal()
 			got := simrt.NewUnboundedChan[string]()
 			simrt.Spawn(ctx.Child("selector"), func(ctx simrt.Context) struct{} {
-				simrt.Select(ctx, other.OnFire(func(int) { got.Send(ctx, "signal") }), ch.OnRecv(func(int, bool) { got.Send(ctx, "selector") }))
+				// Biased: the selector must take the signal whichever queue
+				// woke it (a random Select may take the value, and plain
+				// then waits forever, as in Go).
+				simrt.SelectBiased(ctx, other.OnFire(func(int) { got.Send(ctx, "signal") }), ch.OnRecv(func(int, bool) { got.Send(ctx, "selector") }))
 				return struct{}{}
 			})
 			simrt.Spawn(ctx.Child("plain"), func(ctx simrt.Context) struct{} {
@@ -213,7 +216,9 @@ func TestMutexExcludesAndHandsOver(t *testing.T) {
 }
 
 func TestMutexAbortedWaiterPassesTheLockOn(t *testing.T) {
-	run(t, 6, func(ctx *deterministic.Context) {
+	// NoYield: the victim must be aborted right after the Unlock that woke
+	// it; a yield at that Unlock lets it take the lock and end holding it.
+	deterministic.New(deterministic.Config{Seed: 6, YieldProbability: deterministic.NoYield}).Start(func(ctx *deterministic.Context) {
 		var mu simrt.Mutex
 		mu.Lock(ctx)
 		victim := simrt.Spawn(ctx.Child("victim"), func(ctx simrt.Context) struct{} { mu.Lock(ctx); return struct{}{} })
@@ -283,15 +288,18 @@ func TestAbortUnwindsAndRunsDefers(t *testing.T) {
 	run(t, 10, func(ctx *deterministic.Context) {
 		deferred := false
 		blockedAgain := false
+		started := simrt.NewSignal()
 		h := simrt.Spawn(ctx, func(ctx simrt.Context) int {
 			defer func() {
 				deferred = true
 				defer func() { blockedAgain = recover() != nil }()
 				ctx.Sleep(time.Second) // a task being unwound cannot block
 			}()
+			started.Fire(1)
 			simrt.NewSignal().Wait(ctx)
 			return 1
 		})
+		started.Wait(ctx) // a task aborted before it starts runs nothing
 		ctx.Sleep(time.Millisecond)
 		h.Abort()
 		h.Abort() // twice is fine

@@ -36,8 +36,8 @@ func TestGoldenAuditStates(t *testing.T) {
 		wantState  string
 		wantEvents uint64
 	}{
-		{"storage+network+crashes", 1, "61bcd1bb", 3409},
-		{"storage+network+crashes", 42, "00148845", 4069},
+		{"storage+network+crashes", 1, "cbdd2ba6", 3348},
+		{"storage+network+crashes", 42, "60549c5b", 3944},
 	} {
 		t.Run(fmt.Sprintf("%s/seed=%d", tc.name, tc.seed), func(t *testing.T) {
 			counted := runGoldenWorkload(t, tc.seed, 1)

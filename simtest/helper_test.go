@@ -65,7 +65,9 @@ func TestHelperStall(t *testing.T) {
 	if !helper(t) {
 		return
 	}
-	simtest.Run(t, deterministic.Config{Seed: 7}, func(t *testing.T, ctx *deterministic.Context) {
+	// NoYield: the waiter must be the last task to run before the stall
+	// (a spawned task that runs first leaves the root last).
+	simtest.Run(t, deterministic.Config{Seed: 7, YieldProbability: deterministic.NoYield}, func(t *testing.T, ctx *deterministic.Context) {
 		ch := simrt.NewChan[int](1)
 		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v }).Await(ctx)
 	})

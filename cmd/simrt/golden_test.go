@@ -28,8 +28,8 @@ func TestGoldenDemo(t *testing.T) {
 		wantState string
 		wantSim   string // simulated time the demo reports
 	}{
-		{"demo", 7, "6af624ee", "154ms"},
-		{"demo", 8, "2696abf8", "434ms"},
+		{"demo", 7, "8c9005e3", "282ms"},
+		{"demo", 8, "1e8d2930", "304ms"},
 	} {
 		t.Run(tc.name+"/seed="+strconv.FormatUint(tc.seed, 10), func(t *testing.T) {
 			run := func() string {

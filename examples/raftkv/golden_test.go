@@ -27,7 +27,7 @@ func TestGoldenSeed(t *testing.T) {
 		wantCrashes int
 		wantSim     time.Duration
 	}{
-		{"raftkv", 0, "1f183bf9", 172, 2, 7052423541 * time.Nanosecond},
+		{"raftkv", 0, "55bc0dc6", 183, 2, 7083783333 * time.Nanosecond},
 	} {
 		t.Run(fmt.Sprintf("%s/seed=%d", tc.name, tc.seed), func(t *testing.T) {
 			first := runSeed(simConfig{Seed: tc.seed})

@@ -62,7 +62,7 @@ var bugBudget = []struct {
 	{bugUnsyncedAck, seedRange{0, 19}},
 	{bugFollowerRead, seedRange{0, 9}},
 	{bugForgetHardState, seedRange{0, 9}},
-	{bugNoTermCheck, seedRange{0, 79}},
+	{bugNoTermCheck, seedRange{0, 149}},
 }
 
 // TestPlantedBugsFound hunts each planted bug within its budget and
