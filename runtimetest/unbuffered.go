@@ -119,13 +119,13 @@ func unbufferedSelect(t *testing.T, r Runner) {
 			t.Errorf("a send case that was not chosen left %d behind", v)
 		}
 
-		// An earlier ready case wins over a waiting partner, which keeps
-		// waiting and gets the next value.
+		// An earlier ready case wins a biased Select over a waiting
+		// partner, which keeps waiting and gets the next value.
 		ready := simrt.NewChan[int](1)
 		ready.Send(ctx, 5)
 		late := simrt.Spawn(ctx, func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v })
 		ctx.Sleep(time.Millisecond)
-		if i := simrt.Select(ctx, ready.OnRecv(nil), ch.OnSend(6, nil)); i != 0 {
+		if i := simrt.SelectBiased(ctx, ready.OnRecv(nil), ch.OnSend(6, nil)); i != 0 {
 			t.Errorf("Select with a ready buffered case first = case %d, want 0", i)
 		}
 		if err := ch.Send(ctx, 7); err != nil {

@@ -235,7 +235,7 @@ func TestBarWithholdsRate(t *testing.T) {
 // it draws the count of seeds done.
 func TestBarDrawsWhenAsked(t *testing.T) {
 	var out, errb bytes.Buffer
-	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: []uint64{0, 1, 2},
+	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: []uint64{1, 2, 4},
 		parallel: 1, stdout: &out, stderr: &errb, events: &out}
 	if code := s.exec(context.Background(), true); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out.String())
