@@ -2,6 +2,7 @@ package deterministic
 
 import (
 	"testing"
+	"time"
 
 	"github.com/simrt/simrt"
 )
@@ -73,16 +74,23 @@ func TestYieldBetweenUncontendedLocksOnSomeSeeds(t *testing.T) {
 	}
 }
 
-// TestUnwindingTaskDoesNotYield: a task unwinding (aborted) runs its
-// deferred Unlock even where every scheduling point yields, and the lock
-// is free afterwards.
+// TestUnwindingTaskDoesNotYield: a task unwinding (aborted) completes the
+// non-parking operations of its deferred calls even where every
+// scheduling point yields: a yield there would unwind it again before the
+// operation.
 func TestUnwindingTaskDoesNotYield(t *testing.T) {
 	New(Config{YieldProbability: 1}).Start(func(ctx *Context) {
 		var mu simrt.Mutex
+		last := simrt.NewChan[int](1)
 		started := simrt.NewSignal()
 		h := simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			mu.Lock(ctx)
-			defer mu.Unlock()
+			defer func() {
+				mu.Unlock()
+				if err := last.Send(ctx, 1); err != nil { // room: does not park
+					panic(err)
+				}
+			}()
 			started.Fire(1)
 			simrt.NewSignal().Wait(ctx) // forever
 			return struct{}{}
@@ -90,6 +98,10 @@ func TestUnwindingTaskDoesNotYield(t *testing.T) {
 		started.Wait(ctx)
 		h.Abort()
 		h.Await(ctx)
+		ctx.Sleep(time.Millisecond) // the executor resumes the task to unwind it
+		if v, ok := last.TryRecv(); !ok || v != 1 {
+			t.Fatalf("the deferred Send did not complete: %v, %v", v, ok)
+		}
 		mu.Lock(ctx) // stalls the run if the deferred Unlock did not run
 		mu.Unlock()
 	})
