@@ -34,7 +34,8 @@ type Config struct {
 	// StorageFaults sets the storage faults to inject. The zero value
 	// injects none.
 	StorageFaults StorageFaults
-	// Network sets the simulated network's limits; the zero value is the reference's network.
+	// Network sets the simulated network's limits; the zero value is the
+	// default network (see NetworkConfig).
 	Network NetworkConfig
 	// Buggify sets how simrt.Buggify sites behave. The zero value enables
 	// each site with probability 0.25 and fires it on a quarter of its calls.

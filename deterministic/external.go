@@ -19,7 +19,7 @@ import (
 // real process.
 //
 // On a context of any other runtime (production's realtime.Context), Pace
-// is the reference's production pacer, a no-op: it calls f on the calling
+// is a no-op pacer: it calls f on the calling
 // task and returns its result, ignoring latency. Code that paces therefore
 // runs unchanged on both runtimes. A simulation's context is recognised as
 // such only when it is the *Context the simulator handed out (as for From),

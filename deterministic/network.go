@@ -11,7 +11,8 @@ import (
 
 // NetworkConfig sets the simulated network's limits (Config.Network): the
 // per-direction buffer, and what a partition does to dials and to held
-// bytes. The zero value is the reference's network.
+// bytes. The zero value is the default: 64 KiB per direction, dials
+// across a partition fail at once.
 type NetworkConfig = simnet.Config
 
 // networkState is the runtime's simulated network: one simnet.Network and,

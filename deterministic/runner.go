@@ -16,7 +16,7 @@ type Runner struct {
 	started bool
 }
 
-// New returns a runner for cfg. It panics, with the reference's messages,
+// New returns a runner for cfg. It panics, naming the field,
 // if cfg is invalid (a negative Cycle, a StartTime before the Unix epoch).
 func New(cfg Config) *Runner { return &Runner{cfg: cfg.validate()} }
 
