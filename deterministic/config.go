@@ -103,8 +103,10 @@ type Config struct {
 	// LogHandler is where the loggers of the run's contexts write (see
 	// telemetry/logging.Logger), each record stamped with the simulated
 	// time, the task, the context's host when it has one, and the seed.
-	// Nil means slog.Default's handler. simtest sets it to capture the log
-	// of a failing seed into its report.
+	// Nil means a slog.TextHandler on os.Stderr, which prints the simulated
+	// time, so one seed logs the same bytes every run (slog.Default's
+	// handler would print the wall clock). simtest sets it to capture the
+	// log of a failing seed into its report.
 	LogHandler slog.Handler
 }
 

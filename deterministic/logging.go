@@ -2,12 +2,13 @@ package deterministic
 
 import (
 	"log/slog"
+	"os"
 
 	"github.com/simrt/simrt/telemetry/logging"
 )
 
-// Logger returns a logger that writes to Config.LogHandler (slog.Default's
-// handler when nil) with every record stamped by a telemetry/logging
+// Logger returns a logger that writes to Config.LogHandler (a text
+// handler on os.Stderr when nil) with every record stamped by a telemetry/logging
 // handler: the simulated time, the seed, the context's name (attribute
 // task) and, for a context made with WithHost, its host (attribute node).
 // Two runs of one seed log the same bytes. simrt.Logger(ctx) returns it
@@ -17,7 +18,10 @@ func (c *Context) Logger() *slog.Logger {
 	c.rt.check()
 	inner := c.rt.cfg.LogHandler
 	if inner == nil {
-		inner = slog.Default().Handler()
+		// Not slog.Default's handler: the standard logger prints the wall
+		// clock, so the same seed would not log the same bytes. A text
+		// handler prints the record's time, which is simulated.
+		inner = slog.NewTextHandler(os.Stderr, nil)
 	}
 	var h slog.Handler = logging.NewHandler(inner, c)
 	if c.host.IsValid() {
