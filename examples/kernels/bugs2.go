@@ -100,7 +100,10 @@ func timeoutHalf(fixed bool) Kernel {
 // doubleDone: a worker whose fast path (TryLock) fails reports Done before
 // retrying with Lock, and its deferred Done fires again: the WaitGroup
 // reaches zero while a worker still runs (or goes negative, which panics).
-// Fixed: only the deferred Done.
+// Fixed: only the deferred Done. Depth 3: one worker must be preempted
+// after its warm-up Lock/Unlock and before its TryLock, and another after
+// its successful TryLock while it holds the lock (a worker that finds the
+// lock held at its warm-up Lock just waits for it).
 func doubleDone(fixed bool) Kernel {
 	return func(ctx simrt.Context) bool {
 		var mu simrt.Mutex

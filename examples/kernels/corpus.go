@@ -35,7 +35,7 @@ func Corpus() []Entry {
 		return Entry{Name: name, Depth: depth, Bug: f(false), Fixed: f(true)}
 	}
 	return []Entry{
-		mk("lost-wakeup", 1, lostWakeup),
+		mk("lost-wakeup", 2, lostWakeup),
 		mk("missed-close", 1, missedClose),
 		mk("lock-order", 2, lockOrder),
 		mk("check-then-act", 2, checkThenAct),
@@ -45,7 +45,7 @@ func Corpus() []Entry {
 		mk("select-starves", 1, selectStarves),
 		mk("leaked-task", 1, leakedTask),
 		mk("timeout-half", 1, timeoutHalf),
-		mk("double-done", 2, doubleDone),
+		mk("double-done", 3, doubleDone),
 		mk("retry-dup", 1, retryDup),
 	}
 }
