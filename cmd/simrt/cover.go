@@ -14,6 +14,9 @@ import (
 
 // coverRecord is one line a test process writes to its -simrt.coverfile
 // (simtest.CoverRecord): what one Explore call covered.
+// The CLI decodes its own copy of the fields it reads rather than import
+// simtest, whose init registers the -simrt.* flags and which links package
+// testing into the binary; TestSweepReportsCoverage keeps the two in step.
 type coverRecord struct {
 	Faults     map[string]uint64 `json:"faults"`
 	Properties []propertyRecord  `json:"properties"`
