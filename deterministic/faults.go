@@ -22,6 +22,8 @@ type FaultCount struct {
 //     "storage_remove", "storage_scan" failed operations; "crash_lost_write"
 //     and "crash_torn_write" unsynced writes a crash kept none or only some
 //     bytes of (counted when the run ends, so only in Coverage);
+//     "disk_fail", "disk_full", "disk_readonly" operations a disk fault
+//     failed and "disk_slow" operations it delayed (see SetDiskFault);
 //   - "crash": 1 in a run resumed from a Checkpoint.
 //
 // Fault counts are not audited: they do not change the run's fingerprint.

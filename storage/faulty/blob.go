@@ -19,6 +19,9 @@ type blob struct {
 	// that sync should have made durable may be gone (the fsync lesson of
 	// PostgreSQL), and a retry must not pretend otherwise.
 	poisoned error
+	// dirty is set while the handle holds writes or resizes no Sync or
+	// StartSync has covered: a read-only disk fails its syncs.
+	dirty bool
 }
 
 // poison records a failed sync and returns its error.
@@ -32,8 +35,12 @@ func (b *blob) poison(err error) error {
 // ReadAt implements simrt.Blob.ReadAt.
 func (b *blob) ReadAt(p []byte, offset uint64) error {
 	s := b.s
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.diskErr(diskRead, false); err != nil {
+		return err
+	}
 	if s.roll(s.cfg.ReadRate) {
 		return s.fail(opRead)
 	}
@@ -44,12 +51,16 @@ func (b *blob) ReadAt(p []byte, offset uint64) error {
 // described in the package documentation.
 func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) error {
 	s := b.s
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.poisoned != nil {
 		return b.poisoned
 	}
 	n := storage.Len(bufs)
+	if err := s.diskErr(b.writeAccess(offset, n), false); err != nil {
+		return err
+	}
 	syncing := opts&simrt.WriteSync != 0
 	if syncing && n == 0 {
 		return b.inner.WriteAt(offset, opts, bufs...)
@@ -62,6 +73,9 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 			return s.fail(opWrite)
 		}
 		return b.inner.WriteAt(offset, opts, bufs...)
+	}
+	if !syncing {
+		b.dirty = true
 	}
 	end, err := storage.End(offset, n)
 	if err != nil {
@@ -100,6 +114,15 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 	return nil
 }
 
+// writeAccess says what a write of n bytes at offset does to the disk: it
+// grows the blob when it ends past the handle's size.
+func (b *blob) writeAccess(offset uint64, n int) diskAccess {
+	if n > 0 && (offset > b.size || uint64(n) > b.size-offset) {
+		return diskGrow
+	}
+	return diskMutate
+}
+
 // retainFailed writes, durably, each run of bytes of a failed write that
 // its selection keeps.
 func (b *blob) retainFailed(offset uint64, opts simrt.WriteOptions, data []byte, sel *selection) error {
@@ -131,11 +154,20 @@ func (b *blob) retainFailed(offset uint64, opts simrt.WriteOptions, data []byte,
 // described in the package documentation.
 func (b *blob) Resize(size uint64) error {
 	s := b.s
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.poisoned != nil {
 		return b.poisoned
 	}
+	access := diskMutate
+	if size > b.size {
+		access = diskGrow
+	}
+	if err := s.diskErr(access, false); err != nil {
+		return err
+	}
+	b.dirty = true
 	cfg := s.cfg.Resize
 	if s.roll(cfg.FailureRate) {
 		if s.roll(cfg.PartialRate) {
@@ -166,10 +198,14 @@ func (b *blob) Resize(size uint64) error {
 // journal; a failed one poisons the handle.
 func (b *blob) Sync() error {
 	s := b.s
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.poisoned != nil {
 		return b.poisoned
+	}
+	if err := s.diskErr(diskSync, b.dirty); err != nil {
+		return b.poison(err)
 	}
 	if s.roll(s.cfg.SyncRate) {
 		return b.poison(s.fail(opSync))
@@ -177,6 +213,7 @@ func (b *blob) Sync() error {
 	if err := b.inner.Sync(); err != nil {
 		return err
 	}
+	b.dirty = false
 	s.journal.synced(b)
 	return nil
 }
@@ -187,15 +224,20 @@ func (b *blob) Sync() error {
 // handle, as a failed Sync does.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
 	s := b.s
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.poisoned != nil {
 		return simrt.Ready(struct{}{}, b.poisoned)
 	}
+	if err := s.diskErr(diskSync, b.dirty); err != nil {
+		return simrt.Ready(struct{}{}, b.poison(err))
+	}
 	if s.roll(s.cfg.SyncRate) {
 		return simrt.Ready(struct{}{}, b.poison(s.fail(opSync)))
 	}
 	h := b.inner.StartSync()
+	b.dirty = false
 	if h.Done() {
 		if _, err := h.Await(nil); err == nil {
 			s.journal.synced(b)

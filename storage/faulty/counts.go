@@ -11,21 +11,29 @@ const (
 	opResize
 	opRemove
 	opScan
-	opCrashLost // unsynced journaled write of which a crash kept nothing
-	opCrashTorn // unsynced journaled write kept only in part at a crash
+	opCrashLost    // unsynced journaled write of which a crash kept nothing
+	opCrashTorn    // unsynced journaled write kept only in part at a crash
+	opDiskFail     // operation failed by DiskFault.Fail
+	opDiskFull     // operation failed by DiskFault.Full
+	opDiskReadOnly // operation failed by DiskFault.ReadOnly
+	opDiskSlow     // operation delayed by DiskFault.Slow
 	numOps
 )
 
 var opNames = [numOps]string{
-	opOpen:      "storage_open",
-	opRead:      "storage_read",
-	opWrite:     "storage_write",
-	opSync:      "storage_sync",
-	opResize:    "storage_resize",
-	opRemove:    "storage_remove",
-	opScan:      "storage_scan",
-	opCrashLost: "crash_lost_write",
-	opCrashTorn: "crash_torn_write",
+	opOpen:         "storage_open",
+	opRead:         "storage_read",
+	opWrite:        "storage_write",
+	opSync:         "storage_sync",
+	opResize:       "storage_resize",
+	opRemove:       "storage_remove",
+	opScan:         "storage_scan",
+	opCrashLost:    "crash_lost_write",
+	opCrashTorn:    "crash_torn_write",
+	opDiskFail:     "disk_fail",
+	opDiskFull:     "disk_full",
+	opDiskReadOnly: "disk_readonly",
+	opDiskSlow:     "disk_slow",
 }
 
 // fail counts an injected failure of kind o and returns it. Called with
@@ -44,6 +52,8 @@ func (s *Storage) fail(o op) error {
 // "crash_torn_write" count journaled unsynced writes of which a Crash kept
 // no byte or only some bytes. Unsynced writes that were never journaled (no
 // retention configured) are lost at a crash without being counted.
+// "disk_fail", "disk_full" and "disk_readonly" count the operations a
+// DiskFault failed, "disk_slow" those it delayed.
 func (s *Storage) Faults() map[string]uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,7 +68,7 @@ func (s *Storage) Faults() map[string]uint64 {
 
 // countRetained counts, at a crash, a journaled write whose retention
 // selection kept the bytes with keep[i] true (every byte when keep is nil).
-func (s *Storage) countRetained(keep []bool) {
+func (s *Storage) countRetained(keep []bool, e *Effect) {
 	kept := 0
 	for _, k := range keep {
 		if k {
@@ -69,7 +79,9 @@ func (s *Storage) countRetained(keep []bool) {
 	case keep == nil || kept == len(keep):
 	case kept == 0:
 		s.counts[opCrashLost]++
+		e.Lost++
 	default:
 		s.counts[opCrashTorn]++
+		e.Torn++
 	}
 }

@@ -70,6 +70,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/simrt/simrt"
 )
@@ -105,13 +106,21 @@ type Storage struct {
 	mu      sync.Mutex
 	journal journal
 	counts  [numOps]uint64 // injected faults by kind, see Faults
+
+	disk       DiskFault           // see SetDiskFault
+	diskEffect int                 // index in effects of the current disk fault, or -1
+	sleep      func(time.Duration) // waits out DiskFault.Slow; nil ignores it
+	rec        Recorder            // control events; may be nil
+	now        func() time.Time    // dates effects; may be nil
+	effects    []Effect            // see Effects
+	scratch    Effect              // counts of no effect
 }
 
 // New wraps inner. Faults draw from rng, which the caller may share with
 // other users (the simulator shares its one generator), as long as nothing
 // draws from it concurrently.
 func New(inner simrt.Storage, rng *rand.Rand, cfg Config) *Storage {
-	return &Storage{inner: inner, rng: rng, cfg: &cfg}
+	return &Storage{inner: inner, rng: rng, cfg: &cfg, diskEffect: -1}
 }
 
 // Config returns the live configuration: changes through the pointer take
@@ -130,8 +139,16 @@ func (s *Storage) Open(partition string, name []byte) (simrt.Blob, uint64, error
 // OpenVersioned implements simrt.Storage.OpenVersioned. On success it
 // discards the journal of earlier handles of the blob.
 func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	access := diskRead
+	if s.diskCreates(partition, name) {
+		access = diskGrow
+	}
+	if err := s.diskErr(access, false); err != nil {
+		return nil, 0, 0, err
+	}
 	if s.roll(s.cfg.OpenRate) {
 		return nil, 0, 0, s.fail(opOpen)
 	}
@@ -146,8 +163,12 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 // Remove implements simrt.Storage.Remove. On success the blob's journal is
 // discarded.
 func (s *Storage) Remove(partition string, name []byte) error {
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.diskErr(diskMutate, false); err != nil {
+		return err
+	}
 	if s.roll(s.cfg.RemoveRate) {
 		return s.fail(opRemove)
 	}
@@ -161,8 +182,12 @@ func (s *Storage) Remove(partition string, name []byte) error {
 // RemovePartition implements simrt.Storage.RemovePartition. On success the
 // journal of every blob of the partition is discarded.
 func (s *Storage) RemovePartition(partition string) error {
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.diskErr(diskMutate, false); err != nil {
+		return err
+	}
 	if s.roll(s.cfg.RemoveRate) {
 		return s.fail(opRemove)
 	}
@@ -175,8 +200,12 @@ func (s *Storage) RemovePartition(partition string) error {
 
 // Scan implements simrt.Storage.Scan.
 func (s *Storage) Scan(partition string) ([][]byte, error) {
+	s.diskSlow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.diskErr(diskRead, false); err != nil {
+		return nil, err
+	}
 	if s.roll(s.cfg.ScanRate) {
 		return nil, s.fail(opScan)
 	}
@@ -195,6 +224,7 @@ func (s *Storage) Crash() error {
 	defer s.mu.Unlock()
 	entries := s.journal.survivors()
 	s.journal = journal{}
+	eff := s.addEffect("crash", "")
 	for _, e := range entries {
 		r, ok := e.blob.inner.(Retainer)
 		if !ok {
@@ -208,7 +238,7 @@ func (s *Storage) Crash() error {
 		if e.sel != nil {
 			keep = e.sel.draw(s.rng)[e.selOff : e.selOff+len(e.data)]
 		}
-		s.countRetained(keep)
+		s.countRetained(keep, s.effect(eff))
 		r.RetainWrite(e.offset, e.data, keep)
 	}
 	return nil
