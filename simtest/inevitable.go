@@ -22,7 +22,7 @@ const decisionsAround = 4
 // and the events around it.
 func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *deterministic.Stream) {
 	t.Helper()
-	p := newProber(t, name, seed, 0)
+	p := newProber(t, name, 0, st)
 	class, out, err := p.run(probe{stream: orig, seed: seed, mark: -1})
 	switch {
 	case err != nil:

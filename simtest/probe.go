@@ -22,21 +22,20 @@ import (
 // where a failure is only output. It also isolates the tries from each
 // other's package state.
 type prober struct {
-	t       *testing.T
 	pattern string // -test.run pattern of the test
-	seed    uint64
 	dir     string // where candidate streams are written
 	runs    int    // processes started so far
 	limit   int    // at most this many; 0: no limit
 	files   int
+	crypto  bool // -simrt.cryptorand
 }
 
 // probeTimeout bounds one try: a candidate stream can make a run that
 // never ends (a livelock the original schedule avoided).
 const probeTimeout = 2 * time.Minute
 
-func newProber(t *testing.T, name string, seed uint64, limit int) *prober {
-	return &prober{t: t, pattern: runPattern(name), seed: seed, dir: t.TempDir(), limit: limit}
+func newProber(t *testing.T, name string, limit int, st settings) *prober {
+	return &prober{pattern: runPattern(name), dir: t.TempDir(), limit: limit, crypto: st.crypto}
 }
 
 // runPattern returns the anchored -test.run pattern of the test name.
@@ -74,9 +73,10 @@ func (p *prober) run(pr probe) (string, string, error) {
 	args := []string{"-test.run=" + p.pattern, "-test.count=1", "-test.timeout=" + probeTimeout.String(),
 		"-simrt.seed=" + strconv.FormatUint(pr.seed, 10), "-simrt.replay=" + path,
 		"-simrt.shrink=false", "-simrt.inevitable=false", "-simrt.checkdeterminism=false",
-		"-simrt.trace=", "-simrt.coverfile=", "-simrt.replaydefaults=" + strconv.FormatBool(pr.defaults)}
-	if pr.record != "" {
-		args = append(args, "-simrt.record="+pr.record)
+		"-simrt.trace=", "-simrt.coverfile=", "-simrt.record=" + pr.record,
+		"-simrt.replaydefaults=" + strconv.FormatBool(pr.defaults), "-simrt.cryptorand=" + strconv.FormatBool(p.crypto)}
+	if testing.Short() {
+		args = append(args, "-test.short")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout+30*time.Second)
 	defer cancel()

@@ -92,7 +92,7 @@ func (ss *streams) after(t *testing.T, name string, cfg deterministic.Config, st
 // way, saves the smallest and logs the command that replays it.
 func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *deterministic.Stream) {
 	t.Helper()
-	p := newProber(t, name, seed, st.shrinkRuns)
+	p := newProber(t, name, st.shrinkRuns, st)
 	class, out, err := p.run(probe{stream: orig, seed: seed, mark: -1})
 	switch {
 	case err != nil:
