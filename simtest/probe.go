@@ -28,14 +28,21 @@ type prober struct {
 	limit   int    // at most this many; 0: no limit
 	files   int
 	crypto  bool // -simrt.cryptorand
+	timeout time.Duration
 }
 
-// probeTimeout bounds one try: a candidate stream can make a run that
-// never ends (a livelock the original schedule avoided).
-const probeTimeout = 2 * time.Minute
+// A candidate stream can make a run that never ends (a livelock the
+// original schedule avoided, with no Config.Timeout to stop it), so each
+// try has a wall-clock bound: probeSlack times the first try (the
+// original stream), at least probeMinTimeout, at most probeTimeout.
+const (
+	probeTimeout    = 2 * time.Minute
+	probeMinTimeout = 10 * time.Second
+	probeSlack      = 20
+)
 
 func newProber(t *testing.T, name string, limit int, st settings) *prober {
-	return &prober{pattern: runPattern(name), dir: t.TempDir(), limit: limit, crypto: st.crypto}
+	return &prober{pattern: runPattern(name), dir: t.TempDir(), limit: limit, crypto: st.crypto, timeout: probeTimeout}
 }
 
 // runPattern returns the anchored -test.run pattern of the test name.
@@ -70,7 +77,7 @@ func (p *prober) run(pr probe) (string, string, error) {
 		return "", "", err
 	}
 	defer os.Remove(path)
-	args := []string{"-test.run=" + p.pattern, "-test.count=1", "-test.timeout=" + probeTimeout.String(),
+	args := []string{"-test.run=" + p.pattern, "-test.count=1", "-test.timeout=" + p.timeout.String(),
 		"-simrt.seed=" + strconv.FormatUint(pr.seed, 10), "-simrt.replay=" + path,
 		"-simrt.shrink=false", "-simrt.inevitable=false", "-simrt.checkdeterminism=false",
 		"-simrt.trace=", "-simrt.coverfile=", "-simrt.record=" + pr.record,
@@ -78,14 +85,18 @@ func (p *prober) run(pr probe) (string, string, error) {
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = os.Environ()
 	if pr.mark >= 0 {
 		cmd.Env = append(cmd.Env, markEnv+"="+strconv.Itoa(pr.mark)+","+pr.markFile)
 	}
+	began := time.Now() // the harness's clock, outside any simulation
 	out, err := cmd.CombinedOutput()
+	if p.runs == 1 {
+		p.timeout = min(probeTimeout, max(probeMinTimeout, probeSlack*time.Since(began)))
+	}
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		return "", string(out), fmt.Errorf("simrt: running %s: %v", os.Args[0], err)
 	}

@@ -58,6 +58,7 @@ func setupStreams(t *testing.T, cfg *deterministic.Config, st settings, aud **de
 		ss.mark = &marker{next: cfg.Replay, pos: pos, aud: aud}
 		ss.markFile = file
 		cfg.Replay = ss.mark
+		cfg.EventLog = -1 // the events around the mark, not just the last few
 	}
 	return ss
 }

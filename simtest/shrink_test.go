@@ -109,15 +109,15 @@ func TestShrinkPlantedFailure(t *testing.T) {
 }
 
 // decisive draws ten numbers that do not matter, then the one that does
-// (decision #10: the run has no other decisions), then ten more; it fails
-// if the decisive draw was odd.
+// (decision #10: the run has no other decisions), then forty more (more
+// events than a report keeps); it fails if the decisive draw was odd.
 func decisive(t *testing.T, ctx *deterministic.Context) {
 	var sum uint64
 	for range 10 {
 		sum += ctx.Rand().Uint64()
 	}
 	bad := ctx.Rand().Uint64()&1 == 1
-	for range 10 {
+	for range 40 {
 		sum += ctx.Rand().Uint64()
 	}
 	ctx.Sleep(time.Millisecond)
@@ -152,18 +152,23 @@ func TestInevitableFindsTheDecisiveDraw(t *testing.T) {
 	}
 	s := strconv.FormatUint(seed, 10)
 	log := runHelper(t, "TestHelperInevitable", "-simrt.seed="+s, "-simrt.inevitable", "-simrt.continuations=10")
-	want := "simrt: seed " + s + " (the test failed (t.Error) inside the simulation in task \"<root>\") became inevitable at decision #10 of 21 (rand "
+	want := "simrt: seed " + s + " (the test failed (t.Error) inside the simulation in task \"<root>\") became inevitable at decision #10 of 51 (rand "
 	if !strings.Contains(log, want) {
 		t.Fatalf("want %q in:\n%s", want, log)
 	}
 	for _, want := range []string{
 		"replaying decisions #0..#10, then fresh seeds: 10 of 10 runs fail the same way (threshold 95%)",
 		"> #10 rand ",
-		"---- decision here ----",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("report lacks %q:\n%s", want, log)
 		}
+	}
+	// The events around the decision, from the whole event log (a
+	// report's log keeps only the last 20): the draw's own event is #11.
+	if !regexp.MustCompile(`events of the run around it: decision made after event #11\n` +
+		`(\s+#\d+ [^\n]*\n){11}\s+#11 \+0s <root>: rand "next_u64" -> \w+\n\s+---- decision here ----\n\s+#12 \+0s <root>: rand`).MatchString(log) {
+		t.Errorf("no events around the decision in:\n%s", log)
 	}
 	if m := regexp.MustCompile(`replaying one fewer \(#0..#9\): (\d+) of 10`).FindStringSubmatch(log); m == nil || atoi(m[1]) >= 10 {
 		t.Errorf("before the decisive draw the failure should not be certain:\n%s", log)
