@@ -100,8 +100,11 @@ func (p *prober) run(pr probe) (string, string, error) {
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		return "", string(out), fmt.Errorf("simrt: running %s: %v", os.Args[0], err)
 	}
-	if err == nil {
+	switch {
+	case err == nil:
 		return "", string(out), nil
+	case ctx.Err() != nil:
+		return "the test timed out", string(out), nil
 	}
 	return failureClass(string(out)), string(out), nil
 }

@@ -74,7 +74,8 @@ func runInevitable(args []string, stdout, stderr io.Writer) int {
 
 // runStreamTool runs one failing seed of a simtest test with go test and
 // the simtest flags that extra returns, which do the work in the test
-// binary.
+// binary. Like replay it exits with go test's code: 1 when the seed
+// failed (and was worked on); a seed that passes is a usage error, 2.
 func runStreamTool(name, usage string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer, extra func() ([]string, error)) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fs.PrintDefaults() }
@@ -123,5 +124,5 @@ func runStreamTool(name, usage string, fs *flag.FlagSet, args []string, stdout, 
 		return 2
 	}
 	fmt.Fprintf(stderr, "simrt %s: seed %s of %s passed: there is no failure to work on\n", name, *seed, *run)
-	return 1
+	return 2
 }

@@ -67,6 +67,7 @@ func TestShrinkUsageErrors(t *testing.T) {
 		{[]string{"shrink", "./testdata/sample", "-run", "TestLeader", "-seed", "3", "-runs", "0"}, "-runs 0: want at least 1"},
 		{[]string{"inevitable", "./testdata/sample", "-run", "TestLeader", "-seed", "3", "-rate", "2"}, "-rate 2: want a fraction"},
 		{[]string{"inevitable", "./testdata/nosimtest", "-run", "TestPlain", "-seed", "1"}, "do not use simtest"},
+		{[]string{"shrink", "./testdata/sample", "-run", "TestCovered", "-seed", "1"}, "seed 1 of TestCovered passed: there is no failure to work on"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := dispatch(c.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {
