@@ -140,9 +140,35 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 		t.Errorf("simrt: shrink: the shrunk stream of seed %d did not fail again the same way from its file (%q, want %q): the run is not deterministic", seed, final, class)
 		return
 	}
-	t.Logf("simrt: shrank seed %d (%s) from %d decisions (%d non-default) to %d (%d non-default) in %d runs; saved to %s\nreplay: %s",
+	t.Logf("simrt: shrank seed %d (%s) from %d decisions (%d non-default) to %d (%d non-default) in %d runs; saved to %s\nreplay: %s\n%s",
 		seed, class, len(orig.Decisions), orig.NonDefault(), len(cand.Decisions), cand.NonDefault(), p.runs, path,
-		streamReplayCommand(name, seed, path))
+		streamReplayCommand(name, seed, path), nonDefaultList(cand))
+}
+
+// shownDecisions is how many non-default decisions a shrink result lists.
+const shownDecisions = 20
+
+// nonDefaultList renders the decisions of s that are not defaults.
+func nonDefaultList(s *deterministic.Stream) string {
+	var b strings.Builder
+	n := s.NonDefault()
+	if n == 0 {
+		return "every decision is the default: the failure needs no random choice"
+	}
+	fmt.Fprintf(&b, "the decisions that are not the default:")
+	shown := 0
+	for i, d := range s.Decisions {
+		if d.IsDefault() {
+			continue
+		}
+		if shown == shownDecisions {
+			fmt.Fprintf(&b, "\n  ... (%d more)", n-shown)
+			break
+		}
+		fmt.Fprintf(&b, "\n  #%d %s", i, decisionString(d))
+		shown++
+	}
+	return b.String()
 }
 
 // shrinkStream returns a smaller stream for which fails still holds,

@@ -70,6 +70,9 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	if j != 1 {
 		t.Errorf("%d non-default decisions left, want 1 (the draw that panics)", j)
 	}
+	if !regexp.MustCompile(`the decisions that are not the default:\n\s+#\d+ rand 0x[0-9a-f]{16}\n`).MatchString(log) {
+		t.Errorf("the report does not list the one non-default decision:\n%s", log)
+	}
 	if m[7] != out {
 		t.Errorf("saved to %s, want %s", m[7], out)
 	}
