@@ -126,7 +126,8 @@
 // around its last decision. The flags:
 //
 //	-simrt.replay=F       replay the decision stream file F, the seed past its end (SIMRT_REPLAY)
-//	-simrt.replaydefaults with -simrt.replay: defaults, not the seed, past its end
+//	-simrt.replaydefaults with -simrt.replay: defaults, not the seed, past its end;
+//	                      alone: every decision its default, the plainest run
 //	-simrt.record=F       write the run's decision stream to F (one seed) (SIMRT_RECORD)
 //	-simrt.shrink         shrink a failing seed (SIMRT_SHRINK); -simrt.shrinkout=F saves it
 //	                      to F, -simrt.shrinkruns=N caps the candidate runs (default 400)

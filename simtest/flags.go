@@ -81,7 +81,7 @@ var (
 	flagRecord = &setting{name: "record",
 		usage: "write the decision stream of the run to `file` (one seed), for -simrt.replay"}
 	flagReplayDefaults = &setting{name: "replaydefaults", isBool: true,
-		usage: "where the -simrt.replay stream has no decision (past its end, another kind), decide the default (no yield, first choice, no fault) instead of the seed"}
+		usage: "where the -simrt.replay stream has no decision (past its end, another kind), decide the default (no yield, first choice, no fault) instead of the seed; without -simrt.replay, every decision"}
 	flagShrink = &setting{name: "shrink", isBool: true,
 		usage: "when a seed fails, shrink its decision stream toward fewer and more default decisions, save it and print the command that replays it"}
 	flagShrinkOut = &setting{name: "shrinkout",

@@ -37,6 +37,9 @@ type streams struct {
 func setupStreams(t *testing.T, cfg *deterministic.Config, st settings, aud **deterministic.Auditor) *streams {
 	t.Helper()
 	ss := &streams{failedBefore: t.Failed()}
+	if st.replay == "" && st.replayDefaults {
+		cfg.Replay = deterministic.DefaultAfter{} // the plainest run: every decision its default
+	}
 	if st.replay != "" {
 		s, err := deterministic.ReadStreamFile(st.replay)
 		if err != nil {

@@ -195,3 +195,14 @@ func TestReplayFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayDefaultsAlone: -simrt.replaydefaults without a stream runs
+// every decision at its default, so the planted failure, which needs a
+// draw of 9, does not happen.
+func TestReplayDefaultsAlone(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperShrinkPlanted$", "-test.count=1", "-simrt.replaydefaults")
+	cmd.Env = append(os.Environ(), "SIMTEST_HELPER=TestHelperShrinkPlanted")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the all-defaults run failed: %v\n%s", err, out)
+	}
+}
