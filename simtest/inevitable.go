@@ -34,13 +34,18 @@ func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *d
 		return
 	}
 	var runErr error
+	seen := map[[2]int]bool{} // (prefix, continuation): failed the same way
 	rate := func(prefix, stopEarly int) (failed, ran int) {
 		s := &deterministic.Stream{Decisions: orig.Decisions[:prefix]}
 		return continuations(st.continuations, st.inevitableRate, stopEarly, func(i int) bool {
+			if f, ok := seen[[2]int{prefix, i}]; ok {
+				return f
+			}
 			got, _, err := p.run(probe{stream: s, seed: continuationSeed(seed, i), mark: -1})
 			if err != nil && runErr == nil {
 				runErr = err
 			}
+			seen[[2]int{prefix, i}] = got == class
 			return got == class
 		})
 	}
