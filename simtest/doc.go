@@ -116,7 +116,7 @@
 // as testdata/simrt/TEST-seedN.stream in the package, and its replay
 // command printed:
 //
-//	simrt: shrank seed 417 (panic: ...) from 5210 decisions (5210 non-default) to 812 (3 non-default) in 143 runs; ...
+//	simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
 //	replay: go test -run '^TestX$' ./raft -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
 //
 // With -simrt.inevitable (SIMRT_INEVITABLE) a failing seed's prefixes are

@@ -20,7 +20,7 @@ yield, first choice, no fault) while the test still fails the same way,
 saves the result (by default in the package's testdata/simrt/) and prints
 the go test command that replays it:
 
-  simrt: shrank seed 417 (panic: ...) from 5210 decisions (5210 non-default) to 812 (3 non-default)
+  simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
   replay: go test -run '^TestX$' ./pkg -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
 
 Every candidate runs in its own process of the test binary.
