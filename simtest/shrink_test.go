@@ -206,3 +206,29 @@ func TestReplayDefaultsAlone(t *testing.T) {
 		t.Errorf("the all-defaults run failed: %v\n%s", err, out)
 	}
 }
+
+// TestShrinkUnderExplore: a failing seed of a sweep is shrunk too, and
+// its replay command names the test (Explore picks the seed's subtest
+// from -simrt.seed), not the subtest.
+func TestShrinkUnderExplore(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "explore.stream")
+	log := runHelper(t, "TestHelperPanic", "-simrt.seeds=0..199", "-simrt.shrink", "-simrt.shrinkout="+out)
+	m := reShrunk.FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no shrink result in:\n%s", log)
+	}
+	if m[2] != "panic: b became leader before a" {
+		t.Errorf("failure class %q", m[2])
+	}
+	if strings.Count(log, "simrt: shrank seed") != 1 {
+		t.Errorf("more than one seed shrunk:\n%s", log)
+	}
+	want := fmt.Sprintf("go test -run '^TestHelperPanic$' ./simtest -simrt.seed=%s -simrt.replay=%s", m[1], out)
+	if m[8] != want {
+		t.Errorf("replay command\n %s\nwant\n %s", m[8], want)
+	}
+	replay := runHelper(t, "TestHelperPanic", "-simrt.seed="+m[1], "-simrt.replay="+out)
+	if !strings.Contains(replay, "panic: b became leader before a") {
+		t.Errorf("the shrunk stream does not replay the failure:\n%s", replay)
+	}
+}
