@@ -69,8 +69,9 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 
 // WithHost returns a context that acts as the simulated host ip: its dials
 // originate from ip, and contexts derived from it (Child, WithAttribute,
-// the contexts of tasks it spawns) act as ip too. It panics if ip is not a
-// valid address.
+// the contexts of tasks it spawns) act as ip too. On a node's context it
+// changes only the address: the context still acts for the node (its
+// storage, clock and lifecycle). It panics if ip is not a valid address.
 func (c *Context) WithHost(ip netip.Addr) *Context {
 	c.rt.check()
 	if !ip.IsValid() {

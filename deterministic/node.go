@@ -31,7 +31,9 @@ type NodeConfig struct {
 	// clock.
 	Clock NodeClock
 	// StorageFaults is the node's storage fault configuration; nil means
-	// a copy of the runtime's Config.StorageFaults.
+	// a copy of the runtime's configuration as it is at AddNode
+	// (Config.StorageFaults unless changed through StorageFaultConfig), or,
+	// for a disk taken back from a Checkpoint, the configuration it had.
 	StorageFaults *StorageFaults
 }
 

@@ -199,6 +199,8 @@ func TestNodePause(t *testing.T) {
 		check(t, len(woke) == 1, "the paused node's timer fired: %v", woke)
 		ctx.Sleep(time.Second)
 		check(t, len(woke) == 1, "the paused node's timer fired: %v", woke)
+		ts := n.Tasks()
+		check(t, len(ts) == 1 && !ts[0].Ready && ts[0].On == "node a paused", "a held task is reported as such: %+v", ts)
 		must(t, n.Resume())
 		check(t, n.Resume() != nil, "Resume of a running node fails")
 		ctx.Sleep(10 * time.Millisecond)

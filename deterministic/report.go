@@ -130,7 +130,10 @@ func (rt *runtime) taskState(t *task) TaskState {
 	if c, ok := t.ctx.(*Context); ok {
 		s.Node = c.host
 	}
-	if !s.Ready && !s.Running {
+	if p := t.proc; p != nil && !p.dead && p.n.state == NodePaused && s.Ready {
+		s.Ready, s.On = false, "node "+p.n.cfg.Name+" paused" // held by the executor
+	}
+	if !s.Ready && !s.Running && s.On == "" {
 		if b := t.ct.WaitingOn(); b != nil {
 			s.On = b.BlockedOn()
 		}

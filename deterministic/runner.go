@@ -29,8 +29,8 @@ func Timed(timeout time.Duration) *Runner { return New(Config{Timeout: timeout})
 
 // Checkpoint is what a finished simulation leaves for the next one: the
 // simulated time, the generator's state, the auditor, the durable storage
-// (after the crash at the end of the run), the storage fault
-// configuration, the DNS table and the panic policy. Tasks, connections and
+// (after the crash at the end of the run), each node's disk by node name,
+// the storage fault configuration, the DNS table and the panic policy. Tasks, connections and
 // the shutdown signal do not carry over. A Checkpoint can be resumed once.
 type Checkpoint struct {
 	cfg     Config
