@@ -464,3 +464,34 @@ func TestNodeAttributes(t *testing.T) {
 	check(t, strings.Contains(metricsText, `node="a"`), "metrics without node=\"a\": %s", metricsText)
 	check(t, len(tasks) == 1 && tasks[0].Node == hostA, "Tasks() = %v", tasks)
 }
+
+// A paused node can be killed (its held tasks unwind) and restarted; a
+// Timeout on a node's context runs on the node's clock.
+func TestNodeKillPausedAndTimeoutOnNodeClock(t *testing.T) {
+	var unwound bool
+	var timedOut time.Duration
+	start(t, deterministic.Seeded(11), func(ctx *deterministic.Context) {
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Clock: deterministic.NodeClock{Drift: 0.25}, Main: func(nctx simrt.Context) {
+			if incarnation(nctx) == 2 {
+				g0 := ctx.Now()
+				err := simrt.Timeout(nctx, time.Second, func() error { nctx.Sleep(time.Hour); return nil })
+				check(t, errors.Is(err, simrt.ErrTimeout), "Timeout: %v", err)
+				timedOut = ctx.Now().Sub(g0)
+				return
+			}
+			defer func() { unwound = true }()
+			nctx.Sleep(50 * time.Millisecond)
+			nctx.Sleep(time.Hour)
+		}})
+		ctx.Sleep(10 * time.Millisecond)
+		must(t, n.Pause(0))
+		ctx.Sleep(100 * time.Millisecond) // the sleep ended: the task is held
+		must(t, n.Kill())
+		ctx.Sleep(10 * time.Millisecond)
+		check(t, unwound, "the killed node's held task unwound")
+		check(t, len(n.Tasks()) == 0, "no task left: %v", n.Tasks())
+		must(t, n.Restart())
+		ctx.Sleep(2 * time.Second)
+	})
+	check(t, timedOut == 1250*time.Millisecond, "Timeout(1s) with drift 0.25 took %v of global time", timedOut)
+}
