@@ -117,6 +117,25 @@ type nodesState struct {
 	byHost map[netip.Addr]*Node // looked up, never iterated
 	paused int                  // nodes paused now: the executor checks it first
 	disks  map[string]storageCheckpoint
+	counts struct{ kill, powerOff, pause, clock uint64 } // lifecycle faults, for Faults
+}
+
+// nodeFaults adds the nodes' fault counts to a Faults listing.
+func (rt *runtime) nodeFaults(add func(map[string]uint64)) {
+	c := rt.nodes.counts
+	m := map[string]uint64{}
+	for _, k := range []struct {
+		kind string
+		n    uint64
+	}{{"node_kill", c.kill}, {"node_power_off", c.powerOff}, {"node_pause", c.pause}, {"node_clock", c.clock}} {
+		if k.n > 0 {
+			m[k.kind] = k.n
+		}
+	}
+	add(m)
+	for _, n := range rt.nodes.list {
+		add(n.disk.st.fault.Faults())
+	}
 }
 
 // AddNode adds a node to the run and starts its Main as a task. It may be
@@ -170,6 +189,7 @@ func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
 	reg := prometheus.WrapRegistererWithPrefix(cfg.Name+"_",
 		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.registry.Registerer()))
 	n.disk.st = storageStack(mem, rt.rng, faults, rt.auditor, reg)
+	rt.wireFaulty(n.disk.st.fault)
 	n.clock.init(rt.now, cfg.Clock)
 	if rt.nodes.byName == nil {
 		rt.nodes.byName = make(map[string]*Node)
@@ -261,8 +281,20 @@ func (n *Node) State() NodeState { return n.state }
 func (n *Node) Incarnation() int { return n.incs }
 
 // Storage returns the node's storage fault layer: its live configuration
-// (Config) and pending crash journal. It outlives the node's processes.
+// (Config), its disk fault (SetDiskFault) and pending crash journal. It
+// outlives the node's processes.
 func (n *Node) Storage() *faulty.Storage { return n.disk.st.fault }
+
+// SetDiskFault switches the fault of the node's disk (see
+// Context.SetDiskFault); the zero value heals it. The fault outlives the
+// node's processes: a restarted process finds its disk as it was.
+func (n *Node) SetDiskFault(f DiskFault) {
+	n.rt.check()
+	n.disk.st.fault.SetDiskFault(f)
+}
+
+// DiskFault returns the current fault of the node's disk.
+func (n *Node) DiskFault() DiskFault { return n.disk.st.fault.DiskFault() }
 
 // Tasks returns the live tasks of the node's current process, in id order,
 // with what each parked one waits on (see Context.Tasks).

@@ -75,6 +75,7 @@ func (n *Node) SetClock(c NodeClock) error {
 	now := n.rt.now
 	l := n.clock.local(now) + int64(c.Offset-n.clock.cfg.Offset)
 	n.clock.anchorG, n.clock.anchorL, n.clock.cfg = now, l, c
+	n.rt.nodes.counts.clock++
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(c.Offset))
 	binary.BigEndian.PutUint64(b[8:], math.Float64bits(c.Drift))
@@ -88,6 +89,7 @@ func (n *Node) SetClock(c NodeClock) error {
 func (n *Node) JumpClock(d time.Duration) {
 	n.rt.check()
 	n.clock.anchorL += int64(d)
+	n.rt.nodes.counts.clock++
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(d))
 	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("jump_clock"), b[:])

@@ -32,6 +32,7 @@ func (n *Node) Kill() error {
 		return n.stateErr("Kill")
 	}
 	n.event("kill")
+	n.rt.nodes.counts.kill++
 	n.teardown(true)
 	n.state = NodeKilled
 	return nil
@@ -47,6 +48,7 @@ func (n *Node) PowerOff() error {
 		return n.stateErr("PowerOff")
 	}
 	n.event("power_off")
+	n.rt.nodes.counts.powerOff++
 	if !n.inc.dead {
 		n.teardown(false)
 	}
@@ -106,6 +108,7 @@ func (n *Node) Pause(d time.Duration) error {
 	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("pause"), b[:])
 	n.state = NodePaused
 	n.rt.nodes.paused++
+	n.rt.nodes.counts.pause++
 	if d > 0 {
 		if at := addTime(n.rt.now, d); at < never {
 			n.paused.timer = n.rt.timers.add(at, nil, func() {

@@ -495,3 +495,36 @@ func TestNodeKillPausedAndTimeoutOnNodeClock(t *testing.T) {
 	})
 	check(t, timedOut == 1250*time.Millisecond, "Timeout(1s) with drift 0.25 took %v of global time", timedOut)
 }
+
+// A node's disk fault is its own, outlives its processes and shows in
+// Faults with the node lifecycle counts.
+func TestNodeDiskFaultAndCounts(t *testing.T) {
+	var errs []error
+	start(t, deterministic.Seeded(12), func(ctx *deterministic.Context) {
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
+			_, _, err := nctx.Open("p", []byte("x"))
+			errs = append(errs, err)
+			nctx.Sleep(time.Hour)
+		}})
+		n.SetDiskFault(deterministic.DiskFault{Fail: true})
+		ctx.Sleep(10 * time.Millisecond)
+		_, _, err := ctx.Open("p", []byte("x"))
+		must(t, err) // the runtime's disk is not the node's
+		must(t, n.Kill())
+		must(t, n.Restart())
+		ctx.Sleep(10 * time.Millisecond)
+		check(t, n.DiskFault().Fail, "the disk fault outlives the process")
+		n.SetDiskFault(deterministic.DiskFault{})
+		must(t, n.Pause(time.Second))
+		n.JumpClock(time.Second)
+		must(t, n.PowerOff())
+		got := map[string]uint64{}
+		for _, f := range ctx.Faults() {
+			got[f.Kind] = f.Count
+		}
+		for kind, want := range map[string]uint64{"node_kill": 1, "node_power_off": 1, "node_pause": 1, "node_clock": 1, "host_reset": 2, "disk_fail": 2} {
+			check(t, got[kind] == want, "Faults()[%s] = %d, want %d (%v)", kind, got[kind], want, got)
+		}
+	})
+	check(t, len(errs) == 2 && errors.Is(errs[0], simrt.ErrIO) && errors.Is(errs[1], simrt.ErrIO), "opens on the failing disk: %v", errs)
+}
