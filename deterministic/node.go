@@ -320,5 +320,5 @@ func (p *incarnation) deadErr(op string) error {
 	return fmt.Errorf("deterministic: %s by node %s incarnation %d, which is dead: %w", op, p.n.cfg.Name, p.num, simrt.ErrClosed)
 }
 
-// nodeSleep is how long global time a node's local duration d takes.
+// global is how long a local duration d of the node lasts in global time.
 func (p *incarnation) global(d time.Duration) time.Duration { return p.n.clock.global(d) }

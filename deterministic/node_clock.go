@@ -99,7 +99,7 @@ func (n *Node) JumpClock(d time.Duration) {
 // include jumps).
 func (n *Node) Clock() NodeClock { return n.clock.cfg }
 
-// nodeNow is Now of a node context.
+// now is Now of a context of the process: the node's clock.
 func (p *incarnation) now() time.Time { return time.Unix(0, p.n.clock.local(p.n.rt.now)).UTC() }
 
 // untilGlobal returns the global instant at which the node's clock reads
