@@ -36,8 +36,39 @@
 // # Crashes and recovery
 //
 // StartAndRecover returns a Checkpoint; FromCheckpoint resumes from it with
-// the same clock, generator, auditor, durable storage, fault configuration
-// and DNS table, as after an unclean shutdown of the whole system.
+// the same clock, generator, auditor, durable storage (the runtime's and
+// every node's), fault configuration and DNS table, as after an unclean
+// shutdown of the whole system.
+//
+// # Nodes
+//
+// A node is a simulated machine: Context.AddNode gives it a name, a host
+// address, a Main, a clock and a disk, and runs Main as a task, as a process
+// runs main. Its contexts act as its host (every Dial leaves from it, Bind
+// works there), carry the attribute node=<name> on their metrics and log
+// lines, use its own storage (memory → faulty → audited → metered, separate
+// from every other node's and from the runtime's) and its clock. System
+// code cannot tell a node's context from production's.
+//
+// Node.Kill kills the process: its tasks are aborted and unwind, its
+// connections are reset for the peers (simnet.Network.ResetHost), its
+// listeners close and free their addresses, and its disk keeps every write
+// handed to it, unsynced ones included, as the page cache does after
+// kill -9. Node.PowerOff is a Kill followed by a disk crash: the unsynced
+// writes are resolved by the node's storage fault configuration. Restart
+// runs Main again, as the next incarnation, on what the disk kept. Any
+// operation of an earlier incarnation (a task still unwinding) fails with
+// an error wrapping simrt.ErrClosed, so a dead process never writes.
+// Pause(d) stops the node's world for d of global time: its tasks are held
+// by the executor and its contexts' timers fire late, on resume; its
+// connections stay open. A node's clock (NodeClock) adds an offset to the
+// global time and a drift to its durations: Sleep(d) lasts
+// ceil(d·(1+Drift)) of global time; SetClock and JumpClock change it during
+// the run. Global time still orders every event. Every lifecycle operation
+// is an auditor event; a run that adds no node is unchanged.
+//
+// A Checkpoint carries each node's disk by name, after the crash at the end
+// of the run; in the resumed run, AddNode with the same name gets it back.
 //
 // # Panics
 //

@@ -24,7 +24,12 @@ type FaultCount struct {
 //     bytes of (counted when the run ends, so only in Coverage);
 //     "disk_fail", "disk_full", "disk_readonly" operations a disk fault
 //     failed and "disk_slow" operations it delayed (see SetDiskFault);
-//   - "crash": 1 in a run resumed from a Checkpoint.
+//   - "crash": 1 in a run resumed from a Checkpoint;
+//   - the nodes': "node_kill", "node_power_off", "node_pause" and
+//     "node_clock" (SetClock and JumpClock) count lifecycle calls,
+//     "host_reset" the network resets they caused, and the storage kinds
+//     above include what each node's disk injected (a PowerOff's lost and
+//     torn writes among them).
 //
 // Fault counts are not audited: they do not change the run's fingerprint.
 // Config.Coverage sums them over a sweep (Coverage.Faults).
@@ -36,8 +41,14 @@ func (c *Context) Faults() []FaultCount {
 // faults gathers the run's fault counts from the network and the storage.
 func (rt *runtime) faults() []FaultCount {
 	var out []FaultCount
+	at := map[string]int{} // kind → index in out, so that sources add up
 	add := func(m map[string]uint64) {
 		for k, n := range m { // sorted below
+			if i, ok := at[k]; ok {
+				out[i].Count += n
+				continue
+			}
+			at[k] = len(out)
 			out = append(out, FaultCount{k, n})
 		}
 	}
@@ -50,6 +61,7 @@ func (rt *runtime) faults() []FaultCount {
 	if rt.storage.recovered {
 		out = append(out, FaultCount{"crash", 1})
 	}
+	rt.nodeFaults(add)
 	sortFaults(out)
 	return out
 }

@@ -29,8 +29,8 @@ func Timed(timeout time.Duration) *Runner { return New(Config{Timeout: timeout})
 
 // Checkpoint is what a finished simulation leaves for the next one: the
 // simulated time, the generator's state, the auditor, the durable storage
-// (after the crash at the end of the run), the storage fault
-// configuration, the DNS table and the panic policy. Tasks, connections and
+// (after the crash at the end of the run), each node's disk by node name,
+// the storage fault configuration, the DNS table and the panic policy. Tasks, connections and
 // the shutdown signal do not carry over. A Checkpoint can be resumed once.
 type Checkpoint struct {
 	cfg     Config
@@ -41,6 +41,7 @@ type Checkpoint struct {
 	auditor *Auditor
 	dns     map[string][]netip.Addr
 	storage storageCheckpoint
+	disks   map[string]storageCheckpoint // each node's disk, by node name
 	used    bool
 }
 
@@ -86,6 +87,9 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 	}
 	r.started = true
 	rt := newRuntime(r.cfg, r.cp)
+	if r.cp != nil {
+		rt.nodes.disks = r.cp.disks
+	}
 	rt.initStorage(r.cp)
 	rt.initNetwork()
 	ctx := &Context{rt: rt, node: rt.tree.Root()}
@@ -157,11 +161,12 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 	rt.idle = nil
 	rt.ready, rt.spare = nil, nil
 	storage := rt.crashStorage()
+	disks := rt.crashNodes()
 	rt.finishProperties()
 	rt.done = true
 	return &Checkpoint{
 		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, stream: rt.stream,
-		auditor: rt.auditor, dns: rt.dns, storage: storage,
+		auditor: rt.auditor, dns: rt.dns, storage: storage, disks: disks,
 	}
 }
 
