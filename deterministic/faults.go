@@ -32,7 +32,8 @@ type FaultCount struct {
 //   - "crash": 1 in a run resumed from a Checkpoint.
 //
 // Fault counts are not audited: they do not change the run's fingerprint.
-// Config.Coverage sums them over a sweep (Coverage.Faults).
+// Config.Coverage sums them over a sweep (Coverage.Faults). FaultEffects
+// says what each fault did.
 func (c *Context) Faults() []FaultCount {
 	c.rt.check()
 	return c.rt.faults()
