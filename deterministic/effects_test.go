@@ -40,7 +40,8 @@ func TestFaultEffectsGatheredAndSummed(t *testing.T) {
 		t.Errorf("effects during the run %q, want %q", during[:2], want)
 	}
 	after := ctx0.FaultEffects() // after the run: the closing crash too
-	if len(after) != 3 || after[2].Fault != "crash" || after[2].Source != "storage" {
+	if len(after) != 3 || after[2].Fault != "crash" || after[2].Source != "storage" ||
+		after[2].String() != "crash at 1s: no effect (the crash that ends the run)" {
 		t.Errorf("effects after the run: %v", after)
 	}
 	if got := after[0].Counts; !slices.Equal(got, []deterministic.FaultCount{{"dials_refused", 1}}) {

@@ -118,7 +118,7 @@ func (e FaultEffect) String() string { return e.line }
 // far, by start time (the network's before the storage's at the same
 // time). Unlike the other methods of a Context it may be called after the
 // run has ended, to report on it: the effects then include the crash that
-// ends the run. Config.Coverage sums their counts over a sweep
+// ends the run, which its line says. Config.Coverage sums their counts over a sweep
 // (Coverage.Effects).
 func (c *Context) FaultEffects() []FaultEffect {
 	return c.rt.faultEffects()
@@ -134,6 +134,12 @@ func (rt *runtime) faultEffects() []FaultEffect {
 	}
 	if rt.storage.fault != nil {
 		out = appendStorageEffects(out, "storage", rt.storage.fault)
+		// After the run, the last crash of the runtime's storage is the one
+		// that ended it (cleanup crashes it last): say so, since a failure
+		// came before it.
+		if last := len(out) - 1; rt.done && last >= 0 && out[last].Source == "storage" && out[last].Fault == "crash" {
+			out[last].line += " (the crash that ends the run)"
+		}
 	}
 	slices.SortStableFunc(out, func(a, b FaultEffect) int { return a.At.Compare(b.At) })
 	return out

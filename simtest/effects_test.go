@@ -43,7 +43,7 @@ func TestFailureReportShowsFaultEffects(t *testing.T) {
 		"fault effects, last 3 of 3 (what each fault did):",
 		"network: partition 10.0.0.1 <-> 10.0.0.2 at 0s: 1 dials refused",
 		"storage: disk fail at 1s: 1 ops failed",
-		"storage: crash at 1s: no effect",
+		"storage: crash at 1s: no effect (the crash that ends the run)",
 		"audit state:",
 	}
 	for i, l := range got {
