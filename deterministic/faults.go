@@ -21,7 +21,8 @@ type FaultCount struct {
 //
 //   - the network's (see simnet.Network.Faults): "partition", "cut",
 //     "isolate", "clog" count control calls; "link_reset", "hold_reset"
-//     connections reset; "link_loss" losses drawn by Link.Loss;
+//     connections reset; "host_reset" node processes killed (ResetHost);
+//     "link_loss" losses drawn by Link.Loss;
 //   - the storage's (see faulty.Storage.Faults), summed over the
 //     runtime's disk and every node's: "storage_open",
 //     "storage_read", "storage_write", "storage_sync", "storage_resize",
