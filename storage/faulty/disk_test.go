@@ -292,3 +292,29 @@ func TestCrashEffectCountsLostAndTorn(t *testing.T) {
 		t.Fatalf("crash effect %q", effs[0])
 	}
 }
+
+// TestDiskFaultStartSync: StartSync fails as Sync does (on a failed disk,
+// and on a read-only one for a dirty handle only) and poisons the handle.
+func TestDiskFaultStartSync(t *testing.T) {
+	e := newEnv(t, 1, faulty.Config{})
+	clean := e.synced("a", "x")
+	dirty := e.open("b")
+	e.write(dirty, 0, 0, "y")
+	e.fs.SetDiskFault(faulty.DiskFault{ReadOnly: true})
+	if _, err := clean.StartSync().Await(nil); err != nil {
+		t.Errorf("StartSync of a clean handle on a read-only disk: %v", err)
+	}
+	if _, err := dirty.StartSync().Await(nil); !diskErr(err, faulty.ErrReadOnly) {
+		t.Errorf("StartSync of a dirty handle on a read-only disk: %v", err)
+	}
+	e.fs.SetDiskFault(faulty.DiskFault{Fail: true})
+	if _, err := clean.StartSync().Await(nil); !diskErr(err, faulty.ErrDiskFailed) {
+		t.Errorf("StartSync on a failed disk: %v", err)
+	}
+	e.fs.SetDiskFault(faulty.DiskFault{})
+	for i, b := range []simrt.Blob{clean, dirty} {
+		if _, err := b.StartSync().Await(nil); err == nil {
+			t.Errorf("StartSync of poisoned handle %d after the heal succeeded", i)
+		}
+	}
+}
