@@ -103,4 +103,33 @@
 // A strict sweep judges every property of the package, so run a package's
 // strict sweep alone (-run) when its tests cover different properties;
 // a replay of one seed or a shard is never judged.
+//
+// # Minimal reproductions
+//
+// Every run is a stream of decisions (deterministic.Stream). With
+// -simrt.shrink (SIMRT_SHRINK) a failing seed is shrunk: its stream is cut
+// to the shortest prefix that still fails and its decisions are set to
+// their kinds' defaults (no yield, first choice, no fault) by delta
+// debugging, each candidate run in a fresh process of the test binary and
+// kept only if it fails the same way (the report's first line with numbers
+// blanked out, and for t.Error the task). The result is saved, by default
+// as testdata/simrt/TEST-seedN.stream in the package, and its replay
+// command printed:
+//
+//	simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
+//	replay: go test -run '^TestX$' ./raft -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
+//
+// With -simrt.inevitable (SIMRT_INEVITABLE) a failing seed's prefixes are
+// replayed with -simrt.continuations fresh seeds each (default 20), and
+// the shortest prefix after which -simrt.inevitablerate of them (default
+// 0.95) fail the same way is reported, with the decisions and the events
+// around its last decision. The flags:
+//
+//	-simrt.replay=F       replay the decision stream file F, the seed past its end (SIMRT_REPLAY)
+//	-simrt.replaydefaults with -simrt.replay: defaults, not the seed, past its end;
+//	                      alone: every decision its default, the plainest run
+//	-simrt.record=F       write the run's decision stream to F (one seed) (SIMRT_RECORD)
+//	-simrt.shrink         shrink a failing seed (SIMRT_SHRINK); -simrt.shrinkout=F saves it
+//	                      to F, -simrt.shrinkruns=N caps the candidate runs (default 400)
+//	-simrt.inevitable     find when a failing seed's failure became inevitable (SIMRT_INEVITABLE)
 package simtest

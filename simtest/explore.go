@@ -57,8 +57,8 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	st := mustSettings(t)
 	seeds, total := exploreSeeds(st)
 	workers := max(1, st.parallel)
-	if st.crypto {
-		workers = 1
+	if st.crypto || st.shrink || st.inevitable {
+		workers = 1 // shrinking reruns a failure for long: sweep no further meanwhile
 	}
 	workers = int(min(uint64(workers), max(total, 1)))
 	if total > 1 && os.Getenv("GOGC") == "" {

@@ -76,8 +76,29 @@ var (
 	flagCoverFile = &setting{name: "coverfile",
 		usage: "append each Explore sweep's coverage (properties, Buggify sites, faults injected) as a line of JSON to `file` (simrt sweep sets it)"}
 
+	flagReplay = &setting{name: "replay",
+		usage: "replay the decision stream `file` (a shrunk reproduction) ahead of the seeded generator in every seed Run or Explore runs; give it the -simrt.seed it was saved with"}
+	flagRecord = &setting{name: "record",
+		usage: "write the decision stream of the run to `file` (one seed), for -simrt.replay"}
+	flagReplayDefaults = &setting{name: "replaydefaults", isBool: true,
+		usage: "where the -simrt.replay stream has no decision (past its end, another kind), decide the default (no yield, first choice, no fault) instead of the seed; without -simrt.replay, every decision"}
+	flagShrink = &setting{name: "shrink", isBool: true,
+		usage: "when a seed fails, shrink its decision stream toward fewer and more default decisions, save it and print the command that replays it"}
+	flagShrinkOut = &setting{name: "shrinkout",
+		usage: "save the shrunk stream to `file` (default testdata/simrt/TEST-seedN.stream in the package directory)"}
+	flagShrinkRuns = &setting{name: "shrinkruns",
+		usage: "at most `n` runs of candidate streams while shrinking (default 400)"}
+	flagInevitable = &setting{name: "inevitable", isBool: true,
+		usage: "when a seed fails, find the earliest point of its decision stream after which nearly all continuations fail"}
+	flagContinuations = &setting{name: "continuations",
+		usage: "`n` fresh continuations per point tried by -simrt.inevitable (default 20)"}
+	flagInevitableRate = &setting{name: "inevitablerate",
+		usage: "the `fraction` of continuations that must fail for -simrt.inevitable to call a point inevitable (default 0.95)"}
+
 	allSettings = []*setting{flagSeeds, flagSeed, flagShard, flagKeepGoing, flagTrace,
-		flagCheck, flagParallel, flagEvents, flagCrypto, flagCoverFile}
+		flagCheck, flagParallel, flagEvents, flagCrypto, flagCoverFile,
+		flagReplay, flagRecord, flagReplayDefaults, flagShrink, flagShrinkOut, flagShrinkRuns,
+		flagInevitable, flagContinuations, flagInevitableRate}
 )
 
 func init() {
@@ -108,6 +129,16 @@ type settings struct {
 	events    int // autoEvents: 20 for one simulation, 0 in a sweep
 	crypto    bool
 	coverFile string // "": no coverage file
+
+	replay         string // "": no stream replayed
+	record         string // "": no stream recorded
+	replayDefaults bool
+	shrink         bool
+	shrinkOut      string
+	shrinkRuns     int
+	inevitable     bool
+	continuations  int
+	inevitableRate float64
 }
 
 // loadSettings reads the flags, then the environment for every flag that
@@ -131,7 +162,8 @@ func loadSettings() (settings, error) {
 // resolve builds settings from lookup, which returns a setting's raw value
 // and whether it was given.
 func resolve(lookup func(*setting) (string, bool)) (settings, error) {
-	st := settings{shard: seeds.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: autoEvents}
+	st := settings{shard: seeds.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: autoEvents,
+		shrinkRuns: defaultShrinkRuns, continuations: defaultContinuations, inevitableRate: defaultInevitableRate}
 	var err error
 	get := func(s *setting) (string, bool) {
 		v, ok := lookup(s)
@@ -184,5 +216,21 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 
 	st.parallel = number(flagParallel, st.parallel, 1)
 	st.events = number(flagEvents, st.events, 0)
+
+	st.replay, _ = get(flagReplay)
+	st.record, _ = get(flagRecord)
+	st.shrinkOut, _ = get(flagShrinkOut)
+	st.replayDefaults = boolean(flagReplayDefaults)
+	st.shrink = boolean(flagShrink)
+	st.inevitable = boolean(flagInevitable)
+	st.shrinkRuns = number(flagShrinkRuns, st.shrinkRuns, 1)
+	st.continuations = number(flagContinuations, st.continuations, 1)
+	if v, ok := get(flagInevitableRate); ok && err == nil {
+		r, e := strconv.ParseFloat(v, 64)
+		if e != nil || !(r > 0 && r <= 1) {
+			err = fmt.Errorf("simtest: -simrt.%s=%q: want a fraction in (0, 1]", flagInevitableRate.name, v)
+		}
+		st.inevitableRate = r
+	}
 	return st, err
 }

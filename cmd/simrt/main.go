@@ -3,6 +3,8 @@
 //	simrt demo [-seed N]                    run a small simulation and print what happened
 //	simrt sweep ./pkg -run TestX -seeds A..B  run a simtest test over many seeds
 //	simrt replay ./pkg -run TestX -seed N     replay one seed, with its trace
+//	simrt shrink ./pkg -run TestX -seed N     shrink a failing seed's decision stream
+//	simrt inevitable ./pkg -run TestX -seed N find when a failing seed's failure became inevitable
 //	simrt vet ./...                          report code that escapes the simulator
 //
 // Run "simrt help" for every subcommand.
@@ -25,10 +27,12 @@ type command struct {
 // commands maps subcommand names to their implementations. Each subcommand
 // lives in its own file and adds itself here.
 var commands = map[string]command{
-	"demo":   {"run a small simulation and print what happened (same seed, same bytes)", runDemo},
-	"sweep":  {"run a simtest test over many seeds in parallel processes, with progress and a summary", runSweep},
-	"replay": {"run one seed of a simtest test again, optionally writing its Perfetto trace", runReplay},
-	"vet":    {"report code that escapes the simulator (go vet with simrt's analyzer)", runVet},
+	"demo":       {"run a small simulation and print what happened (same seed, same bytes)", runDemo},
+	"sweep":      {"run a simtest test over many seeds in parallel processes, with progress and a summary", runSweep},
+	"replay":     {"run one seed of a simtest test again, optionally writing its Perfetto trace", runReplay},
+	"shrink":     {"shrink a failing seed's decision stream to a small reproduction, saved as a file go test replays", runShrink},
+	"inevitable": {"find the earliest decision of a failing seed after which nearly every continuation fails", runInevitable},
+	"vet":        {"report code that escapes the simulator (go vet with simrt's analyzer)", runVet},
 }
 
 func main() {
@@ -64,6 +68,6 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, commands[name].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
 }

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+const shrinkUsage = `usage: simrt shrink ./pkg -run TestX -seed N [-o file] [-runs n] [-- test flags]
+
+Shrink replays a failing seed of a simtest test and shrinks its decision
+stream: it cuts the stream short and sets decisions to their defaults (no
+yield, first choice, no fault) while the test still fails the same way,
+saves the result (by default in the package's testdata/simrt/) and prints
+the go test command that replays it:
+
+  simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
+  replay: go test -run '^TestX$' ./pkg -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
+
+Every candidate runs in its own process of the test binary.
+`
+
+const inevitableUsage = `usage: simrt inevitable ./pkg -run TestX -seed N [-n 20] [-rate 0.95] [-- test flags]
+
+Inevitable replays a failing seed of a simtest test and finds when its
+failure became inevitable: the shortest prefix of its decision stream
+after which nearly all runs (-rate of -n, continuing with fresh seeds)
+fail the same way. It prints that decision, the decisions and the events
+of the run around it: where a bug report should start. It binary-searches
+the prefix length, assuming that a longer prefix fails at least as often.
+`
+
+func runShrink(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
+	out := fs.String("o", "", "save the shrunk stream to this `file` (default testdata/simrt/TEST-seedN.stream in the package)")
+	runs := fs.Int("runs", 400, "at most `n` candidate runs")
+	return runStreamTool("shrink", shrinkUsage, fs, args, stdout, stderr, func() ([]string, error) {
+		if *runs < 1 {
+			return nil, fmt.Errorf("-runs %d: want at least 1", *runs)
+		}
+		flags := []string{"-simrt.shrink", "-simrt.shrinkruns=" + strconv.Itoa(*runs)}
+		if *out != "" {
+			abs, err := filepath.Abs(*out) // go test runs the binary in the package's directory
+			if err != nil {
+				return nil, err
+			}
+			flags = append(flags, "-simrt.shrinkout="+abs)
+		}
+		return flags, nil
+	})
+}
+
+func runInevitable(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("inevitable", flag.ContinueOnError)
+	n := fs.Int("n", 20, "`n` fresh continuations per prefix tried")
+	rate := fs.Float64("rate", 0.95, "the `fraction` of continuations that must fail")
+	return runStreamTool("inevitable", inevitableUsage, fs, args, stdout, stderr, func() ([]string, error) {
+		switch {
+		case *n < 1:
+			return nil, fmt.Errorf("-n %d: want at least 1", *n)
+		case !(*rate > 0 && *rate <= 1):
+			return nil, fmt.Errorf("-rate %v: want a fraction in (0, 1]", *rate)
+		}
+		return []string{"-simrt.inevitable", "-simrt.continuations=" + strconv.Itoa(*n),
+			"-simrt.inevitablerate=" + strconv.FormatFloat(*rate, 'g', -1, 64)}, nil
+	})
+}
+
+// runStreamTool runs one failing seed of a simtest test with go test and
+// the simtest flags that extra returns, which do the work in the test
+// binary. Like replay it exits with go test's code: 1 when the seed
+// failed (and was worked on); a seed that passes is a usage error, 2.
+func runStreamTool(name, usage string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer, extra func() ([]string, error)) int {
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fs.PrintDefaults() }
+	run := fs.String("run", "", "the failing test (a name, or a -run regular expression)")
+	seed := fs.String("seed", "", "its failing seed")
+	pkg, pass, err := parseArgs(fs, args)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrt %s: %v (simrt %s -h for help)\n", name, err, name)
+		}
+		return 2
+	}
+	switch _, err := strconv.ParseUint(*seed, 10, 64); {
+	case *run == "":
+		fmt.Fprintf(stderr, "simrt %s: -run names the failing test, such as -run TestReplication\n", name)
+		return 2
+	case *seed == "":
+		fmt.Fprintf(stderr, "simrt %s: -seed names the failing seed, such as -seed 417 (a sweep prints it)\n", name)
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "simrt %s: -seed %q: a seed is a number from 0 to %d\n", name, *seed, uint64(math.MaxUint64))
+		return 2
+	}
+	flags, err := extra()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrt %s: %v\n", name, err)
+		return 2
+	}
+	switch ok, err := usesSimtest(pkg); {
+	case err != nil:
+		fmt.Fprintf(stderr, "simrt %s: %v\n", name, err)
+		return 2
+	case !ok:
+		fmt.Fprintf(stderr, "simrt %s: the tests of %s do not use simtest: %s runs a test that calls simtest.Explore or simtest.Run\n", name, pkg, name)
+		return 2
+	}
+	goArgs := append([]string{"test", "-count=1", "-run", testPattern(*run), pkg, "-simrt.seed=" + *seed}, flags...)
+	cmd := exec.Command("go", append(goArgs, pass...)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	fmt.Fprintf(stderr, "go %s\n", strings.Join(cmd.Args[1:], " "))
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintf(stderr, "simrt %s: %v\n", name, err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "simrt %s: seed %s of %s passed: there is no failure to work on\n", name, *seed, *run)
+	return 2
+}
