@@ -71,12 +71,15 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // originate from ip, and contexts derived from it (Child, WithAttribute,
 // the contexts of tasks it spawns) act as ip too. On a node's context it
 // changes only the address: the context still acts for the node (its
-// storage, clock and lifecycle). It panics if ip is not a valid address.
+// storage, clock and lifecycle). It declares ip a host of the simulated
+// network, so that faults may name it at once (see
+// simnet.Network.Partition). It panics if ip is not a valid address.
 func (c *Context) WithHost(ip netip.Addr) *Context {
 	c.rt.check()
 	if !ip.IsValid() {
 		panic("deterministic.Context.WithHost: invalid address")
 	}
+	c.rt.netStack(ip.Unmap()) // declares the host
 	return &Context{rt: c.rt, name: c.name, attrs: c.attrs, node: c.node, host: ip.Unmap(), proc: c.proc}
 }
 

@@ -131,6 +131,7 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 	e.write(dirty, 0, 0, "lost")
 	e.fs.SetDiskFault(faulty.DiskFault{ReadOnly: true})
 	_, _, createErr := e.fs.Open("p", []byte("new"))
+	_, _, createPartErr := e.fs.Open("q", []byte("new"))
 	for _, c := range []struct {
 		name string
 		err  error
@@ -141,6 +142,7 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 		{"Remove", e.fs.Remove("p", []byte("a"))},
 		{"RemovePartition", e.fs.RemovePartition("p")},
 		{"Open of a new blob", createErr},
+		{"Open of a blob in a new partition", createPartErr},
 		{"Sync of a dirty handle", dirty.Sync()},
 	} {
 		if !diskErr(c.err, faulty.ErrReadOnly) {
@@ -174,8 +176,8 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 	if got := e.durable("a"); got != "saved" {
 		t.Errorf("after the crash %q, want %q", got, "saved")
 	}
-	if got := e.fs.Faults()["disk_readonly"]; got != 7 {
-		t.Errorf("disk_readonly = %d, want 7", got)
+	if got := e.fs.Faults()["disk_readonly"]; got != 8 {
+		t.Errorf("disk_readonly = %d, want 8", got)
 	}
 }
 
@@ -288,5 +290,31 @@ func TestCrashEffectCountsLostAndTorn(t *testing.T) {
 	}
 	if !strings.HasPrefix(effs[0].String(), "crash: ") {
 		t.Fatalf("crash effect %q", effs[0])
+	}
+}
+
+// TestDiskFaultStartSync: StartSync fails as Sync does (on a failed disk,
+// and on a read-only one for a dirty handle only) and poisons the handle.
+func TestDiskFaultStartSync(t *testing.T) {
+	e := newEnv(t, 1, faulty.Config{})
+	clean := e.synced("a", "x")
+	dirty := e.open("b")
+	e.write(dirty, 0, 0, "y")
+	e.fs.SetDiskFault(faulty.DiskFault{ReadOnly: true})
+	if _, err := clean.StartSync().Await(nil); err != nil {
+		t.Errorf("StartSync of a clean handle on a read-only disk: %v", err)
+	}
+	if _, err := dirty.StartSync().Await(nil); !diskErr(err, faulty.ErrReadOnly) {
+		t.Errorf("StartSync of a dirty handle on a read-only disk: %v", err)
+	}
+	e.fs.SetDiskFault(faulty.DiskFault{Fail: true})
+	if _, err := clean.StartSync().Await(nil); !diskErr(err, faulty.ErrDiskFailed) {
+		t.Errorf("StartSync on a failed disk: %v", err)
+	}
+	e.fs.SetDiskFault(faulty.DiskFault{})
+	for i, b := range []simrt.Blob{clean, dirty} {
+		if _, err := b.StartSync().Await(nil); err == nil {
+			t.Errorf("StartSync of poisoned handle %d after the heal succeeded", i)
+		}
 	}
 }
