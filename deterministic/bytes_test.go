@@ -98,7 +98,7 @@ func TestBytesDecider(t *testing.T) {
 type observer struct{ hits []deterministic.Hit }
 
 func (o *observer) Decide(uint64, deterministic.Kind) (uint64, bool) { return 0, false }
-func (o *observer) FirstHit(h deterministic.Hit)                  { o.hits = append(o.hits, h) }
+func (o *observer) FirstHit(h deterministic.Hit)                     { o.hits = append(o.hits, h) }
 
 // TestFirstHitNotification: a HitObserver is told once per goal and run,
 // in order, with the stream position after the draw that fired (a
