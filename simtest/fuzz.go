@@ -27,7 +27,12 @@ import (
 //
 // While fuzzing, the event log is off unless -simrt.events asks for it
 // (the report of a finding then lacks the last events; rerunning its
-// corpus file shows them). Call Fuzz from the fuzz test's goroutine, once.
+// corpus file shows them). The input decides the seed, so -simrt.seed,
+// -simrt.seeds and -simrt.shard do not apply, nor do -simrt.trace and
+// -simrt.checkdeterminism. One byte per decision resolves probabilities to
+// 1/256: a fault or Buggify site rarer than that still happens for byte 0,
+// which helps the fuzzer reach it. Call Fuzz from the fuzz test's
+// goroutine, once.
 func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 	f.Helper()
 	for seed := range uint64(4) {
