@@ -93,3 +93,34 @@ func TestFuzzCorpusReplays(t *testing.T) {
 		t.Errorf("a seed input failed:\n%s", out)
 	}
 }
+
+// FuzzHelperError fails every input with t.Error from a task, only under
+// TestFuzzErrorReport.
+func FuzzHelperError(f *testing.F) {
+	planted := os.Getenv("SIMTEST_HELPER") == f.Name()
+	simtest.Fuzz(f, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Spawn(ctx.Child("checker"), func(ctx simrt.Context) int {
+			if planted {
+				t.Errorf("planted: checker unhappy")
+			}
+			return 0
+		}).Await(ctx)
+	})
+}
+
+// TestFuzzErrorReport: a fuzz input failed with t.Error is reported as
+// simtest reports a seed (task, events), and its replay line reruns that
+// input, without a -simrt.seed that Fuzz would ignore.
+func TestFuzzErrorReport(t *testing.T) {
+	out := runHelper(t, "FuzzHelperError")
+	for _, want := range []string{
+		"planted: checker unhappy",
+		"simrt: seed 0 failed at 1ms of simulated time",
+		`the test was first marked failed (t.Error, t.Fatal, t.Fail) at 1ms of simulated time in task "checker"`,
+		"replay: go test -run '^FuzzHelperError$/^seed#0$' ./simtest\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
