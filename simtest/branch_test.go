@@ -1,6 +1,7 @@
 package simtest_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,4 +88,22 @@ func TestBranchReportsReproduction(t *testing.T) {
 	if strings.Count(got, "planted: an acknowledged record was lost") != 1 {
 		t.Errorf("want one failing run (Branch stops at the first):\n%s", got)
 	}
+}
+
+// BranchSearch finds lostAck's bug, which needs two Buggify sites of about
+// 1% per run each to fire in a row, by continuing from the prefix of the
+// run where the first one fired.
+func ExampleBranchSearch() {
+	rep := simtest.BranchSearch(lostAckConfig, simtest.BranchOptions{Runs: 2000}, func(cfg deterministic.Config) (lost bool) {
+		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { lost = lostAck(ctx) })
+		return lost
+	})
+	fmt.Println("found:", rep.FirstFailure > 0)
+	for _, s := range rep.Sites {
+		fmt.Printf("%s %s, depth %d\n", s.Hit.Kind, s.Hit.Name, s.Depth)
+	}
+	// Output:
+	// found: true
+	// buggify early_ack, depth 0
+	// buggify crash_before_sync, depth 1
 }
