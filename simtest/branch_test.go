@@ -74,6 +74,24 @@ func TestBranchReportsReproduction(t *testing.T) {
 			t.Errorf("output lacks %s:\n%s", re, got)
 		}
 	}
+	// The printed command reruns the failing run: same failure, same audit
+	// state; the seed alone, without the stream, does not fail.
+	m := regexp.MustCompile(`replay: go test .* -simrt\.seed=(\d+) -simrt\.replay=(\S+)`).FindStringSubmatch(got)
+	st := regexp.MustCompile(`audit state: ([0-9a-f]+)`).FindStringSubmatch(got)
+	if m == nil || st == nil {
+		t.Fatalf("no replay command or audit state in:\n%s", got)
+	}
+	replay := exec.Command(os.Args[0], "-test.run=^TestHelperBranch$", "-test.count=1", "-simrt.seed="+m[1], "-simrt.replay="+m[2])
+	replay.Env = append(os.Environ(), "SIMTEST_HELPER=TestHelperBranch")
+	rb, err := replay.CombinedOutput()
+	if err == nil || !strings.Contains(string(rb), "planted: an acknowledged record was lost") || !strings.Contains(string(rb), "audit state: "+st[1]) {
+		t.Errorf("the replay command did not rerun the failing run (audit state %s):\n%s", st[1], rb)
+	}
+	seedOnly := exec.Command(os.Args[0], "-test.run=^TestHelperBranch$", "-test.count=1", "-simrt.seed="+m[1])
+	seedOnly.Env = append(os.Environ(), "SIMTEST_HELPER=TestHelperBranch")
+	if b, err := seedOnly.CombinedOutput(); err != nil {
+		t.Errorf("the failing run's seed alone fails too; the prefix should be needed:\n%s", b)
+	}
 	s, err := deterministic.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
