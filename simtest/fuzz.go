@@ -28,8 +28,9 @@ import (
 // While fuzzing, the event log is off unless -simrt.events asks for it
 // (the report of a finding then lacks the last events; rerunning its
 // corpus file shows them). The input decides the seed, so -simrt.seed,
-// -simrt.seeds and -simrt.shard do not apply, nor do -simrt.trace and
-// -simrt.checkdeterminism. One byte per decision resolves probabilities to
+// -simrt.seeds and -simrt.shard do not apply, nor do -simrt.trace,
+// -simrt.checkdeterminism and the stream flags (-simrt.replay, -simrt.record,
+// -simrt.shrink, -simrt.inevitable: the input is the stream). One byte per decision resolves probabilities to
 // 1/256: a fault or Buggify site rarer than that still happens for byte 0,
 // which helps the fuzzer reach it. Call Fuzz from the fuzz test's
 // goroutine, once.
