@@ -131,6 +131,13 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	p.evals++
 	if cond {
 		p.trues++
+		if p.trues == 1 && (kind == simrt.PropertySometimes || kind == simrt.PropertyReachable) {
+			hk := HitSometimes
+			if kind == simrt.PropertyReachable {
+				hk = HitReachable
+			}
+			rt.notifyHit(hk, message, p.site)
+		}
 	} else {
 		p.falses++
 	}
@@ -179,7 +186,18 @@ func (c *Context) BuggifySite(name string) bool {
 		return false
 	}
 	s.fires++
+	if s.fires == 1 {
+		rt.notifyHit(HitBuggify, name, s.site)
+	}
 	return true
+}
+
+// notifyHit tells a Config.Replay that is a HitObserver that the run first
+// reached a goal, at the stream's current position.
+func (rt *runtime) notifyHit(kind HitKind, name string, site simrt.CallSite) {
+	if o, ok := rt.stream.replay.(HitObserver); ok {
+		o.FirstHit(Hit{Kind: kind, Name: name, Site: site, Position: rt.stream.pos})
+	}
 }
 
 // drawBuggify draws one event of probability p for site and audits its

@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+
+	"github.com/simrt/simrt"
 )
 
 // Kind says what a decision of the stream decides. A replayed decision is
@@ -277,3 +279,96 @@ type source struct {
 }
 
 func (s *source) Uint64() uint64 { return s.s.next(s.k) }
+
+// Bytes is a Decider fed by a byte string, for coverage-guided fuzzing:
+// the fuzzer's mutations of the bytes become changes of the run's
+// schedule, faults and draws. The first 8 bytes (little-endian, missing
+// ones zero) are the seed the run must use (see Seed); after them each
+// decision consumes one byte b, and its value is b repeated in all eight
+// bytes. So the choices that read a value's top bits (a choice among up to
+// 256 options, a yield, fault or Buggify draw of probability p, which
+// happens for b below about 256·p) and those that mask its low bits (a
+// task's Rand().IntN(256)) both follow the byte. When the bytes run out
+// the Decider stops answering and the seeded generator decides, so every
+// input, even an empty one, is a complete run.
+type Bytes struct {
+	seed uint64
+	data []byte
+}
+
+// BytesSeed is how many leading bytes of a Bytes input are the seed.
+const BytesSeed = 8
+
+// NewBytes returns the Decider fed by data. The run must use its Seed.
+func NewBytes(data []byte) *Bytes {
+	var head [BytesSeed]byte
+	n := copy(head[:], data)
+	return &Bytes{seed: binary.LittleEndian.Uint64(head[:]), data: data[n:]}
+}
+
+// Seed returns the seed encoded in the input's first 8 bytes: set it as
+// Config.Seed, so that the decisions after the input's end come from a
+// generator the input chose.
+func (b *Bytes) Seed() uint64 { return b.seed }
+
+// Len returns how many decisions the input answers.
+func (b *Bytes) Len() int { return len(b.data) }
+
+// Decide implements Decider: the input's byte at pos, repeated.
+func (b *Bytes) Decide(pos uint64, _ Kind) (uint64, bool) {
+	if pos >= uint64(len(b.data)) {
+		return 0, false
+	}
+	return uint64(b.data[pos]) * 0x0101010101010101, true
+}
+
+// HitKind says what a Hit reached.
+type HitKind uint8
+
+// The goals a Hit reports.
+const (
+	// HitSometimes: a simrt.Sometimes property was true.
+	HitSometimes HitKind = iota + 1
+	// HitReachable: a simrt.Reachable property was reached.
+	HitReachable
+	// HitBuggify: a simrt.Buggify site fired.
+	HitBuggify
+)
+
+// String returns the kind's name.
+func (k HitKind) String() string {
+	switch k {
+	case HitSometimes:
+		return "sometimes"
+	case HitReachable:
+		return "reachable"
+	case HitBuggify:
+		return "buggify"
+	}
+	return fmt.Sprintf("HitKind(%d)", uint8(k))
+}
+
+// Hit is the first time in a run that a goal was reached: a Sometimes
+// property true, a Reachable property reached, a Buggify site fired.
+type Hit struct {
+	Kind HitKind
+	// Name is the property's message or the Buggify site's name.
+	Name string
+	// Site is the call's place in the source.
+	Site simrt.CallSite
+	// Position is how many decisions the run had made at the hit (the
+	// Buggify draw that fired included): replaying the first Position
+	// decisions of the run's stream reaches the same hit.
+	Position uint64
+}
+
+// HitObserver is a Decider that also wants to know when the run first
+// reaches each goal (see Hit); the branching explorer is one. The runtime
+// calls FirstHit, between two decisions, once per goal and run, in the
+// order the run reaches them. A run whose Config.Replay is not a
+// HitObserver pays nothing for the notification, and the notification
+// changes nothing in the run.
+type HitObserver interface {
+	Decider
+	FirstHit(h Hit)
+}

@@ -27,6 +27,9 @@ type Entry struct {
 	Depth int
 	// Bug is the buggy program; Fixed is its fixed twin.
 	Bug, Fixed Kernel
+	// Buggify is how the entry's simrt.Buggify sites behave (the planted
+	// programs have some; the corpus kernels none).
+	Buggify deterministic.BuggifyConfig
 }
 
 // Corpus returns the kernels in table order.

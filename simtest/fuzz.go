@@ -1,0 +1,78 @@
+package simtest
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt/deterministic"
+)
+
+// Fuzz makes f a fuzz test of root over the simulator's decision stream:
+// each input is one run, its bytes fed to the stream through
+// deterministic.Bytes (the first 8 bytes are the seed, then one byte per
+// decision: schedule, yields, faults, draws, Buggify; past the input's end
+// the seed decides). So
+//
+//	go test -fuzz '^FuzzX$' ./pkg
+//
+// explores schedules and faults guided by code coverage, and an input it
+// finds failing is saved, as every Go fuzzer finding is, as an ordinary
+// corpus file in testdata/fuzz/FuzzX/ that plain go test runs again. Fuzz
+// adds four seed inputs (seeds 0 to 3, no decisions). cfg.Seed and
+// cfg.Replay are the input's. A failing input is reported as by Run, with
+// the command that reruns it.
+//
+// While fuzzing, the event log is off unless -simrt.events asks for it
+// (the report of a finding then lacks the last events; rerunning its
+// corpus file shows them). The input decides the seed, so -simrt.seed,
+// -simrt.seeds and -simrt.shard do not apply, nor do -simrt.trace,
+// -simrt.checkdeterminism and the stream flags (-simrt.replay, -simrt.record,
+// -simrt.shrink, -simrt.inevitable: the input is the stream). One byte per decision resolves probabilities to
+// 1/256: a fault or Buggify site rarer than that still happens for byte 0,
+// which helps the fuzzer reach it. Call Fuzz from the fuzz test's
+// goroutine, once.
+func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
+	f.Helper()
+	for seed := range uint64(4) {
+		f.Add(binary.LittleEndian.AppendUint64(nil, seed))
+	}
+	fuzzing := false
+	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
+		fuzzing = true
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st := mustSettings(t)
+		if st.events == autoEvents {
+			st.events = reportEvents
+			if fuzzing {
+				st.events = 0
+			}
+		}
+		d := deterministic.NewBytes(data)
+		c := cfg
+		c.Seed, c.Replay = d.Seed(), d
+		if c.EventLog == 0 {
+			c.EventLog = st.events
+		}
+		name := t.Name()
+		if fl := simulate(t, name, c, root, nil); fl != nil {
+			fl.events = lastEvents(fl.events, st.events)
+			t.Errorf("%s", withReplay(fl.report(name), fuzzReplay(name, fuzzing, len(data))))
+			if fl.fatal {
+				t.FailNow()
+			}
+		}
+	})
+}
+
+// fuzzReplay is the replay line of a failing fuzz input named name.
+func fuzzReplay(name string, fuzzing bool, n int) string {
+	if fuzzing {
+		fuzzTest, _, _ := strings.Cut(name, "/")
+		return fmt.Sprintf("go test -fuzz saves this input (%d bytes) to testdata/fuzz/%s/ and prints the go test -run command that reruns it", n, fuzzTest)
+	}
+	return strings.TrimSuffix(replayCommand(name, 0), " -simrt.seed=0")
+}

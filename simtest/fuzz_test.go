@@ -1,0 +1,126 @@
+package simtest_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest"
+)
+
+// FuzzCounter is an ordinary fuzz test of a simulation: two tasks add to a
+// counter under a mutex while the fuzzer's bytes pick the schedule. Plain
+// go test runs its seed inputs; go test -fuzz FuzzCounter explores.
+func FuzzCounter(f *testing.F) {
+	simtest.Fuzz(f, deterministic.Config{YieldProbability: 0.5}, func(t *testing.T, ctx *deterministic.Context) {
+		var mu simrt.Mutex
+		n := 0
+		var hs []*simrt.Handle[int]
+		for _, name := range []string{"a", "b"} {
+			hs = append(hs, simrt.Spawn(ctx.Child(name), func(ctx simrt.Context) int {
+				for range 3 {
+					mu.Lock(ctx)
+					v := n
+					ctx.Sleep(0)
+					n = v + 1
+					mu.Unlock()
+				}
+				return 0
+			}))
+		}
+		for _, h := range hs {
+			h.Await(ctx)
+		}
+		simrt.Always(ctx, n == 6, "fuzz: no increment lost", "n", n)
+	})
+}
+
+// FuzzHelperStaircase fails only when each of the run's first four draws
+// (of 0..255) is at least 240: one run in 65,536 by seeds, seconds of go
+// test -fuzz (each step is new coverage). It fails only when
+// TestFuzzCorpusReplays runs it: in a plain go test the planted failure is
+// switched off and its committed corpus input passes like any other. That
+// input, in testdata/fuzz/FuzzHelperStaircase, was found by
+//
+//	SIMTEST_HELPER=FuzzHelperStaircase go test -run '^$' -fuzz '^FuzzHelperStaircase$' ./simtest
+func FuzzHelperStaircase(f *testing.F) {
+	planted := os.Getenv("SIMTEST_HELPER") == f.Name()
+	simtest.Fuzz(f, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		r := ctx.Rand()
+		if r.IntN(256) < 240 {
+			return
+		}
+		if r.IntN(256) < 240 {
+			return
+		}
+		if r.IntN(256) < 240 {
+			return
+		}
+		if r.IntN(256) < 240 {
+			return
+		}
+		if planted {
+			t.Fatalf("planted: the four-step staircase was climbed")
+		}
+	})
+}
+
+// TestFuzzCorpusReplays: plain go test reruns the committed corpus file
+// go test -fuzz found for FuzzHelperStaircase, fails with the planted
+// failure, reports it as simtest does and names the command that reruns
+// that input.
+func TestFuzzCorpusReplays(t *testing.T) {
+	entries, err := os.ReadDir("testdata/fuzz/FuzzHelperStaircase")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no committed corpus entry for FuzzHelperStaircase: %v", err)
+	}
+	out := runHelper(t, "FuzzHelperStaircase")
+	for _, want := range []string{
+		"--- FAIL: FuzzHelperStaircase/" + entries[0].Name(),
+		"planted: the four-step staircase was climbed",
+		"simrt: seed ",
+		"replay: go test -run '^FuzzHelperStaircase$/^" + regexp.QuoteMeta(entries[0].Name()) + "$' ./simtest",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The seed inputs Fuzz adds pass: only the corpus file fails.
+	if strings.Contains(out, "--- FAIL: FuzzHelperStaircase/seed#") {
+		t.Errorf("a seed input failed:\n%s", out)
+	}
+}
+
+// FuzzHelperError fails every input with t.Error from a task, only under
+// TestFuzzErrorReport.
+func FuzzHelperError(f *testing.F) {
+	planted := os.Getenv("SIMTEST_HELPER") == f.Name()
+	simtest.Fuzz(f, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Spawn(ctx.Child("checker"), func(ctx simrt.Context) int {
+			if planted {
+				t.Errorf("planted: checker unhappy")
+			}
+			return 0
+		}).Await(ctx)
+	})
+}
+
+// TestFuzzErrorReport: a fuzz input failed with t.Error is reported as
+// simtest reports a seed (task, events), and its replay line reruns that
+// input, without a -simrt.seed that Fuzz would ignore.
+func TestFuzzErrorReport(t *testing.T) {
+	out := runHelper(t, "FuzzHelperError")
+	for _, want := range []string{
+		"planted: checker unhappy",
+		"simrt: seed 0 failed at 1ms of simulated time",
+		`the test was first marked failed (t.Error, t.Fatal, t.Fail) at 1ms of simulated time in task "checker"`,
+		"replay: go test -run '^FuzzHelperError$/^seed#0$' ./simtest\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
