@@ -37,7 +37,7 @@ type Attr struct{ Key, Value string }
 // metrics should not pay four times per seed.
 type Registry struct {
 	mu      sync.Mutex
-	reg     *prometheus.Registry
+	reg     *prometheus.Registry // nil until first needed (see flushLocked)
 	entries map[string]entry
 	help    map[string]string // family name -> help
 	// pending holds the collectors registered through Registerer but not
@@ -52,13 +52,9 @@ type entry struct {
 }
 
 // New returns an empty registry.
-func New() *Registry {
-	return &Registry{
-		reg:     prometheus.NewRegistry(),
-		entries: make(map[string]entry),
-		help:    make(map[string]string),
-	}
-}
+// The client_golang registry and the maps are made when first needed (see
+// flushLocked), so a registry that is never read costs one allocation.
+func New() *Registry { return &Registry{} }
 
 // Registerer returns a client_golang registerer, for layers that register
 // their own collectors (the runtime's storage and network metrics).
@@ -121,6 +117,11 @@ func (d *deferred) Unregister(c prometheus.Collector) bool {
 // flushLocked registers the pending collectors with client_golang. r.mu
 // must be held. It stops at the first one refused, which it drops.
 func (r *Registry) flushLocked() error {
+	if r.reg == nil {
+		r.reg = prometheus.NewRegistry()
+		r.entries = make(map[string]entry)
+		r.help = make(map[string]string)
+	}
 	for len(r.pending) > 0 {
 		c := r.pending[0]
 		r.pending[0] = nil
