@@ -75,6 +75,10 @@ type failure struct {
 	stack []byte
 }
 
+// descIterations describes runtime_iterations_total, shared by every
+// runtime (see metrics.NewCounter).
+var descIterations = prometheus.NewDesc("runtime_iterations_total", "Total number of iterations.", nil, nil)
+
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New(), after: cfg.AfterResume}
 	if cp != nil {
@@ -109,9 +113,7 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt.initSchedule()
 	rt.user = rand.New(auditedSource{rt})
 	rt.taskMetric = metrics.NewTasks(rt.registry)
-	rt.iterations = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "runtime_iterations_total", Help: "Total number of iterations.",
-	})
+	rt.iterations = metrics.NewCounter(descIterations)
 	rt.registry.Registerer().MustRegister(rt.iterations)
 	return rt
 }

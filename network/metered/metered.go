@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/metrics"
 )
 
 // Metrics are the four counters of a metered network. They form one
@@ -37,10 +38,10 @@ var _ prometheus.Collector = (*Metrics)(nil)
 // It panics if reg refuses them for another reason.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		InboundConnections:  counter("runtime_inbound_connections_total", "Number of connections created by dialing us"),
-		OutboundConnections: counter("runtime_outbound_connections_total", "Number of connections created by dialing others"),
-		InboundBandwidth:    counter("runtime_inbound_bandwidth_total", "Bandwidth used by receiving data from others"),
-		OutboundBandwidth:   counter("runtime_outbound_bandwidth_total", "Bandwidth used by sending data to others"),
+		InboundConnections:  metrics.NewCounter(descInboundConnections),
+		OutboundConnections: metrics.NewCounter(descOutboundConnections),
+		InboundBandwidth:    metrics.NewCounter(descInboundBandwidth),
+		OutboundBandwidth:   metrics.NewCounter(descOutboundBandwidth),
 	}
 	if err := reg.Register(m); err != nil {
 		var are prometheus.AlreadyRegisteredError
@@ -54,9 +55,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-func counter(name, help string) prometheus.Counter {
-	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
-}
+// The counters' descriptors, immutable and shared by every Metrics: a
+// simulation makes its Metrics once per seed, and a descriptor costs more
+// to build than the counter (see metrics.NewCounter).
+var (
+	descInboundConnections  = prometheus.NewDesc("runtime_inbound_connections_total", "Number of connections created by dialing us", nil, nil)
+	descOutboundConnections = prometheus.NewDesc("runtime_outbound_connections_total", "Number of connections created by dialing others", nil, nil)
+	descInboundBandwidth    = prometheus.NewDesc("runtime_inbound_bandwidth_total", "Bandwidth used by receiving data from others", nil, nil)
+	descOutboundBandwidth   = prometheus.NewDesc("runtime_outbound_bandwidth_total", "Bandwidth used by sending data to others", nil, nil)
+)
 
 func (m *Metrics) counters() [4]prometheus.Counter {
 	return [4]prometheus.Counter{m.InboundConnections, m.OutboundConnections, m.InboundBandwidth, m.OutboundBandwidth}

@@ -12,6 +12,7 @@ package metrics
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -27,11 +28,22 @@ const Prefix = "runtime"
 type Attr struct{ Key, Value string }
 
 // Registry holds every metric of one runtime. It is safe for concurrent use.
+//
+// The collectors a runtime registers for itself (through Registerer, and
+// the task metrics) are held back and registered with client_golang only
+// when the registry is first read (Encode, Gatherer) or a metric is
+// registered by name: client_golang's Register starts a goroutine per call
+// to describe the collector, which a simulation that never reads its
+// metrics should not pay four times per seed.
 type Registry struct {
 	mu      sync.Mutex
-	reg     *prometheus.Registry
+	reg     *prometheus.Registry // nil until first needed (see flushLocked)
 	entries map[string]entry
 	help    map[string]string // family name -> help
+	// pending holds the collectors registered through Registerer but not
+	// yet with reg, in registration order (see flushLocked).
+	pending []prometheus.Collector
+	eager   bool // Gatherer has been called: register at once
 }
 
 type entry struct {
@@ -40,18 +52,96 @@ type entry struct {
 }
 
 // New returns an empty registry.
-func New() *Registry {
-	return &Registry{
-		reg:     prometheus.NewRegistry(),
-		entries: make(map[string]entry),
-		help:    make(map[string]string),
+// The client_golang registry and the maps are made when first needed (see
+// flushLocked), so a registry that is never read costs one allocation.
+func New() *Registry { return &Registry{} }
+
+// Registerer returns a client_golang registerer, for layers that register
+// their own collectors (the runtime's storage and network metrics).
+// Collectors registered there appear in Encode.
+//
+// Registration is deferred (see Registry): the collector is registered with
+// client_golang when the registry is first read, or at once if a collector
+// of the same Go type is already waiting, so that a second registration of
+// the same collector gets client_golang's AlreadyRegisteredError (metered
+// layers share their collector through it). A deferred collector that
+// conflicts with another one is reported when the registry is read: Encode
+// panics, and the Gatherer returns the error.
+func (r *Registry) Registerer() prometheus.Registerer { return (*deferred)(r) }
+
+// deferred is the Registerer of a Registry: see Registerer.
+type deferred Registry
+
+// Register implements prometheus.Registerer.
+func (d *deferred) Register(c prometheus.Collector) error {
+	r := (*Registry)(d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.eager {
+		return r.reg.Register(c)
+	}
+	t := reflect.TypeOf(c)
+	for _, p := range r.pending {
+		if reflect.TypeOf(p) == t { // it may be a duplicate: let client_golang decide
+			if err := r.flushLocked(); err != nil {
+				return err
+			}
+			return r.reg.Register(c)
+		}
+	}
+	r.pending = append(r.pending, c)
+	return nil
+}
+
+// MustRegister implements prometheus.Registerer: it panics on the first
+// collector that Register refuses.
+func (d *deferred) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		if err := d.Register(c); err != nil {
+			panic(err)
+		}
 	}
 }
 
-// Registerer returns the underlying client_golang registerer, for layers
-// that register their own collectors (the runtime's storage and network
-// metrics). Collectors registered there appear in Encode.
-func (r *Registry) Registerer() prometheus.Registerer { return r.reg }
+// Unregister implements prometheus.Registerer.
+func (d *deferred) Unregister(c prometheus.Collector) bool {
+	r := (*Registry)(d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.flushLocked(); err != nil {
+		panic("metrics: register: " + err.Error())
+	}
+	return r.reg.Unregister(c)
+}
+
+// flushLocked registers the pending collectors with client_golang. r.mu
+// must be held. It stops at the first one refused, which it drops.
+func (r *Registry) flushLocked() error {
+	if r.reg == nil {
+		r.reg = prometheus.NewRegistry()
+		r.entries = make(map[string]entry)
+		r.help = make(map[string]string)
+	}
+	for len(r.pending) > 0 {
+		c := r.pending[0]
+		r.pending[0] = nil
+		r.pending = r.pending[1:]
+		if err := r.reg.Register(c); err != nil {
+			return err
+		}
+	}
+	r.pending = nil
+	return nil
+}
+
+// flush registers the pending collectors; it panics if one is refused.
+func (r *Registry) flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.flushLocked(); err != nil {
+		panic("metrics: register: " + err.Error())
+	}
+}
 
 // JoinName returns the metric name for name registered from a context
 // labelled label ("" at the root).
@@ -91,6 +181,9 @@ func constLabels(attrs []Attr) prometheus.Labels {
 func (r *Registry) get(kind, name, help string, attrs []Attr, mk func(prometheus.Labels) prometheus.Collector) prometheus.Collector {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.flushLocked(); err != nil {
+		panic("metrics: register: " + err.Error())
+	}
 	k := key(name, attrs)
 	if e, ok := r.entries[k]; ok {
 		if e.kind != kind {
@@ -155,6 +248,7 @@ func (r *Registry) HistogramVec(name, help string, buckets []float64, attrs []At
 // Encode returns every metric in the OpenMetrics text format: families
 // sorted by name, series sorted by labels, ending in "# EOF\n".
 func (r *Registry) Encode() string {
+	r.flush()
 	mfs, err := r.reg.Gather()
 	if err != nil {
 		panic("metrics: gather: " + err.Error())

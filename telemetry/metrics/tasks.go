@@ -44,7 +44,7 @@ func NewTasks(r *Registry) *Tasks {
 		running: descTaskRunning,
 		polls:   descTaskPolls,
 	}
-	r.reg.MustRegister(t)
+	r.Registerer().MustRegister(t) // deferred: see Registry
 	return t
 }
 
