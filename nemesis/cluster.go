@@ -1,0 +1,133 @@
+package nemesis
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/storage/faulty"
+)
+
+// Status is a node's lifecycle state as the nemesis sees it.
+type Status uint8
+
+// The node states.
+const (
+	Up     Status = iota // running
+	Paused               // paused (Pause)
+	Down                 // killed or powered off
+	Exited               // its main returned
+)
+
+// Node is what the nemesis drives of a node. Cluster adapts a
+// *deterministic.Node to it; tests can drive a fake.
+type Node interface {
+	Name() string
+	Host() netip.Addr
+	Status() Status
+	Kill() error
+	PowerOff() error
+	Restart() error
+	Pause(d time.Duration) error
+	Resume() error
+	// SetClock sets the node's clock offset and drift from now on.
+	SetClock(offset time.Duration, drift float64) error
+	// JumpClock steps the node's clock by d.
+	JumpClock(d time.Duration)
+	// Skew returns the node's clock minus the global clock.
+	Skew() time.Duration
+	SetDiskFault(f faulty.DiskFault)
+	// Tasks returns the node's live tasks and what each waits on.
+	Tasks() []deterministic.TaskState
+}
+
+// Network is what the nemesis changes of the network; *simnet.Network
+// provides it through Cluster.
+type Network interface {
+	Cut(from, to netip.Addr) error
+	Heal(from, to netip.Addr) error
+	Isolate(h netip.Addr) error
+	Rejoin(h netip.Addr) error
+	Clog(from, to netip.Addr) error
+	Release(from, to netip.Addr) error
+	SetLink(from, to netip.Addr, l simnet.Link) error
+}
+
+// Cluster is what a nemesis runs against: the nodes, by name, and the
+// network between them.
+type Cluster struct {
+	Nodes []Node
+	Net   Network
+	// Link is the link the nemesis restores after a Latency or Loss fault
+	// (the zero Link, a perfect one, by default).
+	Link simnet.Link
+}
+
+func (c Cluster) node(name string) Node {
+	for _, n := range c.Nodes {
+		if n.Name() == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// names returns the cluster's node names, in order.
+func (c Cluster) names() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.Name()
+	}
+	return out
+}
+
+// simnetAdapter gives simnet's control calls the error results of Network,
+// whether or not the simnet in the build returns them.
+type simnetAdapter struct{ n *simnet.Network }
+
+type (
+	errPair interface {
+		Cut(from, to netip.Addr) error
+		Clog(from, to netip.Addr) error
+	}
+	errHost interface{ Isolate(h netip.Addr) error }
+)
+
+func (a simnetAdapter) Cut(from, to netip.Addr) error {
+	if e, ok := any(a.n).(errPair); ok {
+		return e.Cut(from, to)
+	}
+	a.n.Cut(from, to)
+	return nil
+}
+
+func (a simnetAdapter) Heal(from, to netip.Addr) error { a.n.Heal(from, to); return nil }
+
+func (a simnetAdapter) Isolate(h netip.Addr) error {
+	if e, ok := any(a.n).(errHost); ok {
+		return e.Isolate(h)
+	}
+	a.n.Isolate(h)
+	return nil
+}
+
+func (a simnetAdapter) Rejoin(h netip.Addr) error { a.n.Rejoin(h); return nil }
+
+func (a simnetAdapter) Clog(from, to netip.Addr) error {
+	if e, ok := any(a.n).(errPair); ok {
+		return e.Clog(from, to)
+	}
+	a.n.Clog(from, to)
+	return nil
+}
+
+func (a simnetAdapter) Release(from, to netip.Addr) error { a.n.Release(from, to); return nil }
+
+func (a simnetAdapter) SetLink(from, to netip.Addr, l simnet.Link) error {
+	a.n.SetLink(from, to, l)
+	return nil
+}
+
+// SimNetwork returns n as the nemesis's Network.
+func SimNetwork(n *simnet.Network) Network { return simnetAdapter{n} }
