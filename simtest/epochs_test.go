@@ -1,0 +1,89 @@
+package simtest_test
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest"
+)
+
+// counterEpoch is a tiny recovering service: it reads its durable counter,
+// which must equal the number of epochs before this one (a synced write
+// survives every power loss), then bumps it with a synced write and leaves
+// an unsynced one behind, and runs a random while before the power goes.
+func counterEpoch(t *testing.T, ctx *deterministic.Context, epoch int, ends *[]time.Time) {
+	if n := len(*ends); n > 0 && ctx.Now().Before((*ends)[n-1]) {
+		t.Errorf("epoch %d starts at %v, before the end of the last (%v)", epoch, ctx.Now(), (*ends)[n-1])
+	}
+	b, size, err := ctx.Open("svc", []byte("counter"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got uint64
+	if size >= 8 {
+		buf := make([]byte, 8)
+		if err := b.ReadAt(buf, 0); err != nil {
+			t.Fatal(err)
+		}
+		got = binary.BigEndian.Uint64(buf)
+	}
+	if got != uint64(epoch) {
+		t.Errorf("epoch %d recovered counter %d", epoch, got)
+	}
+	if err := b.WriteAt(0, 0x1, binary.BigEndian.AppendUint64(nil, got+1)); err != nil { // WriteSync
+		t.Fatal(err)
+	}
+	if err := b.WriteAt(8, 0, []byte("unsynced tail")); err != nil {
+		t.Fatal(err)
+	}
+	ctx.Sleep(time.Duration(1+ctx.Rand().IntN(1000)) * time.Millisecond)
+	*ends = append(*ends, ctx.Now())
+}
+
+func TestRunEpochsRecoversAcrossPowerLoss(t *testing.T) {
+	var states [2]string
+	var ends [2][]time.Time
+	for i := range states {
+		simtest.RunEpochs(t, deterministic.Config{Seed: 42}, 4, func(t *testing.T, ctx *deterministic.Context, epoch int) {
+			counterEpoch(t, ctx, epoch, &ends[i])
+			states[i] = ctx.Auditor().State()
+		})
+	}
+	if len(ends[0]) != 4 {
+		t.Fatalf("%d epochs ran, want 4", len(ends[0]))
+	}
+	if states[0] != states[1] || ends[0][3] != ends[1][3] {
+		t.Fatalf("two runs of seed 42 differ: audit %s/%s, end %v/%v", states[0], states[1], ends[0][3], ends[1][3])
+	}
+}
+
+func TestHelperEpochFailure(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	var ends []time.Time
+	simtest.RunEpochs(t, deterministic.Config{Seed: 5}, 3, func(t *testing.T, ctx *deterministic.Context, epoch int) {
+		counterEpoch(t, ctx, epoch, &ends)
+		if epoch == 2 {
+			t.Errorf("planted: recovery in epoch 2 is wrong")
+		}
+	})
+}
+
+func TestRunEpochsReportsTheEpoch(t *testing.T) {
+	out := runHelper(t, "TestHelperEpochFailure")
+	for _, want := range []string{"simrt: seed 5 failed", "epoch 2 of 3: the test failed (t.Error)", "planted: recovery in epoch 2", "replay: go test -run '^TestHelperEpochFailure$'"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	r := parseReport(t, out, "5")
+	again := parseReport(t, runHelper(t, "TestHelperEpochFailure", "-simrt.seed=5"), "5")
+	if r.state != again.state || r.time != again.time {
+		t.Errorf("replay differs: %+v vs %+v", r, again)
+	}
+}
+
