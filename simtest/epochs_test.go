@@ -86,4 +86,3 @@ func TestRunEpochsReportsTheEpoch(t *testing.T) {
 		t.Errorf("replay differs: %+v vs %+v", r, again)
 	}
 }
-
