@@ -3,6 +3,8 @@ package simtest
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
@@ -43,12 +45,58 @@ func RunEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFun
 	if st.events == autoEvents {
 		st.events = reportEvents
 	}
+	runEpochsSeed(t, t.Name(), cfg, st, epochs, root)
+}
+
+// ExploreEpochs is RunEpochs for each seed of a sweep, as Explore selects
+// them (-simrt.seeds, -simrt.shard, -simrt.seed; -simrt.keepgoing): each
+// seed is a subtest "seed=N" that runs its epochs. The seeds run one after
+// another. It stops at the first failing seed unless -simrt.keepgoing is
+// set, and names the lowest failing seed and its replay command.
+func ExploreEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFunc) {
+	t.Helper()
+	if epochs < 1 || root == nil {
+		t.Fatalf("simtest.ExploreEpochs: %d epochs, root %v (want at least 1 epoch and a root)", epochs, root != nil)
+	}
+	st := mustSettings(t)
+	seeds, total := exploreSeeds(st)
+	if st.events == autoEvents {
+		st.events = reportEvents
+		if total > 1 {
+			st.events = 0
+		}
+	}
+	var failed []uint64
+	for k := range total {
+		seed := seeds(k)
+		c := cfg
+		c.Seed = seed
+		ok := t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
+			runEpochsSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, epochs, root)
+		})
+		if !ok {
+			failed = append(failed, seed)
+			if !st.keepGoing {
+				break
+			}
+		}
+	}
+	if len(failed) > 0 {
+		t.Errorf("simrt: %d seeds failed: %s\nfirst failing seed %d; replay: %s",
+			len(failed), seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
+	}
+}
+
+// runEpochsSeed runs one seed's epochs and reports a failure on t; name
+// is the test to replay.
+func runEpochsSeed(t *testing.T, name string, cfg deterministic.Config, st settings, epochs int, root EpochFunc) {
+	t.Helper()
 	if cfg.EventLog == 0 {
 		cfg.EventLog = st.events
 	}
 	if f := simulateEpochs(t, cfg, epochs, root); f != nil {
 		f.events = lastEvents(f.events, st.events)
-		t.Errorf("%s", f.report(t.Name()))
+		t.Errorf("%s", f.report(name))
 		if f.fatal {
 			t.FailNow()
 		}

@@ -86,3 +86,39 @@ func TestRunEpochsReportsTheEpoch(t *testing.T) {
 		t.Errorf("replay differs: %+v vs %+v", r, again)
 	}
 }
+
+func TestExploreEpochs(t *testing.T) {
+	seeds := 0
+	simtest.ExploreEpochs(t, deterministic.Config{}, 3, func(t *testing.T, ctx *deterministic.Context, epoch int) {
+		var ends []time.Time
+		counterEpoch(t, ctx, epoch, &ends)
+		if epoch == 2 {
+			seeds++
+		}
+	})
+	if seeds == 0 {
+		t.Fatal("no seed reached its last epoch")
+	}
+}
+
+func TestHelperExploreEpochsFailure(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.ExploreEpochs(t, deterministic.Config{}, 2, func(t *testing.T, ctx *deterministic.Context, epoch int) {
+		var ends []time.Time
+		counterEpoch(t, ctx, epoch, &ends)
+		if epoch == 1 && ctx.Seed() == 3 {
+			panic("planted: seed 3 does not recover")
+		}
+	})
+}
+
+func TestExploreEpochsReportsTheSeed(t *testing.T) {
+	out := runHelper(t, "TestHelperExploreEpochsFailure", "-simrt.seeds=0..9")
+	for _, want := range []string{"epoch 1 of 2: panic: planted: seed 3 does not recover", "first failing seed 3; replay: go test -run '^TestHelperExploreEpochsFailure$'", "-simrt.seed=3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
