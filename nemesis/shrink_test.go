@@ -1,6 +1,9 @@
 package nemesis
 
 import (
+	"errors"
+	"github.com/simrt/simrt/deterministic"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +84,47 @@ func TestShrinkWithinBudget(t *testing.T) {
 	}
 	if got := Shrink(s, func(Schedule) bool { return false }); len(got.Events) != len(s.Events) {
 		t.Fatalf("a schedule that does not fail shrank to %d events", len(got.Events))
+	}
+}
+
+func TestShrinkRunOnFake(t *testing.T) {
+	cfg := Config{NoSwarm: true, Heal: 60 * time.Second, Faults: []Fault{{Kind: Partition}, {Kind: Kill}, {Kind: Pause}, {Kind: DiskFull}}}
+	root := func(ctx *deterministic.Context, s Schedule) error {
+		c := newFake(5)
+		bug := false
+		c.onKill = func(n *fakeNode) { bug = bug || n.name == "n2" && c.partitioned(n.host) }
+		m, err := Start(ctx, c.cluster(), s)
+		if err != nil {
+			return err
+		}
+		m.WaitHealed(ctx)
+		if bug {
+			return errors.New("planted")
+		}
+		return nil
+	}
+	dcfg := deterministic.Config{Seed: 4, LogHandler: slog.DiscardHandler}
+	var s Schedule
+	for seed := uint64(0); ; seed++ {
+		if seed == 50 {
+			t.Fatal("no failing seed")
+		}
+		s, _ = Draw(SeedRand(seed), five, cfg)
+		if Failing(dcfg, func(ctx *deterministic.Context) error { return root(ctx, s) }) {
+			break
+		}
+	}
+	small, runs, err := ShrinkRun(dcfg, s, 0, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(small.Events) > 3 || runs < 2 {
+		t.Fatalf("%d runs: %s", runs, Summary(s, small))
+	}
+	if _, _, err := ShrinkRun(dcfg, Schedule{Heal: time.Second}, 0, root); err == nil || !strings.Contains(err.Error(), "does not fail") {
+		t.Fatalf("ShrinkRun of a passing schedule: %v", err)
+	}
+	if !Failing(dcfg, func(ctx *deterministic.Context) error { panic("boom") }) {
+		t.Fatal("a panicking run does not count as failing")
 	}
 }
