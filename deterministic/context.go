@@ -27,6 +27,7 @@ type Context struct {
 	node  *supervise.Node
 	host  netip.Addr         // the simulated host this context acts as, if set
 	label *metrics.TaskLabel // task metrics of tasks spawned here, once resolved
+	proc  *incarnation       // the node process the context acts for, if any (node.go)
 }
 
 var _ simrt.Context = (*Context)(nil)
@@ -54,13 +55,13 @@ func (c *Context) Auditor() *Auditor {
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, name: metrics.ChildLabel(c.name, label), attrs: c.attrs, node: c.node.Child(), host: c.host}
+	return &Context{rt: c.rt, name: metrics.ChildLabel(c.name, label), attrs: c.attrs, node: c.node.Child(), host: c.host, proc: c.proc}
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node, host: c.host, label: c.label}
+	return &Context{rt: c.rt, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node, host: c.host, label: c.label, proc: c.proc}
 }
 
 // Name implements simrt.Supervisor.Name.
@@ -93,9 +94,13 @@ func (c *Context) Stopped() *simrt.StopSignal {
 	return c.rt.shutdown.Stopped(t)
 }
 
-// Now implements simrt.Clock.Now: the simulated time.
+// Now implements simrt.Clock.Now: the simulated time, on a node's clock
+// for a node's context.
 func (c *Context) Now() time.Time {
 	c.rt.check()
+	if c.proc != nil {
+		return c.proc.now()
+	}
 	return time.Unix(0, c.rt.now).UTC()
 }
 
@@ -104,6 +109,9 @@ func (c *Context) Now() time.Time {
 // Unix epoch) never ends: the task stays parked until it is aborted.
 func (c *Context) Sleep(d time.Duration) {
 	c.rt.check()
+	if c.proc != nil {
+		d = c.proc.global(d) // a node's duration, in global time
+	}
 	c.rt.sleepUntil(addTime(c.rt.now, max(d, 0)))
 }
 
@@ -112,6 +120,10 @@ func (c *Context) Sleep(d time.Duration) {
 // (see Sleep) never comes.
 func (c *Context) SleepUntil(t time.Time) {
 	c.rt.check()
+	if c.proc != nil {
+		c.rt.sleepUntil(c.proc.untilGlobal(t))
+		return
+	}
 	c.rt.sleepUntil(simNanos(t))
 }
 
@@ -134,6 +146,9 @@ func (c *Context) CurrentTask() *core.Task { return &c.rt.currentTask().ct }
 // tasks, once d of simulated time has passed.
 func (c *Context) AfterFunc(d time.Duration, f func()) simrt.Timer {
 	c.rt.check()
+	if c.proc != nil {
+		return c.proc.afterFunc(d, f)
+	}
 	return c.rt.afterFunc(d, nil, f)
 }
 

@@ -56,6 +56,7 @@ type runtime struct {
 	sched   schedState // scheduling points, Select choices, PCT (schedule.go)
 	storage storageState
 	network networkState
+	nodes   nodesState // node.go
 
 	// progress counts resumes; the watchdog reads it from its own
 	// goroutine. Outside pacing waits the executor is never idle for long,
@@ -197,8 +198,9 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	}
 	label.Running.Add(1)
 	node.InitChild(&child.node)
-	child.Context = Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: &child.node, host: ctx.host, label: label}
+	child.Context = Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: &child.node, host: ctx.host, label: label, proc: ctx.proc}
 	t.node = node
+	t.proc = ctx.proc
 	t.ctx = &child.Context
 	rt.admit(t)
 	rt.auditor.spawn(t.id, t.name)
@@ -312,7 +314,7 @@ func (rt *runtime) loop() {
 			}
 		}
 		for i, t := range queue {
-			if t.finished {
+			if t.finished || rt.nodes.paused > 0 && rt.hold(t) {
 				continue
 			}
 			if i+warmAhead < len(queue) {

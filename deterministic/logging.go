@@ -24,7 +24,9 @@ func (c *Context) Logger() *slog.Logger {
 		inner = slog.NewTextHandler(os.Stderr, nil)
 	}
 	var h slog.Handler = logging.NewHandler(inner, c)
-	if c.host.IsValid() {
+	if c.proc != nil {
+		h = h.WithAttrs([]slog.Attr{slog.String("node", c.proc.n.cfg.Name)})
+	} else if c.host.IsValid() {
 		h = h.WithAttrs([]slog.Attr{slog.String("node", c.host.String())})
 	}
 	return slog.New(h)

@@ -50,6 +50,9 @@ func (rt *runtime) netStack(host netip.Addr) simrt.Network {
 // match exactly; a bound address is never freed.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.rt.check()
+	if c.proc != nil && c.proc.dead {
+		return nil, c.proc.deadErr("bind")
+	}
 	return c.rt.netStack(c.host).Bind(addr)
 }
 
@@ -58,6 +61,9 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // by default, and crosses the links between that host and addr's.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt.check()
+	if c.proc != nil && c.proc.dead {
+		return nil, nil, c.proc.deadErr("dial")
+	}
 	return c.rt.netStack(c.host).Dial(addr)
 }
 
@@ -70,7 +76,7 @@ func (c *Context) WithHost(ip netip.Addr) *Context {
 	if !ip.IsValid() {
 		panic("deterministic.Context.WithHost: invalid address")
 	}
-	return &Context{rt: c.rt, name: c.name, attrs: c.attrs, node: c.node, host: ip.Unmap()}
+	return &Context{rt: c.rt, name: c.name, attrs: c.attrs, node: c.node, host: ip.Unmap(), proc: c.proc}
 }
 
 // Host returns the simulated host the context acts as: 127.0.0.1 unless

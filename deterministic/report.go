@@ -118,19 +118,24 @@ func (rt *runtime) verdict(err error) *Verdict {
 func (rt *runtime) tasks() []TaskState {
 	var out []TaskState
 	for t := rt.live.head; t != nil; t = t.nextLive {
-		s := TaskState{ID: t.id, Name: t.name, Running: t == rt.current,
-			Ready: t != rt.current && (!t.parked || t.queued), Since: time.Unix(0, t.since).UTC()}
-		if c, ok := t.ctx.(*Context); ok {
-			s.Node = c.host
-		}
-		if !s.Ready && !s.Running {
-			if b := t.ct.WaitingOn(); b != nil {
-				s.On = b.BlockedOn()
-			}
-		}
-		out = append(out, s)
+		out = append(out, rt.taskState(t))
 	}
 	return out
+}
+
+// taskState describes live task t.
+func (rt *runtime) taskState(t *task) TaskState {
+	s := TaskState{ID: t.id, Name: t.name, Running: t == rt.current,
+		Ready: t != rt.current && (!t.parked || t.queued), Since: time.Unix(0, t.since).UTC()}
+	if c, ok := t.ctx.(*Context); ok {
+		s.Node = c.host
+	}
+	if !s.Ready && !s.Running {
+		if b := t.ct.WaitingOn(); b != nil {
+			s.On = b.BlockedOn()
+		}
+	}
+	return s
 }
 
 // Tasks returns every live task of the run, in id (spawn) order, with what

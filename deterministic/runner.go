@@ -41,6 +41,7 @@ type Checkpoint struct {
 	auditor *Auditor
 	dns     map[string][]netip.Addr
 	storage storageCheckpoint
+	disks   map[string]storageCheckpoint // each node's disk, by node name
 	used    bool
 }
 
@@ -86,6 +87,9 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 	}
 	r.started = true
 	rt := newRuntime(r.cfg, r.cp)
+	if r.cp != nil {
+		rt.nodes.disks = r.cp.disks
+	}
 	rt.initStorage(r.cp)
 	rt.initNetwork()
 	ctx := &Context{rt: rt, node: rt.tree.Root()}
@@ -157,11 +161,12 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 	rt.idle = nil
 	rt.ready, rt.spare = nil, nil
 	storage := rt.crashStorage()
+	disks := rt.crashNodes()
 	rt.finishProperties()
 	rt.done = true
 	return &Checkpoint{
 		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, stream: rt.stream,
-		auditor: rt.auditor, dns: rt.dns, storage: storage,
+		auditor: rt.auditor, dns: rt.dns, storage: storage, disks: disks,
 	}
 }
 

@@ -124,7 +124,7 @@ func (rt *runtime) runFront() bool {
 		copy(rt.sched.front, rt.sched.front[1:])
 		rt.sched.front[len(rt.sched.front)-1] = nil
 		rt.sched.front = rt.sched.front[:len(rt.sched.front)-1]
-		if t.finished {
+		if t.finished || rt.nodes.paused > 0 && rt.hold(t) {
 			continue
 		}
 		t.queued = false

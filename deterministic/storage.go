@@ -68,36 +68,45 @@ func (rt *runtime) crashStorage() storageCheckpoint {
 	return storageCheckpoint{snap: rt.storage.mem.Snapshot(), faults: *rt.storage.fault.Config()}
 }
 
+// stack is the storage the context's operations go to: its node process's
+// disk, or the runtime's.
+func (c *Context) stack() simrt.Storage {
+	if c.proc != nil {
+		return c.proc.stor
+	}
+	return c.rt.storage.stack
+}
+
 // Open implements simrt.Storage.Open on the simulated storage.
 func (c *Context) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
 	c.rt.check()
-	return c.rt.storage.stack.Open(partition, name)
+	return c.stack().Open(partition, name)
 }
 
 // OpenVersioned implements simrt.Storage.OpenVersioned on the simulated
 // storage. Opens are exclusive until Close or removal.
 func (c *Context) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
 	c.rt.check()
-	return c.rt.storage.stack.OpenVersioned(partition, name, versions)
+	return c.stack().OpenVersioned(partition, name, versions)
 }
 
 // Remove implements simrt.Storage.Remove on the simulated storage.
 func (c *Context) Remove(partition string, name []byte) error {
 	c.rt.check()
-	return c.rt.storage.stack.Remove(partition, name)
+	return c.stack().Remove(partition, name)
 }
 
 // RemovePartition implements simrt.Storage.RemovePartition on the simulated
 // storage.
 func (c *Context) RemovePartition(partition string) error {
 	c.rt.check()
-	return c.rt.storage.stack.RemovePartition(partition)
+	return c.stack().RemovePartition(partition)
 }
 
 // Scan implements simrt.Storage.Scan on the simulated storage.
 func (c *Context) Scan(partition string) ([][]byte, error) {
 	c.rt.check()
-	return c.rt.storage.stack.Scan(partition)
+	return c.stack().Scan(partition)
 }
 
 // StorageFaultConfig returns the live storage fault configuration: a change

@@ -33,6 +33,7 @@ type task struct {
 	waiter   core.Waiter // ct's reusable waiter: every simulated task waits
 
 	node *supervise.Node // spawn node; nil for the root
+	proc *incarnation    // the node process the task belongs to, if any
 	fn   func()          // the root's function
 	body simrt.Task      // a spawned task's work, which also takes its outcome ...
 	ctx  simrt.Context   // ... and its context

@@ -7,6 +7,7 @@ package simnet
 type faultCounts struct {
 	partition, cut, isolate, clog uint64 // control calls
 	randomReset, holdReset        uint64 // connections reset
+	hostReset                     uint64 // calls of ResetHost
 	loss                          uint64 // retransmissions drawn (Link.Loss)
 }
 
@@ -19,6 +20,8 @@ func (f *faultCounts) countControl(label string, fields []string) {
 		f.isolate++
 	case "net_clog":
 		f.clog++
+	case "host_reset":
+		f.hostReset++
 	case "net_reset":
 		if len(fields) == 3 && fields[2] == "hold_timeout" {
 			f.holdReset++
@@ -37,6 +40,7 @@ func (f *faultCounts) countControl(label string, fields []string) {
 //   - "clog": calls of Clog;
 //   - "link_reset": connections reset by a link's Reset draw;
 //   - "hold_reset": connections reset by Config.HoldTimeout;
+//   - "host_reset": calls of ResetHost (a node's process died);
 //   - "link_loss": losses drawn by Link.Loss, each delaying a Send by one
 //     retransmission.
 //
@@ -52,7 +56,7 @@ func (n *Network) Faults() map[string]uint64 {
 		n    uint64
 	}{
 		{"partition", f.partition}, {"cut", f.cut}, {"isolate", f.isolate}, {"clog", f.clog},
-		{"link_reset", f.randomReset}, {"hold_reset", f.holdReset}, {"link_loss", f.loss},
+		{"link_reset", f.randomReset}, {"hold_reset", f.holdReset}, {"host_reset", f.hostReset}, {"link_loss", f.loss},
 	} {
 		if c.n > 0 {
 			out[c.kind] = c.n

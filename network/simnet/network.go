@@ -75,7 +75,7 @@ type Network struct {
 	bufSize int
 
 	mu        core.Lock
-	listeners map[netip.AddrPort]*listener // never shrinks: a bound address stays taken
+	listeners map[netip.AddrPort]*listener // a bound address stays taken until ResetHost
 	port      int                          // next ephemeral port
 	hosts     map[netip.Addr]*host
 	links     map[pair]*link
@@ -143,7 +143,8 @@ func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 
 // Bind implements simrt.Network.Bind. Addresses match exactly (0.0.0.0:80
 // and 127.0.0.1:80 are different listeners) and port 0 is an ordinary port.
-// A bound address is never freed, even after Close. 127.0.0.1 may not bind
+// A bound address is never freed, even after Close (only ResetHost frees
+// the addresses of a host whose process died). 127.0.0.1 may not bind
 // an ephemeral port.
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	addr = unmap(addr)
@@ -349,6 +350,12 @@ func (l *listener) Close() error {
 	if l.closed {
 		return nil
 	}
+	l.closeLocked()
+	return nil
+}
+
+// closeLocked closes l. Called with mu held.
+func (l *listener) closeLocked() {
 	l.closed = true
 	queue := l.queue
 	l.queue = nil
@@ -357,5 +364,4 @@ func (l *listener) Close() error {
 		c.sink.closeLocked()
 		c.stream.closeLocked()
 	}
-	return nil
 }

@@ -36,6 +36,7 @@ type pipe struct {
 
 	sinkOpen, streamOpen bool
 	reset                bool
+	hostReset            bool // an end's host was reset (reset.go)
 
 	// pushed and drained count every byte handed to the pipe and every
 	// byte that left flight and shared for the stream's local buffer; a
@@ -219,7 +220,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 	if s.poisoned {
 		return simrt.ErrClosed
 	}
-	if p.reset || !p.streamOpen {
+	if p.reset || !p.streamOpen || p.hostReset {
 		s.poisoned = true
 		return simrt.ErrSendFailed
 	}

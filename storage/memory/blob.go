@@ -170,6 +170,9 @@ func (b *blob) Close() error {
 	b.closed = true
 	if f, ok := b.s.parts[b.partition][b.name]; ok && f.gen == b.gen {
 		f.open = false
+		if b.s.pageCache {
+			f.cache = b.content
+		}
 	}
 	b.content = nil
 	return nil

@@ -50,6 +50,9 @@ type Storage struct {
 	mu    sync.Mutex
 	parts map[string]map[string]*file // partition → name → durable file
 	gen   uint64                      // last generation handed out
+	// pageCache makes Close keep the handle's copy as the file's page
+	// cache (see SetPageCache).
+	pageCache bool
 }
 
 // file is the durable state of one blob, and who has it open.
@@ -57,6 +60,10 @@ type file struct {
 	data []byte // durable bytes, header included
 	gen  uint64 // generation of the latest open; 0 before the first
 	open bool   // the handle of generation gen is open
+	// cache is the page cache a killed process left (see SetPageCache):
+	// the bytes the next open sees instead of data, which stays what is
+	// durable. Nil when there is none.
+	cache []byte
 }
 
 // New returns an empty store.
@@ -84,6 +91,9 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 	var raw []byte
 	if f != nil {
 		raw = f.data
+		if f.cache != nil {
+			raw = f.cache
+		}
 	}
 	h, err := storage.Resolve(raw, uint64(len(raw)), versions)
 	if err != nil {
@@ -100,6 +110,7 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 	}
 	if h.Fresh {
 		f.data = storage.NewHeader(h.Version)
+		f.cache = nil
 	}
 	s.gen++
 	f.gen, f.open = s.gen, true
@@ -111,7 +122,35 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 		off:       h.DataOffset,
 		content:   slices.Clone(f.data),
 	}
+	if f.cache != nil {
+		// The cached bytes are the handle's, not yet durable: all dirty.
+		b.content, f.cache = f.cache, nil
+		b.dirtyLo, b.dirtyHi = 0, uint64(len(b.content))
+	}
 	return b, h.Size, h.Version, nil
+}
+
+// SetPageCache switches page-cache closes on or off. While on, Close keeps
+// the handle's copy, unsynced writes included, as the blob's page cache:
+// the next open starts from it (its bytes still unsynced), while durable
+// state, Snapshot and Audit stay as they were. The simulator turns it on
+// to close the blobs of a killed process, whose writes the operating
+// system still holds.
+func (s *Storage) SetPageCache(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pageCache = on
+}
+
+// DropPageCache forgets every page cache, as a power loss does.
+func (s *Storage) DropPageCache() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, part := range s.parts { // order does not matter: each file alone
+		for _, f := range part {
+			f.cache = nil
+		}
+	}
 }
 
 // corrupt wraps a header error in the error an open returns.

@@ -1,0 +1,290 @@
+package deterministic
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/storage/memory"
+	"github.com/simrt/simrt/telemetry/metrics"
+)
+
+// NodeConfig describes a simulated machine (see Context.AddNode).
+type NodeConfig struct {
+	// Name identifies the node: unique in the run, non-empty, made of
+	// [a-z0-9_-]. It is the node's task-name prefix and its node attribute.
+	Name string
+	// Host is the node's address: every connection its tasks dial leaves
+	// from it, and its listeners bind there. Unique in the run, valid, and
+	// neither loopback nor unspecified.
+	Host netip.Addr
+	// Main is the node's program, run as a task at AddNode and again at
+	// every Restart, like a process's main. Required.
+	Main func(ctx simrt.Context)
+	// Clock is the node's clock at start; the zero value is the global
+	// clock.
+	Clock NodeClock
+	// StorageFaults is the node's storage fault configuration; nil means
+	// a copy of the runtime's Config.StorageFaults.
+	StorageFaults *StorageFaults
+}
+
+// NodeState is where a node is in its lifecycle.
+type NodeState uint8
+
+const (
+	// NodeRunning is a node whose process runs.
+	NodeRunning NodeState = iota
+	// NodePaused is a running node stopped by Pause: its tasks and timers
+	// wait for Resume.
+	NodePaused
+	// NodeKilled is a node whose process was killed; its disk kept every
+	// write handed to it.
+	NodeKilled
+	// NodeOff is a node that lost power: its disk kept what the storage
+	// fault model let survive.
+	NodeOff
+	// NodeExited is a node whose Main returned.
+	NodeExited
+)
+
+// String returns the state's name.
+func (s NodeState) String() string {
+	switch s {
+	case NodeRunning:
+		return "running"
+	case NodePaused:
+		return "paused"
+	case NodeKilled:
+		return "killed"
+	case NodeOff:
+		return "off"
+	case NodeExited:
+		return "exited"
+	}
+	return fmt.Sprintf("NodeState(%d)", uint8(s))
+}
+
+// ErrNodeState is wrapped by the error of a lifecycle operation called in a
+// state that does not allow it (a Restart of a running node, say).
+var ErrNodeState = errors.New("deterministic: operation not allowed in the node's state")
+
+// Node is a simulated machine of a run: a process (its Main and every task
+// spawned below it), a host address, a disk, and a clock. Make it with
+// Context.AddNode. Its methods may be called from any task of the run, and
+// from AfterFunc callbacks.
+type Node struct {
+	rt    *runtime
+	cfg   NodeConfig
+	state NodeState
+	inc   *incarnation // the current (or last) process
+	incs  int
+
+	disk   nodeDisk
+	clock  clockState
+	paused pauseState
+}
+
+// incarnation is one run of a node's process: Main from a start or restart
+// until the process dies. Contexts carry it, so that a task of a dead
+// process (unwinding its defers) cannot act for the node any more.
+type incarnation struct {
+	n    *Node
+	num  int
+	dead bool
+	sup  *supervise.Node // the process's supervision subtree
+	stor *procStorage    // the process's view of the node's disk
+}
+
+// nodeDisk is a node's storage: its stack, which outlives processes as a
+// disk outlives crashes.
+type nodeDisk struct {
+	st storageState
+}
+
+// nodesState is the runtime's nodes; empty in a run without nodes.
+type nodesState struct {
+	list   []*Node
+	byName map[string]*Node     // looked up, never iterated
+	byHost map[netip.Addr]*Node // looked up, never iterated
+	paused int                  // nodes paused now: the executor checks it first
+	disks  map[string]storageCheckpoint
+}
+
+// AddNode adds a node to the run and starts its Main as a task. It may be
+// called from any task, at any time of the run. It fails, naming the field,
+// on an invalid configuration: a bad or duplicate name or host, a nil Main,
+// a clock drift of 0.5 or more. In a run resumed from a Checkpoint, a node
+// with the name of a node of the earlier run gets its disk back.
+func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
+	c.rt.check()
+	rt := c.rt
+	if rt.closing {
+		return nil, simrt.ErrClosed
+	}
+	if err := validName(cfg.Name); err != nil {
+		return nil, err
+	}
+	if rt.nodes.byName[cfg.Name] != nil {
+		return nil, fmt.Errorf("deterministic.AddNode: duplicate node name %q", cfg.Name)
+	}
+	h := cfg.Host.Unmap()
+	if !h.IsValid() || h.IsLoopback() || h.IsUnspecified() {
+		return nil, fmt.Errorf("deterministic.AddNode: node %q: host %v must be a valid address, neither loopback nor unspecified", cfg.Name, cfg.Host)
+	}
+	if o := rt.nodes.byHost[h]; o != nil {
+		return nil, fmt.Errorf("deterministic.AddNode: node %q: host %v is already node %q's", cfg.Name, h, o.cfg.Name)
+	}
+	if cfg.Main == nil {
+		return nil, fmt.Errorf("deterministic.AddNode: node %q: nil Main", cfg.Name)
+	}
+	if err := cfg.Clock.validate(); err != nil {
+		return nil, fmt.Errorf("deterministic.AddNode: node %q: %w", cfg.Name, err)
+	}
+	cfg.Host = h
+	faults := rt.cfg.StorageFaults
+	if rt.storage.fault != nil {
+		faults = *rt.storage.fault.Config()
+	}
+	if cfg.StorageFaults != nil {
+		faults = *cfg.StorageFaults
+	}
+	n := &Node{rt: rt, cfg: cfg}
+	mem := memory.New()
+	if d, ok := rt.nodes.disks[cfg.Name]; ok {
+		mem = memory.Restore(d.snap)
+		if cfg.StorageFaults == nil {
+			faults = d.faults
+		}
+		delete(rt.nodes.disks, cfg.Name)
+	}
+	// The node's storage metrics carry its name, as its tasks' do.
+	reg := prometheus.WrapRegistererWithPrefix(cfg.Name+"_",
+		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.registry.Registerer()))
+	n.disk.st = storageStack(mem, rt.rng, faults, rt.auditor, reg)
+	n.clock.init(rt.now, cfg.Clock)
+	if rt.nodes.byName == nil {
+		rt.nodes.byName = make(map[string]*Node)
+		rt.nodes.byHost = make(map[netip.Addr]*Node)
+	}
+	rt.nodes.list = append(rt.nodes.list, n)
+	rt.nodes.byName[cfg.Name] = n
+	rt.nodes.byHost[h] = n
+	n.event("add")
+	n.start()
+	return n, nil
+}
+
+// validName reports whether name is a valid node name.
+func validName(name string) error {
+	if name == "" {
+		return errors.New("deterministic.AddNode: empty node name")
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
+			return fmt.Errorf("deterministic.AddNode: node name %q: only [a-z0-9_-] allowed", name)
+		}
+	}
+	return nil
+}
+
+// start runs a new incarnation of the node's Main.
+func (n *Node) start() {
+	rt := n.rt
+	n.incs++
+	inc := &incarnation{n: n, num: n.incs, sup: rt.tree.Root().Child()}
+	inc.stor = newProcStorage(inc, n.disk.st.stack)
+	n.inc = inc
+	n.state = NodeRunning
+	ctx := &Context{
+		rt:    rt,
+		name:  metrics.ChildLabel("", n.cfg.Name),
+		attrs: metrics.WithAttr(nil, "node", n.cfg.Name),
+		node:  inc.sup,
+		host:  n.cfg.Host,
+		proc:  inc,
+	}
+	main := n.cfg.Main
+	ctx.SpawnTask(simrt.TaskFuncs{RunFunc: main, DoneFunc: func(error) {
+		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {
+			n.state = NodeExited
+			n.event("exit")
+		}
+	}})
+}
+
+// event records a lifecycle operation on the node.
+func (n *Node) event(op string) {
+	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte(op))
+}
+
+// Node returns the node the context acts for, or nil outside nodes.
+func (c *Context) Node() *Node {
+	if c.proc == nil {
+		return nil
+	}
+	return c.proc.n
+}
+
+// NodeByName returns the run's node called name, or nil if there is none.
+func (c *Context) NodeByName(name string) *Node {
+	c.rt.check()
+	return c.rt.nodes.byName[name]
+}
+
+// Nodes returns the run's nodes in AddNode order.
+func (c *Context) Nodes() []*Node {
+	c.rt.check()
+	return append([]*Node(nil), c.rt.nodes.list...)
+}
+
+// Name returns the node's name.
+func (n *Node) Name() string { return n.cfg.Name }
+
+// Host returns the node's address.
+func (n *Node) Host() netip.Addr { return n.cfg.Host }
+
+// State returns where the node is in its lifecycle.
+func (n *Node) State() NodeState { return n.state }
+
+// Incarnation returns the number of the node's current (or last) process:
+// 1 from AddNode, one more at every Restart.
+func (n *Node) Incarnation() int { return n.incs }
+
+// Storage returns the node's storage fault layer: its live configuration
+// (Config) and pending crash journal. It outlives the node's processes.
+func (n *Node) Storage() *faulty.Storage { return n.disk.st.fault }
+
+// Tasks returns the live tasks of the node's current process, in id order,
+// with what each parked one waits on (see Context.Tasks).
+func (n *Node) Tasks() []TaskState {
+	n.rt.check()
+	var out []TaskState
+	for t := n.rt.live.head; t != nil; t = t.nextLive {
+		if t.proc != n.inc {
+			continue
+		}
+		out = append(out, n.rt.taskState(t))
+	}
+	return out
+}
+
+// String returns "name (host, state)".
+func (n *Node) String() string {
+	return fmt.Sprintf("%s (%v, %v)", n.cfg.Name, n.cfg.Host, n.state)
+}
+
+// deadErr is the error of an operation of a dead process.
+func (p *incarnation) deadErr(op string) error {
+	return fmt.Errorf("deterministic: %s by node %s incarnation %d, which is dead: %w", op, p.n.cfg.Name, p.num, simrt.ErrClosed)
+}
+
+// nodeSleep is how long global time a node's local duration d takes.
+func (p *incarnation) global(d time.Duration) time.Duration { return p.n.clock.global(d) }

@@ -1,0 +1,116 @@
+package deterministic
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"time"
+)
+
+// NodeClock is a node's clock: an offset from the global simulated time and
+// a drift. Drift is the fraction by which the node's durations are longer
+// in global time: with Drift 200e-6 (a clock 200 ppm slow), a node's
+// Sleep(1 s) lasts 1.0002 s of global time, and its Now advances by
+// 1/(1+Drift) s per global second. |Drift| must be below 0.5.
+type NodeClock struct {
+	Offset time.Duration
+	Drift  float64
+}
+
+func (c NodeClock) validate() error {
+	if !(c.Drift > -0.5 && c.Drift < 0.5) {
+		return errors.New("clock drift must be in (-0.5, 0.5)")
+	}
+	return nil
+}
+
+// clockState maps global time to a node's local time: local = anchorL +
+// (global-anchorG)/(1+drift).
+type clockState struct {
+	anchorG, anchorL int64
+	cfg              NodeClock
+}
+
+func (c *clockState) init(now int64, cfg NodeClock) {
+	c.anchorG, c.anchorL, c.cfg = now, addTime(now, cfg.Offset), cfg
+}
+
+// local returns the node's time at global time g.
+func (c *clockState) local(g int64) int64 {
+	el := g - c.anchorG
+	if c.cfg.Drift != 0 {
+		el = int64(math.Floor(float64(el) / (1 + c.cfg.Drift)))
+	}
+	return c.anchorL + el
+}
+
+// global returns how long a local duration d lasts in global time:
+// ceil(d·(1+drift)), saturated.
+func (c *clockState) global(d time.Duration) time.Duration {
+	if c.cfg.Drift == 0 || d <= 0 {
+		return d
+	}
+	g := math.Ceil(float64(d) * (1 + c.cfg.Drift))
+	if g >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(g)
+}
+
+// Now returns the node's clock now.
+func (n *Node) Now() time.Time {
+	n.rt.check()
+	return time.Unix(0, n.clock.local(n.rt.now)).UTC()
+}
+
+// SetClock changes the node's clock from now on: its drift becomes c.Drift
+// and its offset c.Offset; Now stays continuous apart from the change of
+// offset. Pending sleeps and timers keep their global deadlines. It fails on
+// a drift of 0.5 or more.
+func (n *Node) SetClock(c NodeClock) error {
+	n.rt.check()
+	if err := c.validate(); err != nil {
+		return err
+	}
+	now := n.rt.now
+	l := n.clock.local(now) + int64(c.Offset-n.clock.cfg.Offset)
+	n.clock.anchorG, n.clock.anchorL, n.clock.cfg = now, l, c
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(c.Offset))
+	binary.BigEndian.PutUint64(b[8:], math.Float64bits(c.Drift))
+	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("set_clock"), b[:])
+	return nil
+}
+
+// JumpClock steps the node's clock by d (forward or back), as an NTP step
+// does: Now jumps, while pending sleeps and timers, which are monotonic,
+// keep their global deadlines.
+func (n *Node) JumpClock(d time.Duration) {
+	n.rt.check()
+	n.clock.anchorL += int64(d)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(d))
+	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("jump_clock"), b[:])
+}
+
+// Clock returns the node's clock configuration now (its offset does not
+// include jumps).
+func (n *Node) Clock() NodeClock { return n.clock.cfg }
+
+// nodeNow is Now of a node context.
+func (p *incarnation) now() time.Time { return time.Unix(0, p.n.clock.local(p.n.rt.now)).UTC() }
+
+// untilGlobal returns the global instant at which the node's clock reads
+// t, given that it reads it later than now (ceil, saturated).
+func (p *incarnation) untilGlobal(t time.Time) int64 {
+	rt := p.n.rt
+	local := p.n.clock.local(rt.now)
+	target := simNanos(t)
+	if target <= local {
+		return rt.now
+	}
+	if target == never {
+		return never
+	}
+	return addTime(rt.now, p.n.clock.global(time.Duration(target-local)))
+}

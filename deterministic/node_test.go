@@ -1,0 +1,249 @@
+package deterministic_test
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage/faulty"
+)
+
+// Nodes and their lifecycle: Kill, PowerOff, Restart, Pause/Resume.
+
+var (
+	hostA = netip.MustParseAddr("10.0.0.1")
+	hostB = netip.MustParseAddr("10.0.0.2")
+	hostC = netip.MustParseAddr("10.0.0.9")
+	addrA = netip.AddrPortFrom(hostA, 80)
+)
+
+func addNode(t testing.TB, ctx *deterministic.Context, cfg deterministic.NodeConfig) *deterministic.Node {
+	t.Helper()
+	n, err := ctx.AddNode(cfg)
+	if err != nil {
+		t.Fatalf("AddNode(%s): %v", cfg.Name, err)
+	}
+	return n
+}
+
+func incarnation(ctx simrt.Context) int { return deterministic.From(ctx).Node().Incarnation() }
+
+// A killed node's peers see resets in TCP's order; its unsynced writes
+// survive for the restarted process, which binds the same address again.
+func TestNodeKillResetsPeersKeepsUnsyncedWrites(t *testing.T) {
+	var reread string
+	var rebound error = errors.New("not reached")
+	var incs []int
+	start(t, deterministic.Seeded(1), func(ctx *deterministic.Context) {
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(ctx simrt.Context) {
+			incs = append(incs, incarnation(ctx))
+			b, size := open(t, ctx, "p", "x")
+			if incarnation(ctx) == 2 {
+				reread = readAll(t, b, int(size))
+				_, rebound = ctx.Bind(addrA)
+				return
+			}
+			must(t, b.WriteAt(0, 0, []byte("hello"))) // never synced
+			l, err := ctx.Bind(addrA)
+			must(t, err)
+			_, sink, _, err := l.Accept()
+			must(t, err)
+			must(t, sink.Send([]byte("hi")))
+			ctx.Sleep(time.Hour)
+		}})
+		check(t, n.State() == deterministic.NodeRunning && n.Incarnation() == 1, "a new node runs incarnation 1")
+		ctx.Sleep(10 * time.Millisecond)
+		sink, stream, err := ctx.WithHost(hostC).Dial(addrA)
+		must(t, err)
+		ctx.Sleep(10 * time.Millisecond) // "hi" has arrived
+		must(t, n.Kill())
+		check(t, n.State() == deterministic.NodeKilled, "state %v after Kill", n.State())
+		got, err := stream.Recv(2)
+		check(t, err == nil && string(got) == "hi", "data delivered before the kill is read: %q %v", got, err)
+		_, err = stream.Recv(1)
+		check(t, errors.Is(err, simrt.ErrRecvFailed), "then Recv fails: %v", err)
+		err = sink.Send([]byte("x"))
+		check(t, errors.Is(err, simrt.ErrSendFailed), "a Send to the dead node fails: %v", err)
+		check(t, n.Kill() != nil, "Kill of a killed node fails")
+		check(t, n.Pause(0) != nil, "Pause of a killed node fails")
+		must(t, n.Restart())
+		check(t, n.Incarnation() == 2, "incarnation %d after Restart", n.Incarnation())
+		check(t, n.Restart() != nil, "Restart of a running node fails")
+		ctx.Sleep(10 * time.Millisecond)
+		check(t, n.State() == deterministic.NodeExited, "main returned: %v", n.State())
+		found := false
+		for _, f := range ctx.Faults() {
+			found = found || f.Kind == "host_reset" && f.Count == 1
+		}
+		check(t, found, "the kill counts as a host_reset: %v", ctx.Faults())
+	})
+	check(t, len(incs) == 2 && incs[0] == 1 && incs[1] == 2, "main ran as incarnations %v", incs)
+	check(t, reread == "hello", "the restarted process reads the unsynced write: %q", reread)
+	check(t, rebound == nil, "the restarted process binds the same address: %v", rebound)
+}
+
+// A task of a killed process, unwinding, can no longer act for the node.
+func TestNodeOldIncarnationOpsFail(t *testing.T) {
+	var errs []error
+	start(t, deterministic.Seeded(2), func(ctx *deterministic.Context) {
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(ctx simrt.Context) {
+			b, _ := open(t, ctx, "p", "x")
+			defer func() {
+				_, _, err := ctx.Open("p", []byte("y"))
+				errs = append(errs, err)
+				errs = append(errs, b.WriteAt(0, simrt.WriteSync, []byte("late")))
+				_, err = ctx.Bind(addrA)
+				errs = append(errs, err)
+				_, _, err = ctx.Dial(netip.AddrPortFrom(hostB, 1))
+				errs = append(errs, err)
+				_, err = ctx.Scan("p")
+				errs = append(errs, err)
+				errs = append(errs, ctx.Remove("p", []byte("x")))
+			}()
+			ctx.Sleep(time.Hour)
+		}})
+		ctx.Sleep(10 * time.Millisecond)
+		must(t, n.Kill())
+		ctx.Sleep(10 * time.Millisecond)
+		_, ok := ctx.NodeByName("a"), true
+		check(t, ok, "")
+	})
+	check(t, len(errs) == 6, "the defer ran: %d errors", len(errs))
+	for i, err := range errs {
+		check(t, errors.Is(err, simrt.ErrClosed), "op %d of the dead process: %v, want ErrClosed", i, err)
+	}
+}
+
+// PowerOff resolves unsynced writes by the node's fault model; synced data
+// survives.
+func TestNodePowerOffFollowsFaultModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rate   float64
+		want   string
+		killed bool
+	}{
+		{"lose", 0, "synced", false},
+		{"keep", 1, "synced+unsynced", false},
+		{"lose-after-kill", 0, "synced", true},
+		{"keep-after-kill", 1, "synced+unsynced", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			start(t, deterministic.Seeded(3), func(ctx *deterministic.Context) {
+				faults := deterministic.StorageFaults{Write: faulty.WriteConfig{RetentionRate: tc.rate}}
+				n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, StorageFaults: &faults, Main: func(ctx simrt.Context) {
+					b, size := open(t, ctx, "p", "x")
+					if incarnation(ctx) == 2 {
+						got = readAll(t, b, int(size))
+						return
+					}
+					must(t, b.WriteAt(0, simrt.WriteSync, []byte("synced")))
+					must(t, b.WriteAt(6, 0, []byte("+unsynced")))
+					ctx.Sleep(time.Hour)
+				}})
+				ctx.Sleep(10 * time.Millisecond)
+				if tc.killed {
+					must(t, n.Kill())
+				}
+				must(t, n.PowerOff())
+				check(t, n.State() == deterministic.NodeOff, "state %v", n.State())
+				check(t, n.PowerOff() != nil, "PowerOff of an off node fails")
+				must(t, n.Restart())
+				ctx.Sleep(10 * time.Millisecond)
+			})
+			check(t, got == tc.want, "after PowerOff the disk holds %q, want %q", got, tc.want)
+		})
+	}
+}
+
+// A paused node's timers do not fire and a peer times out on it; on resume
+// it carries on where it was.
+func TestNodePause(t *testing.T) {
+	var woke []time.Duration
+	start(t, deterministic.Seeded(4), func(ctx *deterministic.Context) {
+		t0 := ctx.Now()
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(ctx simrt.Context) {
+			l, err := ctx.Bind(addrA)
+			must(t, err)
+			_, sink, stream, err := l.Accept()
+			must(t, err)
+			for i := 0; i < 3; i++ {
+				ctx.Sleep(100 * time.Millisecond)
+				woke = append(woke, ctx.Now().Sub(t0))
+				if _, err := stream.Recv(1); err != nil {
+					return
+				}
+				must(t, sink.Send([]byte("p")))
+			}
+		}})
+		ctx.Sleep(10 * time.Millisecond)
+		sink, stream, err := ctx.WithHost(hostC).Dial(addrA)
+		must(t, err)
+		ping := func() error {
+			must(t, sink.Send([]byte("q")))
+			return simrt.Timeout(ctx, 200*time.Millisecond, func() error { _, err := stream.Recv(1); return err })
+		}
+		must(t, ping())
+		must(t, n.Pause(0))
+		check(t, n.State() == deterministic.NodePaused, "state %v", n.State())
+		check(t, n.Pause(0) != nil, "Pause of a paused node fails")
+		err = ping()
+		check(t, errors.Is(err, simrt.ErrTimeout), "a peer times out on a paused node: %v", err)
+		check(t, len(woke) == 1, "the paused node's timer fired: %v", woke)
+		ctx.Sleep(time.Second)
+		check(t, len(woke) == 1, "the paused node's timer fired: %v", woke)
+		must(t, n.Resume())
+		check(t, n.Resume() != nil, "Resume of a running node fails")
+		ctx.Sleep(10 * time.Millisecond)
+		check(t, len(woke) == 2, "on resume the due timer fires at once: %v", woke)
+		// Pause(d) ends by itself.
+		must(t, n.Pause(500*time.Millisecond))
+		must(t, sink.Send([]byte("q")))
+		ctx.Sleep(400 * time.Millisecond)
+		check(t, len(woke) == 2, "paused for d: %v", woke)
+		ctx.Sleep(300 * time.Millisecond)
+		check(t, n.State() != deterministic.NodePaused && len(woke) == 3, "Pause(d) ended: %v %v", n.State(), woke)
+	})
+	check(t, woke[1] > 1100*time.Millisecond, "the second wake came after the pause: %v", woke)
+}
+
+// Bad configurations and wrong states are errors, not panics.
+func TestNodeBadInput(t *testing.T) {
+	main := func(simrt.Context) {}
+	start(t, deterministic.Seeded(5), func(ctx *deterministic.Context) {
+		addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: main})
+		for _, cfg := range []deterministic.NodeConfig{
+			{Name: "a", Host: hostB, Main: main},
+			{Name: "b", Host: hostA, Main: main},
+			{Name: "", Host: hostB, Main: main},
+			{Name: "B", Host: hostB, Main: main},
+			{Name: "b c", Host: hostB, Main: main},
+			{Name: "b", Main: main},
+			{Name: "b", Host: netip.MustParseAddr("127.0.0.1"), Main: main},
+			{Name: "b", Host: netip.MustParseAddr("0.0.0.0"), Main: main},
+			{Name: "b", Host: netip.MustParseAddr("::1"), Main: main},
+			{Name: "b", Host: hostB},
+			{Name: "b", Host: hostB, Main: main, Clock: deterministic.NodeClock{Drift: 0.5}},
+			{Name: "b", Host: hostB, Main: main, Clock: deterministic.NodeClock{Drift: -0.7}},
+		} {
+			if _, err := ctx.AddNode(cfg); err == nil {
+				t.Errorf("AddNode(%+v) succeeded", cfg)
+			}
+		}
+		check(t, len(ctx.Nodes()) == 1 && ctx.NodeByName("b") == nil, "no bad node was added")
+		n := ctx.NodeByName("a")
+		check(t, n.SetClock(deterministic.NodeClock{Drift: 1}) != nil, "SetClock with drift 1 fails")
+		ctx.Sleep(10 * time.Millisecond)
+		check(t, n.State() == deterministic.NodeExited, "state %v", n.State())
+		for name, err := range map[string]error{"Kill": n.Kill(), "Pause": n.Pause(0), "Resume": n.Resume()} {
+			check(t, errors.Is(err, deterministic.ErrNodeState), "%s of an exited node: %v", name, err)
+		}
+		must(t, n.Restart())
+		check(t, errors.Is(n.Restart(), deterministic.ErrNodeState), "Restart of a running node")
+		check(t, ctx.Node() == nil, "the root is not a node")
+	})
+}
