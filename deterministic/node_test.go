@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
-	"strings"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
