@@ -1,8 +1,11 @@
 package deterministic_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -246,4 +249,216 @@ func TestNodeBadInput(t *testing.T) {
 		check(t, errors.Is(n.Restart(), deterministic.ErrNodeState), "Restart of a running node")
 		check(t, ctx.Node() == nil, "the root is not a node")
 	})
+}
+
+// A node's Sleep lasts its duration times 1+Drift in global time, and the
+// Now of two nodes with different clocks diverge; JumpClock moves Now and
+// not pending sleeps; SetClock keeps Now continuous.
+func TestNodeClocks(t *testing.T) {
+	var slept, sleptUntil, afterAt time.Duration
+	var nowA, nowB time.Time
+	start(t, deterministic.Seeded(6), func(ctx *deterministic.Context) {
+		t0 := ctx.Now()
+		done := simrt.NewSignal()
+		a := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Clock: deterministic.NodeClock{Drift: 0.5e-3}, Main: func(nctx simrt.Context) {
+			g0 := ctx.Now() // global, through the root's context
+			nctx.Sleep(time.Second)
+			slept = ctx.Now().Sub(g0)
+			g0 = ctx.Now()
+			nctx.SleepUntil(nctx.Now().Add(time.Second))
+			sleptUntil = ctx.Now().Sub(g0)
+			g0 = ctx.Now()
+			fired := simrt.NewSignal()
+			nctx.AfterFunc(time.Second, func() { afterAt = ctx.Now().Sub(g0); fired.Fire(1) })
+			fired.Wait(nctx)
+			done.Fire(1)
+		}})
+		b := addNode(t, ctx, deterministic.NodeConfig{Name: "b", Host: hostB, Clock: deterministic.NodeClock{Offset: time.Minute, Drift: -0.1}, Main: func(simrt.Context) {}})
+		check(t, b.Now().Sub(t0) == time.Minute, "offset: b's clock reads %v", b.Now().Sub(t0))
+		done.Wait(ctx)
+		nowA, nowB = a.Now(), b.Now()
+		el := ctx.Now().Sub(t0)
+		check(t, nowA.Sub(t0) < el, "a slow clock lags: %v after %v", nowA.Sub(t0), el)
+		check(t, nowB.Sub(t0)-time.Minute > el, "a fast clock runs ahead: %v after %v", nowB.Sub(t0)-time.Minute, el)
+
+		// JumpClock moves Now, not a pending sleep.
+		var jumpedSleep time.Duration
+		var localAfter time.Duration
+		c := addNode(t, ctx, deterministic.NodeConfig{Name: "c", Host: hostC, Main: func(nctx simrt.Context) {
+			g0, l0 := ctx.Now(), nctx.Now()
+			nctx.Sleep(time.Second)
+			jumpedSleep = ctx.Now().Sub(g0)
+			localAfter = nctx.Now().Sub(l0)
+		}})
+		ctx.Sleep(100 * time.Millisecond)
+		before := c.Now()
+		c.JumpClock(-time.Hour)
+		check(t, c.Now().Sub(before) == -time.Hour, "JumpClock(-1h) moved Now by %v", c.Now().Sub(before))
+		ctx.Sleep(2 * time.Second)
+		check(t, jumpedSleep == time.Second, "a sleep across a jump lasts %v", jumpedSleep)
+		check(t, localAfter == time.Second-time.Hour, "the jump shows in Now: %v", localAfter)
+
+		// SetClock keeps Now continuous apart from the offset change.
+		before = a.Now()
+		must(t, a.SetClock(deterministic.NodeClock{Offset: time.Second, Drift: 0}))
+		check(t, a.Now().Sub(before) == time.Second, "SetClock moved Now by %v", a.Now().Sub(before))
+		check(t, a.Clock().Offset == time.Second, "Clock() %+v", a.Clock())
+	})
+	want := 1000500 * time.Microsecond // 1 s · (1 + 0.5e-3)
+	check(t, slept == want, "Sleep(1s) with drift 0.5e-3 lasted %v, want %v", slept, want)
+	check(t, sleptUntil >= want-time.Microsecond && sleptUntil <= want+time.Microsecond, "SleepUntil(Now+1s) lasted %v, want about %v", sleptUntil, want)
+	check(t, afterAt == want, "AfterFunc(1s) fired after %v, want %v", afterAt, want)
+}
+
+// The timers a paused node's contexts set fire late, on resume.
+func TestNodePauseHoldsAfterFunc(t *testing.T) {
+	var fired []time.Duration
+	start(t, deterministic.Seeded(7), func(ctx *deterministic.Context) {
+		t0 := ctx.Now()
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
+			nctx.AfterFunc(100*time.Millisecond, func() { fired = append(fired, ctx.Now().Sub(t0)) })
+			stopped := nctx.AfterFunc(150*time.Millisecond, func() { fired = append(fired, -1) })
+			nctx.Sleep(5 * time.Millisecond)
+			check(t, stopped.Stop(), "Stop of a pending timer")
+			check(t, !stopped.Stop(), "a second Stop")
+			nctx.Sleep(time.Hour)
+		}})
+		ctx.Sleep(20 * time.Millisecond)
+		must(t, n.Pause(0))
+		ctx.Sleep(time.Second)
+		check(t, len(fired) == 0, "a paused node's timer fired: %v", fired)
+		must(t, n.Resume())
+		ctx.Sleep(10 * time.Millisecond)
+	})
+	check(t, len(fired) == 1 && fired[0] >= 1020*time.Millisecond && fired[0] < 1030*time.Millisecond, "the timer fired at %v, on resume", fired)
+}
+
+// A lease that trusts the holder's clock is safe while the drift between
+// nodes stays within the bound it was sized for, and gives two leaders when
+// the drift exceeds it.
+func TestNodeLeaseUnderDrift(t *testing.T) {
+	const lease = 10 * time.Second
+	const bound = 0.01 // the lease assumes clocks differ by at most 1%
+	run := func(drift float64) (overlap bool) {
+		start(t, deterministic.Seeded(8), func(ctx *deterministic.Context) {
+			var holder string
+			var leaders int
+			// The leader holds the lease for lease·(1-bound) of its own
+			// clock; the follower waits lease of its own clock before
+			// taking over.
+			leader := func(nctx simrt.Context) {
+				holder, leaders = "a", leaders+1
+				nctx.Sleep(time.Duration(float64(lease) * (1 - bound)))
+				if holder == "a" {
+					holder = ""
+				}
+				leaders--
+			}
+			follower := func(nctx simrt.Context) {
+				nctx.Sleep(lease)
+				holder, leaders = "b", leaders+1
+				if leaders > 1 {
+					overlap = true
+				}
+				nctx.Sleep(time.Second)
+				leaders--
+			}
+			addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: leader, Clock: deterministic.NodeClock{Drift: drift}})
+			addNode(t, ctx, deterministic.NodeConfig{Name: "b", Host: hostB, Main: follower})
+			ctx.Sleep(2 * lease)
+		})
+		return overlap
+	}
+	check(t, !run(0), "no drift: one leader at a time")
+	check(t, !run(bound/2), "drift within the bound: one leader at a time")
+	check(t, run(2*bound), "drift past the bound: two leaders")
+}
+
+// Two runs of one seed with nodes, kills, pauses and clocks give the same
+// audit state, and a node's lifecycle changes it.
+func TestNodeDeterministic(t *testing.T) {
+	run := func(seed uint64, kill bool) string {
+		var state string
+		start(t, deterministic.Seeded(seed), func(ctx *deterministic.Context) {
+			for i, h := range []netip.Addr{hostA, hostB} {
+				addNode(t, ctx, deterministic.NodeConfig{Name: string(rune('a' + i)), Host: h, Clock: deterministic.NodeClock{Drift: 1e-4 * float64(i)}, Main: func(nctx simrt.Context) {
+					l, err := nctx.Bind(netip.AddrPortFrom(h, 80))
+					must(t, err)
+					for {
+						_, sink, _, err := l.Accept()
+						if err != nil {
+							return
+						}
+						_ = sink.Send([]byte{byte(nctx.Rand().IntN(256))})
+						nctx.Sleep(time.Duration(nctx.Rand().IntN(100)) * time.Millisecond)
+					}
+				}})
+			}
+			b := ctx.NodeByName("b")
+			for i := 0; i < 20; i++ {
+				ctx.Sleep(7 * time.Millisecond)
+				_, st, err := ctx.WithHost(hostC).Dial(netip.AddrPortFrom(hostA, 80))
+				if err == nil {
+					_, _ = st.Recv(1)
+				}
+				if kill && i == 5 {
+					must(t, b.Kill())
+				}
+				if kill && i == 8 {
+					must(t, b.Restart())
+					must(t, b.Pause(30*time.Millisecond))
+				}
+			}
+			state = ctx.Auditor().State()
+		})
+		return state
+	}
+	s1, s2, s3 := run(9, true), run(9, true), run(9, false)
+	check(t, s1 == s2, "same seed, same audit state: %s vs %s", s1, s2)
+	check(t, s1 != s3, "the lifecycle ops are audited")
+}
+
+// A checkpoint carries each node's disk by name, after the crash that ends
+// the run: synced data comes back to the node of the same name.
+func TestNodeCheckpointCarriesDisks(t *testing.T) {
+	cp := startAndRecover(t, deterministic.Seeded(10), func(ctx *deterministic.Context) {
+		addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
+			b, _ := open(t, nctx, "p", "x")
+			must(t, b.WriteAt(0, simrt.WriteSync, []byte("durable")))
+			must(t, b.WriteAt(7, 0, []byte("+lost")))
+		}})
+		ctx.Sleep(10 * time.Millisecond)
+		_, n := open(t, ctx, "p", "x")
+		check(t, n == 0, "a node's disk is its own, not the runtime's")
+	})
+	var got string
+	start(t, deterministic.FromCheckpoint(cp), func(ctx *deterministic.Context) {
+		addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
+			b, n := open(t, nctx, "p", "x")
+			got = readAll(t, b, int(n))
+		}})
+		ctx.Sleep(10 * time.Millisecond)
+	})
+	check(t, got == "durable", "the node got its disk back: %q", got)
+}
+
+// A node's metrics and log lines carry its name as attribute node, and its
+// tasks' reports name its host.
+func TestNodeAttributes(t *testing.T) {
+	var buf bytes.Buffer
+	var tasks []deterministic.TaskState
+	var metricsText string
+	start(t, deterministic.New(deterministic.Config{LogHandler: slog.NewTextHandler(&buf, nil)}), func(ctx *deterministic.Context) {
+		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
+			nctx.Counter("requests", "Requests served.").Inc()
+			simrt.Logger(nctx).Info("hello")
+			nctx.Sleep(time.Hour)
+		}})
+		ctx.Sleep(10 * time.Millisecond)
+		tasks = n.Tasks()
+		metricsText = ctx.Encode()
+	})
+	check(t, strings.Contains(buf.String(), "node=a"), "log line without node=a: %s", buf.String())
+	check(t, strings.Contains(metricsText, `node="a"`), "metrics without node=\"a\": %s", metricsText)
+	check(t, len(tasks) == 1 && tasks[0].Node == hostA, "Tasks() = %v", tasks)
 }
