@@ -16,6 +16,9 @@ type DiskFault = faulty.DiskFault
 // time: the calling task sleeps. The call is recorded by the auditor, so it
 // is part of the run's fingerprint (runs that never call it are not
 // changed). Operations a disk fault fails draw nothing from the generator.
+// What the fault did is in FaultEffects and its counts in Faults
+// ("disk_fail", "disk_full", "disk_readonly", "disk_slow"). A checkpoint
+// does not carry the fault: a recovered run starts with a healthy disk.
 func (c *Context) SetDiskFault(f DiskFault) {
 	c.rt.check()
 	c.rt.wireFaulty(c.rt.storage.fault)

@@ -3,6 +3,11 @@ package deterministic
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"time"
+
+	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // FaultCount is how many faults of one kind were injected.
@@ -27,7 +32,8 @@ type FaultCount struct {
 //   - "crash": 1 in a run resumed from a Checkpoint.
 //
 // Fault counts are not audited: they do not change the run's fingerprint.
-// Config.Coverage sums them over a sweep (Coverage.Faults).
+// Config.Coverage sums them over a sweep (Coverage.Faults). FaultEffects
+// says what each fault did.
 func (c *Context) Faults() []FaultCount {
 	c.rt.check()
 	return c.rt.faults()
@@ -77,7 +83,125 @@ func (c *Coverage) Faults() []FaultCount {
 	defer c.mu.Unlock()
 	out := make([]FaultCount, 0, len(c.faults))
 	for k, n := range c.faults { // sorted below
-		out = append(out, FaultCount{k, n})
+		if !strings.HasPrefix(k, effectKey) { // effect totals: see Effects
+			out = append(out, FaultCount{k, n})
+		}
+	}
+	sortFaults(out)
+	return out
+}
+
+// FaultEffect is what one fault instance did in a run: a network control
+// call (see simnet.Network.Effects) or a disk fault or crash of the
+// storage (see faulty.Storage.Effects). Effects are not audited.
+type FaultEffect struct {
+	// Source is where the fault acted: "network" or "storage".
+	Source string
+	// Fault is the kind of instance: "partition", "cut", "clog",
+	// "isolate", "link", "default_link"; "disk", "crash".
+	Fault string
+	// At is when the instance began, in simulated time.
+	At time.Time
+	// Counts are its non-zero counters, in a fixed order: "sends_held",
+	// "sends_delayed", "sends_dropped", "dials_refused", "dials_held",
+	// "conns_reset" for the network; "ops_failed", "ops_slowed",
+	// "writes_lost", "writes_torn" for the storage.
+	Counts []FaultCount
+	line   string
+}
+
+// String describes the effect in one line, as the source's Effect does:
+// "partition 10.0.0.1 <-> 10.0.0.2 at 1.5s: 12 sends held, 3 dials refused".
+func (e FaultEffect) String() string { return e.line }
+
+// FaultEffects returns what every fault instance of the run has done so
+// far, by start time (the network's before the storage's at the same
+// time). Unlike the other methods of a Context it may be called after the
+// run has ended, to report on it: the effects then include the crash that
+// ends the run, which its line says. Config.Coverage sums their counts over a sweep
+// (Coverage.Effects).
+func (c *Context) FaultEffects() []FaultEffect {
+	return c.rt.faultEffects()
+}
+
+// faultEffects gathers the run's fault effects.
+func (rt *runtime) faultEffects() []FaultEffect {
+	var out []FaultEffect
+	if rt.network.sim != nil {
+		for _, e := range rt.network.sim.Effects() {
+			out = append(out, netEffect(e))
+		}
+	}
+	if rt.storage.fault != nil {
+		out = appendStorageEffects(out, "storage", rt.storage.fault)
+		// After the run, the last crash of the runtime's storage is the one
+		// that ended it (cleanup crashes it last): say so, since a failure
+		// came before it.
+		if last := len(out) - 1; rt.done && last >= 0 && out[last].Source == "storage" && out[last].Fault == "crash" {
+			out[last].line += " (the crash that ends the run)"
+		}
+	}
+	slices.SortStableFunc(out, func(a, b FaultEffect) int { return a.At.Compare(b.At) })
+	return out
+}
+
+func netEffect(e simnet.Effect) FaultEffect {
+	return FaultEffect{Source: "network", Fault: e.Fault, At: e.At.UTC(), line: e.String(), Counts: nonZero(
+		FaultCount{"sends_held", e.Held}, FaultCount{"sends_delayed", e.Delayed},
+		FaultCount{"sends_dropped", e.Dropped}, FaultCount{"dials_refused", e.Refused},
+		FaultCount{"dials_held", e.DialsHeld}, FaultCount{"conns_reset", e.Resets})}
+}
+
+// appendStorageEffects appends the effects of a faulty storage, under
+// source.
+func appendStorageEffects(out []FaultEffect, source string, f *faulty.Storage) []FaultEffect {
+	for _, e := range f.Effects() {
+		out = append(out, FaultEffect{Source: source, Fault: e.Fault, At: e.At.UTC(), line: e.String(), Counts: nonZero(
+			FaultCount{"ops_failed", e.Failed}, FaultCount{"ops_slowed", e.Slowed},
+			FaultCount{"writes_lost", e.Lost}, FaultCount{"writes_torn", e.Torn})})
+	}
+	return out
+}
+
+func nonZero(cs ...FaultCount) []FaultCount {
+	out := cs[:0]
+	for _, c := range cs {
+		if c.Count > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// effectKey marks an effect total in Coverage.faults: no fault kind starts
+// with it.
+const effectKey = "\x00"
+
+// addEffects folds the counts of one run's fault effects into c.
+func (c *Coverage) addEffects(es []FaultEffect) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range es {
+		for _, n := range e.Counts {
+			if c.faults == nil {
+				c.faults = make(map[string]uint64)
+			}
+			c.faults[effectKey+n.Kind] += n.Count
+		}
+	}
+}
+
+// Effects returns what the faults of all runs added so far did, summed by
+// counter ("sends_held", "ops_failed", ...; see FaultEffect.Counts),
+// sorted by counter, leaving out counters that stayed zero.
+func (c *Coverage) Effects() []FaultCount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []FaultCount
+	for k, n := range c.faults { // sorted below
+		if kind, ok := strings.CutPrefix(k, effectKey); ok {
+			out = append(out, FaultCount{kind, n})
+		}
 	}
 	sortFaults(out)
 	return out

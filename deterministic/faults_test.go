@@ -16,8 +16,10 @@ func TestFaultsCountedPerRunAndSummed(t *testing.T) {
 	cov := &deterministic.Coverage{}
 	var got []deterministic.FaultCount
 	cp := deterministic.New(deterministic.Config{Seed: 1, Coverage: cov}).StartAndRecover(func(ctx *deterministic.Context) {
-		ctx.Network().Partition(a, b)
-		ctx.Network().Clog(a, b)
+		ctx.WithHost(a)
+		ctx.WithHost(b)
+		must(t, ctx.Network().Partition(a, b))
+		must(t, ctx.Network().Clog(a, b))
 		ctx.StorageFaultConfig().OpenRate = 1
 		if _, _, err := ctx.Open("p", []byte("b")); err == nil {
 			t.Errorf("Open with OpenRate 1: no error")
@@ -29,7 +31,9 @@ func TestFaultsCountedPerRunAndSummed(t *testing.T) {
 		t.Fatalf("first run: Faults() = %v, want %v", got, want)
 	}
 	deterministic.FromCheckpoint(cp).Start(func(ctx *deterministic.Context) {
-		ctx.Network().Partition(a, b)
+		ctx.WithHost(a)
+		ctx.WithHost(b) // a recovered run starts with a new network
+		must(t, ctx.Network().Partition(a, b))
 		got = ctx.Faults()
 	})
 	want = []deterministic.FaultCount{{"crash", 1}, {"cut", 2}, {"partition", 1}}

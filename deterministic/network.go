@@ -69,13 +69,15 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 
 // WithHost returns a context that acts as the simulated host ip: its dials
 // originate from ip, and contexts derived from it (Child, WithAttribute,
-// the contexts of tasks it spawns) act as ip too. It panics if ip is not a
-// valid address.
+// the contexts of tasks it spawns) act as ip too. It declares ip a host of
+// the simulated network, so that faults may name it at once (see
+// simnet.Network.Partition). It panics if ip is not a valid address.
 func (c *Context) WithHost(ip netip.Addr) *Context {
 	c.rt.check()
 	if !ip.IsValid() {
 		panic("deterministic.Context.WithHost: invalid address")
 	}
+	c.rt.netStack(ip.Unmap()) // declares the host
 	return &Context{rt: c.rt, name: c.name, attrs: c.attrs, node: c.node, host: ip.Unmap(), proc: c.proc}
 }
 

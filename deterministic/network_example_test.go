@@ -16,10 +16,10 @@ import (
 func ExampleContext_Network() {
 	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
 		a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+		server, client := ctx.WithHost(b), ctx.WithHost(a) // declare the hosts first
 		net := ctx.Network()
 		net.SetLink(a, b, simnet.Link{Latency: 10 * time.Millisecond})
 
-		server := ctx.WithHost(b)
 		l, _ := server.Bind(netip.AddrPortFrom(b, 80))
 		got := simrt.Spawn(server.Child("server"), func(ctx simrt.Context) string {
 			_, sink, stream, _ := l.Accept()
@@ -29,7 +29,6 @@ func ExampleContext_Network() {
 			return string(msg)
 		})
 
-		client := ctx.WithHost(a)
 		sink, stream, _ := client.Dial(l.Addr())
 		defer stream.Close()
 		start := ctx.Now()

@@ -199,5 +199,6 @@ func (rt *runtime) finishProperties() {
 	if cov := rt.cfg.Coverage; cov != nil {
 		cov.add(rt.props)
 		cov.addFaults(rt.faults())
+		cov.addEffects(rt.faultEffects())
 	}
 }

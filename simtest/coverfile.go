@@ -20,6 +20,9 @@ type CoverRecord struct {
 	// Faults counts the faults injected over all runs, by kind (see
 	// deterministic.Context.Faults).
 	Faults map[string]uint64 `json:"faults"`
+	// Effects sums what the faults did over all runs, by counter (see
+	// deterministic.Coverage.Effects): "sends_held", "ops_failed", ...
+	Effects map[string]uint64 `json:"effects"`
 	// Properties are the properties some run reached.
 	Properties []CoverProperty `json:"properties"`
 	// Buggify are the Buggify sites some run called.
@@ -54,10 +57,13 @@ type CoverBuggify struct {
 
 // coverRecord renders cov as the record of test.
 func coverRecord(test string, cov *deterministic.Coverage) CoverRecord {
-	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{},
+	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{}, Effects: map[string]uint64{},
 		Properties: []CoverProperty{}, Buggify: []CoverBuggify{}}
 	for _, f := range cov.Faults() {
 		r.Faults[f.Kind] = f.Count
+	}
+	for _, e := range cov.Effects() {
+		r.Effects[e.Kind] = e.Count
 	}
 	for _, p := range cov.Properties() {
 		r.Properties = append(r.Properties, CoverProperty{Kind: p.Kind.String(), Message: p.Message,
@@ -92,16 +98,28 @@ func appendCoverFile(path, test string, cov *deterministic.Coverage) error {
 	return nil
 }
 
-// faultSummary renders the faults cov counted, sorted by kind:
-// "faults injected: clog 12, partition 41", or "" when none were.
+// faultSummary renders the faults cov counted, sorted by kind, and what
+// they did: "faults injected: clog 12, partition 41; their effects:
+// dials_refused 3, sends_held 80", or "" when none were injected.
 func faultSummary(cov *deterministic.Coverage) string {
 	fs := cov.Faults()
 	if len(fs) == 0 {
 		return ""
 	}
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = fmt.Sprintf("%s %d", f.Kind, f.Count)
+	s := "faults injected: " + countLine(fs)
+	if es := cov.Effects(); len(es) > 0 {
+		s += "; their effects: " + countLine(es)
+	} else {
+		s += "; their effects: none"
 	}
-	return "faults injected: " + strings.Join(parts, ", ")
+	return s
+}
+
+// countLine renders counts as "kind n, kind n".
+func countLine(cs []deterministic.FaultCount) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %d", c.Kind, c.Count)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -20,7 +20,14 @@ func TestHelperFaults(t *testing.T) {
 	}
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
-		ctx.Network().Partition(a, b)
+		ca := ctx.WithHost(a) // declare the hosts: a partition of unused addresses is an error
+		ctx.WithHost(b)
+		if err := ctx.Network().Partition(a, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ca.Dial(netip.AddrPortFrom(b, 80)); err == nil {
+			t.Fatal("dial across the partition succeeded")
+		}
 		simrt.Sometimes(ctx, ctx.Rand().IntN(2) == 0, "helper: heads")
 	})
 }
@@ -34,7 +41,7 @@ func TestSweepReportsFaultsAndProperties(t *testing.T) {
 	if !ok {
 		t.Fatalf("the sweep failed:\n%s", out)
 	}
-	for _, want := range []string{"simrt: faults injected: cut 20, partition 10 (over 10 runs)",
+	for _, want := range []string{"simrt: faults injected: cut 20, partition 10; their effects: dials_refused 10 (over 10 runs)",
 		`Sometimes           "helper: heads" at simtest/coverfile_test.go:`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
@@ -52,8 +59,9 @@ func TestSweepReportsFaultsAndProperties(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatalf("coverage file: %v:\n%s", err, data)
 	}
-	if rec.Test != "TestHelperFaults" || rec.Runs != 10 || rec.Faults["partition"] != 10 || rec.Faults["cut"] != 20 {
-		t.Errorf("record = %+v, want test TestHelperFaults, 10 runs, partition 10, cut 20", rec)
+	if rec.Test != "TestHelperFaults" || rec.Runs != 10 || rec.Faults["partition"] != 10 || rec.Faults["cut"] != 20 ||
+		rec.Effects["dials_refused"] != 10 || len(rec.Effects) != 1 {
+		t.Errorf("record = %+v, want test TestHelperFaults, 10 runs, partition 10, cut 20, effects dials_refused 10", rec)
 	}
 	if len(rec.Properties) != 1 {
 		t.Fatalf("record has properties %+v, want one", rec.Properties)

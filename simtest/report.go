@@ -193,3 +193,37 @@ func taskName(name string) string {
 	}
 	return strconv.Quote(name)
 }
+
+// reportEffects is how many fault effects the report of a failing seed
+// shows: the last ones.
+const reportEffects = 50
+
+// effectLines renders what the faults of ctx's run did, one line each, the
+// last reportEffects of them, and how many there were.
+func effectLines(ctx *deterministic.Context) ([]string, int) {
+	if ctx == nil {
+		return nil, 0
+	}
+	es := ctx.FaultEffects()
+	total := len(es)
+	if len(es) > reportEffects {
+		es = es[len(es)-reportEffects:]
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Source + ": " + e.String()
+	}
+	return out, total
+}
+
+// writeEffects writes the fault-effects section of a report: nothing when
+// no fault was injected.
+func writeEffects(b *strings.Builder, lines []string, total int) {
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(b, "fault effects, last %d of %d (what each fault did):\n", len(lines), total)
+	for _, l := range lines {
+		fmt.Fprintf(b, "  %s\n", l)
+	}
+}

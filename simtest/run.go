@@ -114,6 +114,9 @@ type failure struct {
 	// logs are the last records the simulation logged, of logTotal.
 	logs     []string
 	logTotal int
+	// effects are what the last faults of the run did, of effectTotal.
+	effects     []string
+	effectTotal int
 }
 
 // simulate runs one simulation and returns its failure, or nil. The
@@ -160,6 +163,7 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 			f.total = aud.Log().Total()
 		}
 		f.logs, f.logTotal = logs.lines()
+		f.effects, f.effectTotal = effectLines(ctx0)
 		if loc.found {
 			f.first = loc
 			if atFirst && !f.known {
@@ -277,6 +281,7 @@ func (f *failure) report(testName string) string {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
+	writeEffects(&b, f.effects, f.effectTotal)
 	fmt.Fprintf(&b, "audit state: %s\n", f.state)
 	fmt.Fprintf(&b, "replay: %s", replayCommand(testName, f.seed))
 	return b.String()

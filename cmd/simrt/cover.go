@@ -19,6 +19,7 @@ import (
 // testing into the binary; TestSweepReportsCoverage keeps the two in step.
 type coverRecord struct {
 	Faults     map[string]uint64 `json:"faults"`
+	Effects    map[string]uint64 `json:"effects"`
 	Properties []propertyRecord  `json:"properties"`
 	Buggify    []buggifyRecord   `json:"buggify"`
 }
@@ -66,9 +67,10 @@ type buggifyReport struct {
 // coverage merges the records of every test process of a sweep. Guarded
 // by sweep.mu.
 type coverage struct {
-	faults map[string]uint64
-	props  map[string]*propertyReport // by kind, message and site
-	sites  map[string]*buggifyReport  // by name
+	faults  map[string]uint64
+	effects map[string]uint64          // what the faults did, by counter
+	props   map[string]*propertyReport // by kind, message and site
+	sites   map[string]*buggifyReport  // by name
 }
 
 // readCoverFile merges the records of one test process's cover file into
@@ -89,6 +91,7 @@ func (c *coverage) readCoverFile(path string) error {
 func (c *coverage) read(r io.Reader) error {
 	if c.faults == nil {
 		c.faults = map[string]uint64{}
+		c.effects = map[string]uint64{}
 		c.props = map[string]*propertyReport{}
 		c.sites = map[string]*buggifyReport{}
 	}
@@ -101,6 +104,9 @@ func (c *coverage) read(r io.Reader) error {
 		}
 		for k, n := range rec.Faults { // summed: order does not matter
 			c.faults[k] += n
+		}
+		for k, n := range rec.Effects { // summed: order does not matter
+			c.effects[k] += n
 		}
 		for _, p := range rec.Properties {
 			site := shortSite(p.File, p.Line)
@@ -140,12 +146,15 @@ func shortSite(file string, line int) string {
 }
 
 // lists returns the merged coverage, sorted: properties by site, message
-// and kind; Buggify sites by name. Faults are a map, which encoding/json
-// writes sorted by kind.
-func (c *coverage) lists() (faults map[string]uint64, props []propertyReport, sites []buggifyReport) {
-	faults = map[string]uint64{}
+// and kind; Buggify sites by name. Faults and effects are maps, which
+// encoding/json writes sorted by key.
+func (c *coverage) lists() (faults, effects map[string]uint64, props []propertyReport, sites []buggifyReport) {
+	faults, effects = map[string]uint64{}, map[string]uint64{}
 	for k, n := range c.faults { // copied: order does not matter
 		faults[k] = n
+	}
+	for k, n := range c.effects { // copied: order does not matter
+		effects[k] = n
 	}
 	props, sites = []propertyReport{}, []buggifyReport{}
 	for _, p := range c.props { // sorted below
@@ -158,10 +167,10 @@ func (c *coverage) lists() (faults map[string]uint64, props []propertyReport, si
 		sites = append(sites, *s)
 	}
 	slices.SortFunc(sites, func(a, b buggifyReport) int { return cmp.Compare(a.Name, b.Name) })
-	return faults, props, sites
+	return faults, effects, props, sites
 }
 
-// faultLine renders faults sorted by kind: "clog 12, partition 41".
+// faultLine renders counts sorted by kind: "clog 12, partition 41".
 func faultLine(faults map[string]uint64) string {
 	kinds := make([]string, 0, len(faults))
 	for k := range faults { // sorted below
@@ -179,6 +188,11 @@ func faultLine(faults map[string]uint64) string {
 func printCoverage(w io.Writer, r sweepReport) {
 	if len(r.Faults) > 0 {
 		fmt.Fprintf(w, "faults injected: %s\n", faultLine(r.Faults))
+		effects := "none (no fault held, delayed or dropped a send, refused a dial, reset a connection or failed a storage operation)"
+		if len(r.Effects) > 0 {
+			effects = faultLine(r.Effects)
+		}
+		fmt.Fprintf(w, "fault effects: %s\n", effects)
 	}
 	if len(r.Properties) > 0 {
 		fmt.Fprintf(w, "properties (%d):\n", len(r.Properties))

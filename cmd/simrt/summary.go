@@ -103,6 +103,11 @@ type sweepReport struct {
 	SeedsPerSecond  float64         `json:"seeds_per_second"`
 	// Faults counts the faults injected over the seeds run, by kind.
 	Faults map[string]uint64 `json:"faults"`
+	// Effects sums what those faults did, by counter: "sends_held",
+	// "sends_delayed", "sends_dropped", "dials_refused", "dials_held",
+	// "conns_reset", "ops_failed", "ops_slowed", "writes_lost",
+	// "writes_torn" (see deterministic.FaultEffect).
+	Effects map[string]uint64 `json:"effects"`
 	// Properties and Buggify are what the seeds run reached.
 	Properties []propertyReport `json:"properties"`
 	Buggify    []buggifyReport  `json:"buggify"`
@@ -122,7 +127,7 @@ func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
 		Failed: len(s.failures), Failures: []failureReport{}, ProcessFailures: s.processes,
 		NoSeedRan: s.noSeed, Interrupted: interrupted, ElapsedSeconds: elapsed.Seconds(),
 		SeedsPerSecond: float64(s.done) / max(elapsed.Seconds(), 1e-9)}
-	r.Faults, r.Properties, r.Buggify = s.cover.lists()
+	r.Faults, r.Effects, r.Properties, r.Buggify = s.cover.lists()
 	failed := make([]uint64, len(s.failures))
 	for i, f := range s.failures {
 		failed[i] = f.seed

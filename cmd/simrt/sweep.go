@@ -27,7 +27,8 @@ chunks as parallel processes, one simulation at a time in each (so that
 -simrt.cryptorand works too). Run it from inside the module that holds the
 package, as you would run go test. It prints each failing seed with its
 replay command as soon as it fails, and ends with a summary (as JSON with
--json): seeds run and failed, faults injected by kind, and the properties
+-json): seeds run and failed, faults injected by kind and what they did
+(sends held, dials refused, storage operations failed...), and the properties
 (Always, Sometimes, ...) and Buggify sites the seeds reached; on a terminal it shows a progress bar. Ctrl-C stops the sweep and
 prints what it covered so far.
 

@@ -305,6 +305,7 @@ func TestSweepReportsCoverage(t *testing.T) {
 	var r struct {
 		SeedsDone  int               `json:"seeds_done"`
 		Faults     map[string]uint64 `json:"faults"`
+		Effects    map[string]uint64 `json:"effects"`
 		Properties []propertyReport  `json:"properties"`
 		Buggify    []buggifyReport   `json:"buggify"`
 	}
@@ -313,6 +314,9 @@ func TestSweepReportsCoverage(t *testing.T) {
 	}
 	if r.SeedsDone != 10 || r.Faults["partition"] != 10 || r.Faults["cut"] != 20 {
 		t.Errorf("seeds_done %d, faults %v: want 10 seeds, partition 10, cut 20", r.SeedsDone, r.Faults)
+	}
+	if len(r.Effects) != 1 || r.Effects["dials_refused"] != 10 {
+		t.Errorf("effects %v: want dials_refused 10", r.Effects)
 	}
 	if len(r.Properties) != 1 {
 		t.Fatalf("properties %+v, want one", r.Properties)
@@ -328,7 +332,7 @@ func TestSweepReportsCoverage(t *testing.T) {
 
 	var text bytes.Buffer
 	code = dispatch([]string{"sweep", "./testdata/sample", "-run", "TestCovered", "-seeds", "0..9", "-parallel", "2", "-chunk", "3"}, &text, &errb)
-	for _, want := range []string{"faults injected: cut 20, partition 10\n", "properties (1):\n",
+	for _, want := range []string{"faults injected: cut 20, partition 10\n", "fault effects: dials_refused 10\n", "properties (1):\n",
 		`Sometimes           "sample: heads" at testdata/sample/sample_test.go:`, ": reached in 10, true in ",
 		"Buggify sites (1):\n", `"sample_site" at testdata/sample/sample_test.go:`} {
 		if code != 0 || !strings.Contains(text.String(), want) {

@@ -41,7 +41,11 @@ func TestConformanceLinkModelIdle(t *testing.T) {
 // idleFaults configures faults that never fire on loopback traffic.
 func idleFaults(n *simnet.Network) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
-	n.Partition(a, b)
+	n.Host(a)
+	n.Host(b)
+	if err := n.Partition(a, b); err != nil {
+		panic(err)
+	}
 	n.Clog(b, a)
 	n.SetLink(a, b, simnet.Link{Latency: time.Second, Loss: 0.5})
 	n.SetDefaultLink(simnet.Link{Loss: 1e-300, Reset: 1e-300})

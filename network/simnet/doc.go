@@ -31,6 +31,15 @@
 // until Config.HoldTimeout resets their connection), and dials across a
 // cut fail (or wait up to Config.DialTimeout). Clog holds everything on a
 // link until Release. Every change may be made while the simulation runs
-// and is recorded on the Recorder. Fault draws come from the generator
+// and is recorded on the Recorder.
+//
+// A fault that could cut nothing is an error: Cut, Partition, Clog and
+// SetLink between two addresses of which neither has dialed or been
+// declared a host (with Host, which the simulator calls for every
+// context's host), or of which one is used by no host, listener or
+// connection, and Isolate of an unused address, return an error wrapping
+// ErrNoEffect that names the addresses and says what to do. Effects lists
+// what each fault that took effect did: Sends held, delayed or dropped,
+// dials refused or held, connections reset. Fault draws come from the generator
 // passed to New, and only when a rate is configured.
 package simnet

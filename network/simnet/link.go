@@ -131,8 +131,11 @@ type pair struct{ from, to netip.Addr }
 
 // host is one IP address of the simulation.
 type host struct {
-	ip       netip.Addr
-	isolated bool
+	ip         netip.Addr
+	isolated   bool
+	isolatedBy *Effect // the Isolate that set isolated
+	known      bool    // a view, listener or connection uses it
+	origin     bool    // a view was built for it or a dial left from it
 }
 
 // link is the live state of one directed link.
@@ -143,6 +146,9 @@ type link struct {
 	cut      bool      // a partition drops this direction
 	clogged  bool      // everything is held until Release
 	busy     time.Time // the transmitter is busy until then
+
+	// The effects the link's state counts on (nil when not set by a fault).
+	cutBy, clogBy, cfgBy *Effect
 }
 
 // blocked reports whether bytes cannot cross the link now.

@@ -45,11 +45,16 @@ func connect(t *testing.T, n *simnet.Network) (a, b end) {
 	return end{si, st}, end{psi, pst}
 }
 
-// sim runs f on a fresh simulator with a fresh network of config cfg.
+// sim runs f on a fresh simulator with a fresh network of config cfg, on
+// which hostA and hostB are declared hosts (so faults may name them before
+// they dial).
 func sim(t *testing.T, cfg simnet.Config, f func(ctx *deterministic.Context, n *simnet.Network)) {
 	t.Helper()
 	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
-		f(ctx, simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, cfg))
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, cfg)
+		n.Host(hostA)
+		n.Host(hostB)
+		f(ctx, n)
 	})
 }
 
@@ -285,12 +290,20 @@ func TestSameSeedSameAuditUnderRandomFaults(t *testing.T) {
 					})
 				}
 			})
+			// The chaos cuts the first client from the server. (It used to
+			// partition hostA, which no client uses: a fault that did
+			// nothing, now an error.)
+			victim := netip.AddrFrom4([4]byte{10, 0, 1, 0})
+			n.Host(victim)
 			simrt.Spawn(ctx.Child("chaos"), func(ctx simrt.Context) struct{} {
 				for {
 					ctx.Sleep(time.Duration(ctx.Rand().IntN(300)) * time.Millisecond)
-					n.Partition(hostA, hostB)
+					if err := n.Partition(victim, hostB); err != nil {
+						t.Error(err)
+						return struct{}{}
+					}
 					ctx.Sleep(time.Duration(ctx.Rand().IntN(300)) * time.Millisecond)
-					n.Join(hostA, hostB)
+					n.Join(victim, hostB)
 				}
 			})
 			var clients []*simrt.Handle[int]

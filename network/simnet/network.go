@@ -84,6 +84,9 @@ type Network struct {
 	pipes     []*pipe        // pipes in creation order, for heals
 	changed   core.WaitQueue // dials waiting for a partition or clog to end
 	faults    faultCounts    // faults injected, not audited
+	effects   []*Effect      // see Effects, not audited
+	defBy     *Effect        // the SetDefaultLink that set def
+	scratch   Effect         // counts that belong to no fault
 }
 
 var _ simrt.Network = (*Network)(nil)
@@ -120,12 +123,18 @@ func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
 
 // Host returns the network as seen from ip: its Dial originates from ip,
 // so its connections cross the links from and to ip. Bind is the same as on
-// the Network. ip must be valid; Host panics otherwise.
+// the Network. It declares ip a host that originates connections, so
+// faults may name it from now on (see Partition). ip must be valid; Host
+// panics otherwise.
 func (n *Network) Host(ip netip.Addr) simrt.Network {
 	if !ip.IsValid() {
 		panic("simnet.Network.Host: invalid address")
 	}
-	return hostView{n: n, ip: ip.Unmap()}
+	ip = ip.Unmap()
+	n.mu.Lock()
+	n.declare(ip)
+	n.mu.Unlock()
+	return hostView{n: n, ip: ip}
 }
 
 type hostView struct {
@@ -158,6 +167,7 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	}
 	l := &listener{n: n, addr: addr}
 	n.listeners[addr] = l
+	n.mention(addr.Addr())
 	return l, nil
 }
 
@@ -181,6 +191,10 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	local := netip.AddrPortFrom(src, uint16(n.port))
 	n.port++
 	out, back := n.link(src, dst.Addr()), n.link(dst.Addr(), src)
+	if !out.from.origin || !out.to.known {
+		n.declare(src)
+		n.mention(dst.Addr())
+	}
 	if err := n.waitPath(out, back); err != nil {
 		return nil, nil, err
 	}
@@ -208,8 +222,10 @@ func (n *Network) waitPath(out, back *link) error {
 		return nil
 	}
 	if (out.severed() || back.severed()) && n.cfg.DialTimeout <= 0 {
+		n.pathBlocker(out, back).Refused++
 		return simrt.ErrConnectionFailed
 	}
+	n.pathBlocker(out, back).DialsHeld++
 	wait := func() error {
 		for !open() {
 			if (out.severed() || back.severed()) && n.cfg.DialTimeout <= 0 {
@@ -223,6 +239,20 @@ func (n *Network) waitPath(out, back *link) error {
 		return wait()
 	}
 	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
+}
+
+// pathBlocker is the effect that blocks a dial's path: a cut or
+// isolation of either direction before a clog. Called with mu held.
+func (n *Network) pathBlocker(out, back *link) *Effect {
+	switch {
+	case out.severed():
+		return n.severer(out)
+	case back.severed():
+		return n.severer(back)
+	case out.blocked():
+		return n.blocker(out)
+	}
+	return n.blocker(back)
 }
 
 // waitOn parks the calling task on q with mu released, and holds mu again
@@ -264,7 +294,7 @@ func (n *Network) link(a, b netip.Addr) *link {
 	k := pair{a, b}
 	l := n.links[k]
 	if l == nil {
-		l = &link{from: n.host(a), to: n.host(b), cfg: n.def}
+		l = &link{from: n.host(a), to: n.host(b), cfg: n.def, cfgBy: n.defBy}
 		n.links[k] = l
 		n.linkList = append(n.linkList, l)
 	}
@@ -274,6 +304,7 @@ func (n *Network) link(a, b netip.Addr) *link {
 // resetConn breaks the connection p belongs to: every byte is dropped and
 // every parked operation on either end fails. Called with mu held.
 func (n *Network) resetConn(p *pipe, why string) {
+	n.countReset(p, why)
 	for _, q := range [2]*pipe{p, p.peer} {
 		q.reset = true
 		q.discard()

@@ -69,6 +69,9 @@ func (p *pipe) push(bufs [][]byte, total int) {
 	at := now
 	if !l.cfg.perfect() {
 		at, l.busy = l.cfg.transit(now, l.busy, p.last, total, n.rng, &n.faults.loss)
+		if l.cfgBy != nil && at.After(now) {
+			l.cfgBy.Delayed++
+		}
 	} else if p.last.After(at) {
 		at = p.last
 	}
@@ -79,6 +82,9 @@ func (p *pipe) push(bufs [][]byte, total int) {
 		}
 		p.recvq.NotifyAll()
 		return
+	}
+	if l.blocked() {
+		n.blocker(l).Held++
 	}
 	seg := make([]byte, 0, total)
 	for _, b := range bufs {

@@ -51,7 +51,14 @@ func TestCrash(t *testing.T) {
 func TestCovered(t *testing.T) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
-		ctx.Network().Partition(a, b)
+		ca := ctx.WithHost(a) // declare the hosts: a partition of unused addresses is an error
+		ctx.WithHost(b)
+		if err := ctx.Network().Partition(a, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ca.Dial(netip.AddrPortFrom(b, 80)); err == nil {
+			t.Fatal("dial across the partition succeeded")
+		}
 		simrt.Sometimes(ctx, ctx.Rand().IntN(2) == 0, "sample: heads")
 		simrt.Buggify(ctx, "sample_site")
 	})
