@@ -82,51 +82,17 @@ func (c Cluster) names() []string {
 	return out
 }
 
-// simnetAdapter gives simnet's control calls the error results of Network,
-// whether or not the simnet in the build returns them.
+// simnetAdapter is a *simnet.Network as the nemesis's Network.
 type simnetAdapter struct{ n *simnet.Network }
 
-type (
-	errPair interface {
-		Cut(from, to netip.Addr) error
-		Clog(from, to netip.Addr) error
-	}
-	errHost interface{ Isolate(h netip.Addr) error }
-)
-
-func (a simnetAdapter) Cut(from, to netip.Addr) error {
-	if e, ok := any(a.n).(errPair); ok {
-		return e.Cut(from, to)
-	}
-	a.n.Cut(from, to)
-	return nil
-}
-
-func (a simnetAdapter) Heal(from, to netip.Addr) error { a.n.Heal(from, to); return nil }
-
-func (a simnetAdapter) Isolate(h netip.Addr) error {
-	if e, ok := any(a.n).(errHost); ok {
-		return e.Isolate(h)
-	}
-	a.n.Isolate(h)
-	return nil
-}
-
-func (a simnetAdapter) Rejoin(h netip.Addr) error { a.n.Rejoin(h); return nil }
-
-func (a simnetAdapter) Clog(from, to netip.Addr) error {
-	if e, ok := any(a.n).(errPair); ok {
-		return e.Clog(from, to)
-	}
-	a.n.Clog(from, to)
-	return nil
-}
-
+func (a simnetAdapter) Cut(from, to netip.Addr) error     { return a.n.Cut(from, to) }
+func (a simnetAdapter) Heal(from, to netip.Addr) error    { a.n.Heal(from, to); return nil }
+func (a simnetAdapter) Isolate(h netip.Addr) error        { return a.n.Isolate(h) }
+func (a simnetAdapter) Rejoin(h netip.Addr) error         { a.n.Rejoin(h); return nil }
+func (a simnetAdapter) Clog(from, to netip.Addr) error    { return a.n.Clog(from, to) }
 func (a simnetAdapter) Release(from, to netip.Addr) error { a.n.Release(from, to); return nil }
-
 func (a simnetAdapter) SetLink(from, to netip.Addr, l simnet.Link) error {
-	a.n.SetLink(from, to, l)
-	return nil
+	return a.n.SetLink(from, to, l)
 }
 
 // SimNetwork returns n as the nemesis's Network.
