@@ -18,7 +18,13 @@ var flagSchedule = &setting{name: "schedule",
 	usage: "run the fault schedule in `file` (written by a failing seed or by nemesis.Shrink) instead of drawing one from the seed"}
 
 func init() {
-	flag.Var(flagSchedule, "simrt."+flagSchedule.name, flagSchedule.usage+" (env "+flagSchedule.env()+")")
+	registerFlag(flagSchedule)
+}
+
+// registerFlag registers a setting of this file's as the package's
+// settings are registered.
+func registerFlag(s *setting) {
+	flag.Var(s, "simrt."+s.name, s.usage+" (env "+s.env()+")")
 }
 
 // schedulePath returns the schedule file given with -simrt.schedule (or
@@ -38,6 +44,11 @@ func schedulePath() string {
 // same run). If the test fails, the schedule and what each event did are
 // logged, the schedule is written to a file, and the command that replays
 // the seed with that file is printed: edit or shrink the file and rerun.
+// With -simrt.shrinkschedule (SIMRT_SHRINKSCHEDULE) it also shrinks the
+// schedule (nemesis.Shrink, rerunning the seed in a fresh process of the
+// test binary per candidate; a candidate is kept when the test still
+// fails), prints "from 47 faults to 2" with the events left, and writes
+// the result to a file with its replay command.
 // Bad configuration or a bad file fails the test with t.Fatal. Call it from
 // the root task.
 func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *nemesis.Nemesis {
@@ -71,6 +82,9 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 			msg += fmt.Sprintf("schedule written to %s; replay it: %s -simrt.schedule=%s", path, replayCommand(name, seed), path)
 		}
 		t.Log(msg)
+		if shrinkScheduleOn() && len(s.Events) > 0 {
+			t.Log(shrinkSchedule(name, seed, s))
+		}
 	})
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,75 @@ func TestNemesisScheduleInReportAndReplay(t *testing.T) {
 	defer os.Remove(bad)
 	if out := runHelper(t, "TestHelperNemesisFailure", "-simrt.schedule="+bad); !strings.Contains(out, `line 1: nemesis: unknown fault kind "explode"`) {
 		t.Errorf("a bad schedule file:\n%s", out)
+	}
+}
+
+// lonelyCluster is pingCluster with a planted bug: a watcher notes whether
+// n2 got a pong in the last 300ms ("lonely") while it runs, and fails the
+// test when n2 restarts after dying lonely. So the test fails only when n2
+// is killed while cut off from n3 (the node it pings), not on a partition
+// or a kill alone.
+func lonelyCluster(t *testing.T, ctx *deterministic.Context) {
+	pongs := make([]int, 3)
+	pingCluster(t, ctx, pongs)
+	n2 := ctx.NodeByName("n2")
+	simrt.Spawn(ctx.Child("watch"), func(ctx simrt.Context) struct{} {
+		last, heard, lonely, inc := pongs[1], ctx.Now(), false, n2.Incarnation()
+		for {
+			ctx.Sleep(10 * time.Millisecond)
+			if n2.Incarnation() != inc { // n2 restarted: what did its disk say?
+				if lonely {
+					t.Errorf("planted: n2 restarted lonely")
+					return struct{}{}
+				}
+				inc, heard = n2.Incarnation(), ctx.Now()
+			}
+			if n2.State() != deterministic.NodeRunning {
+				continue
+			}
+			if pongs[1] != last {
+				last, heard = pongs[1], ctx.Now()
+			}
+			lonely = ctx.Now().Sub(heard) > 300*time.Millisecond
+		}
+	})
+	m := simtest.Nemesis(t, ctx, nemesis.Config{Heal: 10 * time.Second, NoSwarm: true, Faults: []nemesis.Fault{
+		{Kind: nemesis.Partition}, {Kind: nemesis.Kill}, {Kind: nemesis.Pause}, {Kind: nemesis.DiskSlow}, {Kind: nemesis.Latency}}})
+	m.WaitHealed(ctx)
+}
+
+func TestHelperShrinkSchedule(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Explore(t, deterministic.Config{}, lonelyCluster)
+}
+
+var reShrunk = regexp.MustCompile(`shrunk the schedule from (\d+) faults to (\d+):`)
+var reMinFile = regexp.MustCompile(`shrunk schedule written to (\S+); replay it: (.*) -simrt.schedule=`)
+
+func TestShrinkScheduleThroughGoTest(t *testing.T) {
+	out := runHelper(t, "TestHelperShrinkSchedule", "-simrt.shrinkschedule", "-simrt.seeds=0..99", "-simrt.parallel=1")
+	m := reShrunk.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no shrink in:\n%s", out)
+	}
+	from, _ := strconv.Atoi(m[1])
+	to, _ := strconv.Atoi(m[2])
+	if to > 3 || to >= from {
+		t.Fatalf("shrunk from %d faults to %d:\n%s", from, to, out)
+	}
+	f := reMinFile.FindStringSubmatch(out)
+	if f == nil {
+		t.Fatalf("no shrunk file in:\n%s", out)
+	}
+	defer os.Remove(f[1])
+	seed := regexp.MustCompile(`-simrt.seed=(\d+)`).FindStringSubmatch(f[2])
+	if seed == nil {
+		t.Fatalf("no seed in %q", f[2])
+	}
+	replay := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed="+seed[1], "-simrt.schedule="+f[1])
+	if !strings.Contains(replay, "planted: n2 restarted lonely") || !strings.Contains(replay, fmt.Sprintf("nemesis schedule (%d faults", to)) {
+		t.Fatalf("the shrunk schedule replayed:\n%s", replay)
 	}
 }
