@@ -10,38 +10,67 @@ import (
 // full (ENOSPC) or read-only (EROFS). See faulty.DiskFault.
 type DiskFault = faulty.DiskFault
 
-// SetDiskFault switches the fault of the runtime's disk (the storage of
-// Context.Open and friends) to f, from the next storage operation on; the
-// zero value heals it. DiskFault.Slow delays each operation in simulated
-// time: the calling task sleeps. The call is recorded by the auditor, so it
-// is part of the run's fingerprint (runs that never call it are not
-// changed). Operations a disk fault fails draw nothing from the generator.
-// What the fault did is in FaultEffects and its counts in Faults
-// ("disk_fail", "disk_full", "disk_readonly", "disk_slow"). A checkpoint
-// does not carry the fault: a recovered run starts with a healthy disk.
+// SetDiskFault switches the fault of the context's disk (the storage its
+// Open and friends reach: its node's disk inside a node, the runtime's
+// otherwise) to f, from the next storage operation on; the zero value heals
+// it. Node.Storage().SetDiskFault does the same from outside the node.
+// DiskFault.Slow delays each operation in simulated time: the calling task
+// sleeps. The call is recorded by the auditor, so it is part of the run's
+// fingerprint (runs that never call it are not changed). Operations a disk
+// fault fails draw nothing from the generator. What the fault did is in
+// FaultEffects and its counts in Faults ("disk_fail", "disk_full",
+// "disk_readonly", "disk_slow"). A checkpoint does not carry the fault: a
+// recovered run starts with a healthy disk.
 func (c *Context) SetDiskFault(f DiskFault) {
 	c.rt.check()
-	c.rt.wireFaulty(c.rt.storage.fault)
-	c.rt.storage.fault.SetDiskFault(f)
+	d := c.disk()
+	if c.proc == nil {
+		c.rt.wireFaulty(d, "") // nodes' disks are wired at AddNode
+	}
+	d.SetDiskFault(f)
 }
 
-// DiskFault returns the current fault of the runtime's disk.
+// DiskFault returns the current fault of the context's disk.
 func (c *Context) DiskFault() DiskFault {
 	c.rt.check()
-	return c.rt.storage.fault.DiskFault()
+	return c.disk().DiskFault()
+}
+
+// disk is the fault layer of the context's disk.
+func (c *Context) disk() *faulty.Storage {
+	if c.proc != nil {
+		return c.proc.n.disk.st.fault
+	}
+	return c.rt.storage.fault
 }
 
 // wireFaulty connects a faulty storage to the runtime: its disk-fault
-// changes are audited, DiskFault.Slow sleeps the calling task in simulated
-// time (the global clock: a disk is slow in real time, whatever a node's
-// clock says), and its effects are dated by the simulated clock. It only
-// sets hooks: a storage that is wired but never given a disk fault behaves,
-// draws and audits as before. Calling it again is harmless.
-func (rt *runtime) wireFaulty(f *faulty.Storage) {
-	f.SetRecorder(rt.auditor)
+// changes are audited (with the node's name first, for a node's disk),
+// DiskFault.Slow sleeps the calling task in simulated time (the global
+// clock: a disk is slow in real time, whatever a node's clock says), and
+// its effects are dated by the simulated clock. It only sets hooks: a
+// storage that is wired but never given a disk fault behaves, draws and
+// audits as before. Calling it again is harmless.
+func (rt *runtime) wireFaulty(f *faulty.Storage, node string) {
+	var rec faulty.Recorder = rt.auditor
+	if node != "" {
+		rec = nodeRecorder{rt.auditor, []byte(node)}
+	}
+	f.SetRecorder(rec)
 	f.SetSleep(func(d time.Duration) {
 		rt.check()
 		rt.sleepUntil(addTime(rt.now, max(d, 0)))
 	})
 	f.SetClock(func() time.Time { return time.Unix(0, rt.now).UTC() })
+}
+
+// nodeRecorder records a node's storage events with the node's name as
+// their first field.
+type nodeRecorder struct {
+	a    *Auditor
+	node []byte
+}
+
+func (r nodeRecorder) Event(label string, fields ...[]byte) {
+	r.a.Event(label, append([][]byte{r.node}, fields...)...)
 }

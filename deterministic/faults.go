@@ -21,8 +21,10 @@ type FaultCount struct {
 //
 //   - the network's (see simnet.Network.Faults): "partition", "cut",
 //     "isolate", "clog" count control calls; "link_reset", "hold_reset"
-//     connections reset; "link_loss" losses drawn by Link.Loss;
-//   - the storage's (see faulty.Storage.Faults): "storage_open",
+//     connections reset; "host_reset" node processes killed (ResetHost);
+//     "link_loss" losses drawn by Link.Loss;
+//   - the storage's (see faulty.Storage.Faults), summed over the
+//     runtime's disk and every node's: "storage_open",
 //     "storage_read", "storage_write", "storage_sync", "storage_resize",
 //     "storage_remove", "storage_scan" failed operations; "crash_lost_write"
 //     and "crash_torn_write" unsynced writes a crash kept none or only some
@@ -53,11 +55,29 @@ func (rt *runtime) faults() []FaultCount {
 	if rt.storage.fault != nil {
 		add(rt.storage.fault.Faults())
 	}
+	for _, n := range rt.nodes.list {
+		add(n.disk.st.fault.Faults()) // summed with the others below
+	}
+	sumFaults(&out)
 	if rt.storage.recovered {
 		out = append(out, FaultCount{"crash", 1})
 	}
 	sortFaults(out)
 	return out
+}
+
+// sumFaults sorts fs by kind and merges the counts of equal kinds.
+func sumFaults(fs *[]FaultCount) {
+	sortFaults(*fs)
+	out := (*fs)[:0]
+	for _, f := range *fs {
+		if len(out) > 0 && out[len(out)-1].Kind == f.Kind {
+			out[len(out)-1].Count += f.Count
+			continue
+		}
+		out = append(out, f)
+	}
+	*fs = out
 }
 
 func sortFaults(fs []FaultCount) {
@@ -95,10 +115,12 @@ func (c *Coverage) Faults() []FaultCount {
 // call (see simnet.Network.Effects) or a disk fault or crash of the
 // storage (see faulty.Storage.Effects). Effects are not audited.
 type FaultEffect struct {
-	// Source is where the fault acted: "network" or "storage".
+	// Source is where the fault acted: "network", "storage" (the
+	// runtime's disk) or "node NAME" (a node's disk).
 	Source string
 	// Fault is the kind of instance: "partition", "cut", "clog",
-	// "isolate", "link", "default_link"; "disk", "crash".
+	// "isolate", "link", "default_link", "host_reset" (a node's process
+	// died); "disk", "crash" (the end of the run, or a node's PowerOff).
 	Fault string
 	// At is when the instance began, in simulated time.
 	At time.Time
@@ -137,12 +159,23 @@ func (rt *runtime) faultEffects() []FaultEffect {
 		// After the run, the last crash of the runtime's storage is the one
 		// that ended it (cleanup crashes it last): say so, since a failure
 		// came before it.
-		if last := len(out) - 1; rt.done && last >= 0 && out[last].Source == "storage" && out[last].Fault == "crash" {
-			out[last].line += " (the crash that ends the run)"
-		}
+		markClosingCrash(rt, out)
+	}
+	for _, n := range rt.nodes.list {
+		out = appendStorageEffects(out, "node "+n.cfg.Name, n.disk.st.fault)
+		markClosingCrash(rt, out)
 	}
 	slices.SortStableFunc(out, func(a, b FaultEffect) int { return a.At.Compare(b.At) })
 	return out
+}
+
+// markClosingCrash marks the last effect as the crash that ended the run
+// if it is one: after the run, the last crash of each disk is the one that
+// ended it (cleanup crashes every disk last), and a failure came before it.
+func markClosingCrash(rt *runtime, out []FaultEffect) {
+	if last := len(out) - 1; rt.done && last >= 0 && out[last].Source != "network" && out[last].Fault == "crash" {
+		out[last].line += " (the crash that ends the run)"
+	}
 }
 
 func netEffect(e simnet.Effect) FaultEffect {

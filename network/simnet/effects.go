@@ -8,18 +8,19 @@ import (
 )
 
 // Effect is what one fault instance (one control call: Partition, Cut,
-// Clog, Isolate, SetLink with a link that is not perfect, SetDefaultLink)
-// did while it lasted. It is counted from the call until the state it set
+// Clog, Isolate, SetLink with a link that is not perfect, SetDefaultLink,
+// ResetHost) did while it lasted. It is counted from the call until the state it set
 // is undone or replaced (Heal, Join, Rejoin, HealAll, Release, another
 // call on the same link). Effects describe a run; they are not audited and
 // counting them draws nothing.
 type Effect struct {
 	// Fault is the control call: "partition", "cut", "clog", "isolate",
-	// "link" (SetLink) or "default_link" (SetDefaultLink).
+	// "link" (SetLink), "default_link" (SetDefaultLink) or "host_reset"
+	// (ResetHost: a node's process died).
 	Fault string
 	// From and To are the addresses the call named: both ends of a
 	// partition (From < To is not implied: as given), the one host of an
-	// isolation (To invalid), none for a default link.
+	// isolation or a host reset (To invalid), none for a default link.
 	From, To netip.Addr
 	// Link is the link set by SetLink or SetDefaultLink.
 	Link Link
@@ -33,15 +34,17 @@ type Effect struct {
 	// delayed.
 	Delayed uint64
 	// Dropped counts Sends whose bytes were discarded, in flight, by a
-	// connection reset this fault caused.
+	// connection reset this fault caused (for ResetHost, in either
+	// direction).
 	Dropped uint64
 	// Refused counts dials that failed at once across a cut or isolation.
 	Refused uint64
 	// DialsHeld counts dials that had to wait: for a clog's release, or
 	// (with Config.DialTimeout) for a cut to heal.
 	DialsHeld uint64
-	// Resets counts connections reset: by the link's Reset draw, or by
-	// Config.HoldTimeout while this fault held their bytes.
+	// Resets counts connections reset: by the link's Reset draw, by
+	// Config.HoldTimeout while this fault held their bytes, or by
+	// ResetHost.
 	Resets uint64
 }
 
@@ -54,7 +57,7 @@ func (e Effect) String() string {
 	switch e.Fault {
 	case "partition":
 		fmt.Fprintf(&b, " %v <-> %v", e.From, e.To)
-	case "isolate":
+	case "isolate", "host_reset":
 		fmt.Fprintf(&b, " %v", e.From)
 	case "link":
 		fmt.Fprintf(&b, " %v -> %v (%v)", e.From, e.To, e.Link)

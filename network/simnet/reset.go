@@ -20,13 +20,16 @@ func (n *Network) ResetHost(h netip.Addr) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	count := 0
+	eff := n.newEffect("host_reset", h, netip.Addr{}, Link{})
 	for _, p := range n.pipes {
 		q := p.peer
 		if !p.alive() && !q.alive() || p.from.Addr() != h && p.to.Addr() != h || p.hostReset || q.hostReset {
 			continue
 		}
 		count++
+		eff.Resets++
 		for _, d := range [2]*pipe{p, q} {
+			eff.Dropped += uint64(len(d.flight) - d.head)
 			d.hostReset = true
 			switch {
 			case d.from.Addr() == h && d.to.Addr() != h:

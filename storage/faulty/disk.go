@@ -185,6 +185,9 @@ func (s *Storage) diskCreates(partition string, name []byte) bool {
 		return false
 	}
 	names, err := s.inner.Scan(partition)
+	if errors.Is(err, simrt.ErrPartitionMissing) {
+		return true // the open would create the partition too
+	}
 	if err != nil {
 		return false // let the open report its own error
 	}

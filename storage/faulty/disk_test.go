@@ -131,6 +131,7 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 	e.write(dirty, 0, 0, "lost")
 	e.fs.SetDiskFault(faulty.DiskFault{ReadOnly: true})
 	_, _, createErr := e.fs.Open("p", []byte("new"))
+	_, _, createPartErr := e.fs.Open("q", []byte("new"))
 	for _, c := range []struct {
 		name string
 		err  error
@@ -141,6 +142,7 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 		{"Remove", e.fs.Remove("p", []byte("a"))},
 		{"RemovePartition", e.fs.RemovePartition("p")},
 		{"Open of a new blob", createErr},
+		{"Open of a blob in a new partition", createPartErr},
 		{"Sync of a dirty handle", dirty.Sync()},
 	} {
 		if !diskErr(c.err, faulty.ErrReadOnly) {
@@ -174,8 +176,8 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 	if got := e.durable("a"); got != "saved" {
 		t.Errorf("after the crash %q, want %q", got, "saved")
 	}
-	if got := e.fs.Faults()["disk_readonly"]; got != 7 {
-		t.Errorf("disk_readonly = %d, want 7", got)
+	if got := e.fs.Faults()["disk_readonly"]; got != 8 {
+		t.Errorf("disk_readonly = %d, want 8", got)
 	}
 }
 
