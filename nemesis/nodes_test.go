@@ -69,8 +69,9 @@ func (h *heartbeats) main(i int) func(ctx simrt.Context) {
 	return func(ctx simrt.Context) {
 		node := ctx.(*deterministic.Context).Node()
 		b, size, err := ctx.Open("hb", []byte("status"))
-		if err != nil {
-			return
+		for err != nil { // a disk fault: retry, as a supervisor would
+			ctx.Sleep(50 * time.Millisecond)
+			b, size, err = ctx.Open("hb", []byte("status"))
 		}
 		buf := make([]byte, size)
 		if size > 0 && b.ReadAt(buf, 0) == nil && string(buf) == "lonely" && node.Incarnation() > 1 && i == 1 {
@@ -125,7 +126,7 @@ func quiet(seed uint64) *deterministic.Runner {
 // runHB runs the heartbeat cluster with a schedule (drawn from the seed
 // with cfg when s is nil) and returns the final audit state, the schedule
 // and the program.
-func runHB(t *testing.T, seed uint64, cfg nemesis.Config, s *nemesis.Schedule, check func(ctx *deterministic.Context, m *nemesis.Nemesis)) (string, nemesis.Schedule, *heartbeats) {
+func runHB(t testing.TB, seed uint64, cfg nemesis.Config, s *nemesis.Schedule, check func(ctx *deterministic.Context, m *nemesis.Nemesis)) (string, nemesis.Schedule, *heartbeats) {
 	t.Helper()
 	h := newHeartbeats(5)
 	var sched nemesis.Schedule
@@ -149,7 +150,8 @@ func runHB(t *testing.T, seed uint64, cfg nemesis.Config, s *nemesis.Schedule, c
 		if check != nil {
 			check(ctx, m)
 		}
-		if err := m.Liveness(ctx, 2*time.Second, func() bool { return h.allHeard(ctx.Now()) }); err != nil {
+		// A lost send can be retransmitted 8 times, 51s in all.
+		if err := m.Liveness(ctx, time.Minute, func() bool { return h.allHeard(ctx.Now()) }); err != nil {
 			fail = err
 		}
 	})
