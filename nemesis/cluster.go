@@ -85,12 +85,25 @@ func (c Cluster) names() []string {
 // simnetAdapter is a *simnet.Network as the nemesis's Network.
 type simnetAdapter struct{ n *simnet.Network }
 
-func (a simnetAdapter) Cut(from, to netip.Addr) error     { return a.n.Cut(from, to) }
-func (a simnetAdapter) Heal(from, to netip.Addr) error    { a.n.Heal(from, to); return nil }
-func (a simnetAdapter) Isolate(h netip.Addr) error        { return a.n.Isolate(h) }
-func (a simnetAdapter) Rejoin(h netip.Addr) error         { a.n.Rejoin(h); return nil }
-func (a simnetAdapter) Clog(from, to netip.Addr) error    { return a.n.Clog(from, to) }
+// Cut implements Network.Cut.
+func (a simnetAdapter) Cut(from, to netip.Addr) error { return a.n.Cut(from, to) }
+
+// Heal implements Network.Heal.
+func (a simnetAdapter) Heal(from, to netip.Addr) error { a.n.Heal(from, to); return nil }
+
+// Isolate implements Network.Isolate.
+func (a simnetAdapter) Isolate(h netip.Addr) error { return a.n.Isolate(h) }
+
+// Rejoin implements Network.Rejoin.
+func (a simnetAdapter) Rejoin(h netip.Addr) error { a.n.Rejoin(h); return nil }
+
+// Clog implements Network.Clog.
+func (a simnetAdapter) Clog(from, to netip.Addr) error { return a.n.Clog(from, to) }
+
+// Release implements Network.Release.
 func (a simnetAdapter) Release(from, to netip.Addr) error { a.n.Release(from, to); return nil }
+
+// SetLink implements Network.SetLink.
 func (a simnetAdapter) SetLink(from, to netip.Addr, l simnet.Link) error {
 	return a.n.SetLink(from, to, l)
 }

@@ -48,17 +48,37 @@ type simNode struct {
 
 var _ Node = simNode{}
 
-func (s simNode) Name() string                     { return s.n.Name() }
-func (s simNode) Host() netip.Addr                 { return s.n.Host() }
-func (s simNode) Kill() error                      { return s.n.Kill() }
-func (s simNode) PowerOff() error                  { return s.n.PowerOff() }
-func (s simNode) Restart() error                   { return s.n.Restart() }
-func (s simNode) Pause(d time.Duration) error      { return s.n.Pause(d) }
-func (s simNode) Resume() error                    { return s.n.Resume() }
-func (s simNode) JumpClock(d time.Duration)        { s.n.JumpClock(d) }
-func (s simNode) SetDiskFault(f faulty.DiskFault)  { s.n.Storage().SetDiskFault(f) }
+// Name implements Node.Name.
+func (s simNode) Name() string { return s.n.Name() }
+
+// Host implements Node.Host.
+func (s simNode) Host() netip.Addr { return s.n.Host() }
+
+// Kill implements Node.Kill.
+func (s simNode) Kill() error { return s.n.Kill() }
+
+// PowerOff implements Node.PowerOff.
+func (s simNode) PowerOff() error { return s.n.PowerOff() }
+
+// Restart implements Node.Restart.
+func (s simNode) Restart() error { return s.n.Restart() }
+
+// Pause implements Node.Pause.
+func (s simNode) Pause(d time.Duration) error { return s.n.Pause(d) }
+
+// Resume implements Node.Resume.
+func (s simNode) Resume() error { return s.n.Resume() }
+
+// JumpClock implements Node.JumpClock.
+func (s simNode) JumpClock(d time.Duration) { s.n.JumpClock(d) }
+
+// SetDiskFault implements Node.SetDiskFault.
+func (s simNode) SetDiskFault(f faulty.DiskFault) { s.n.Storage().SetDiskFault(f) }
+
+// Tasks implements Node.Tasks.
 func (s simNode) Tasks() []deterministic.TaskState { return s.n.Tasks() }
 
+// Status implements Node.Status.
 func (s simNode) Status() Status {
 	switch s.n.State() {
 	case deterministic.NodePaused:
@@ -71,9 +91,10 @@ func (s simNode) Status() Status {
 	return Up
 }
 
+// SetClock implements Node.SetClock.
 func (s simNode) SetClock(offset time.Duration, drift float64) error {
 	return s.n.SetClock(deterministic.NodeClock{Offset: offset, Drift: drift})
 }
 
-// Skew is the node's clock minus the global one (the root's).
+// Skew implements Node.Skew: the node's clock minus the global one (the root's).
 func (s simNode) Skew() time.Duration { return s.n.Now().Sub(s.ctx.Now()) }
