@@ -187,12 +187,12 @@ func TestHelperShrinkSchedule(t *testing.T) {
 	simtest.Explore(t, deterministic.Config{}, lonelyCluster)
 }
 
-var reShrunk = regexp.MustCompile(`shrunk the schedule from (\d+) faults to (\d+):`)
-var reMinFile = regexp.MustCompile(`shrunk schedule written to (\S+); replay it: (.*) -simrt.schedule=`)
+var reScheduleShrunk = regexp.MustCompile(`shrunk the schedule from (\d+) faults to (\d+):`)
+var reScheduleMinFile = regexp.MustCompile(`shrunk schedule written to (\S+); replay it: (.*) -simrt.schedule=`)
 
 func TestShrinkScheduleThroughGoTest(t *testing.T) {
 	out := runHelper(t, "TestHelperShrinkSchedule", "-simrt.shrinkschedule", "-simrt.seeds=0..99", "-simrt.parallel=1")
-	m := reShrunk.FindStringSubmatch(out)
+	m := reScheduleShrunk.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no shrink in:\n%s", out)
 	}
@@ -201,7 +201,7 @@ func TestShrinkScheduleThroughGoTest(t *testing.T) {
 	if to > 3 || to >= from {
 		t.Fatalf("shrunk from %d faults to %d:\n%s", from, to, out)
 	}
-	f := reMinFile.FindStringSubmatch(out)
+	f := reScheduleMinFile.FindStringSubmatch(out)
 	if f == nil {
 		t.Fatalf("no shrunk file in:\n%s", out)
 	}
