@@ -1,0 +1,227 @@
+package nemesis
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// SeedRand returns the generator a run should draw its schedule from: one
+// seeded by the run's seed but apart from the runtime's own stream, so that
+// drawing a schedule consumes none of the run's randomness and replaying
+// the schedule from a file gives the run the seed gave it.
+func SeedRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x6e656d65736973)) // "nemesis"
+}
+
+// Draw draws a fault schedule over nodes (names, in a fixed order) from
+// rng, as cfg describes: faults start GapMin to GapMax apart from
+// cfg.Start until cfg.Heal, each of a kind drawn by weight (under swarm
+// testing, from the seed's own subset and weights) and lasting its kind's
+// duration, cut short by the heal. Draw never overlaps two faults of the
+// same family on one node (two crashes, two clock faults, two disk
+// faults), never lets more than cfg.MaxDown nodes be down at once, and
+// runs one latency or loss fault at a time; a draw that finds no node
+// free skips its turn. The same rng state, nodes and cfg give the same
+// schedule.
+func Draw(rng *rand.Rand, nodes []string, cfg Config) (Schedule, error) {
+	cfg, err := cfg.withDefaults(nodes)
+	if err != nil {
+		return Schedule{}, err
+	}
+	faults := cfg.Faults
+	if !cfg.NoSwarm {
+		faults = swarm(rng, faults)
+	}
+	total := 0
+	for _, f := range faults {
+		total += f.Weight
+	}
+	d := &drawer{rng: rng, cfg: cfg, nodes: nodes, busy: make([][5]time.Duration, len(nodes))}
+	s := Schedule{Heal: cfg.Heal}
+	for t := cfg.Start; ; {
+		t += d.between(cfg.GapMin, cfg.GapMax)
+		if t >= cfg.Heal {
+			break
+		}
+		pick := rng.IntN(total)
+		f := faults[0]
+		for _, g := range faults {
+			if pick < g.Weight {
+				f = g
+				break
+			}
+			pick -= g.Weight
+		}
+		dur := min(d.between(f.Min, f.Max), cfg.Heal-t)
+		if dur <= 0 {
+			continue
+		}
+		if e, ok := d.event(f.Kind, t, dur); ok {
+			s.Events = append(s.Events, e)
+		}
+	}
+	return s, nil
+}
+
+// swarm returns a random non-empty subset of faults, in order, each with
+// its weight multiplied by a random factor in [1, 10].
+func swarm(rng *rand.Rand, faults []Fault) []Fault {
+	for {
+		var sub []Fault
+		for _, f := range faults {
+			if rng.IntN(2) == 0 {
+				continue
+			}
+			f.Weight *= 1 + rng.IntN(10)
+			sub = append(sub, f)
+		}
+		if len(sub) > 0 {
+			return sub
+		}
+	}
+}
+
+type drawer struct {
+	rng   *rand.Rand
+	cfg   Config
+	nodes []string
+	busy  [][5]time.Duration // per node and class: the end of its last fault
+	link  time.Duration      // the end of the last latency or loss fault
+}
+
+// between draws a duration in [lo, hi] in whole milliseconds (lo itself
+// when the range is shorter than a millisecond), so that schedules read
+// well.
+func (d *drawer) between(lo, hi time.Duration) time.Duration {
+	steps := int64((hi - lo) / time.Millisecond)
+	if steps <= 0 {
+		return lo
+	}
+	return lo + time.Duration(d.rng.Int64N(steps+1))*time.Millisecond
+}
+
+// signed draws ±[1ms, hi].
+func (d *drawer) signed(hi time.Duration) time.Duration {
+	v := d.between(min(time.Millisecond, hi), hi)
+	if d.rng.IntN(2) == 0 {
+		return -v
+	}
+	return v
+}
+
+// free returns the indexes of the nodes with no fault of class c at t.
+func (d *drawer) free(c class, t time.Duration) []int {
+	var ix []int
+	for i := range d.nodes {
+		if d.busy[i][c] <= t {
+			ix = append(ix, i)
+		}
+	}
+	return ix
+}
+
+func (d *drawer) names(ix []int) []string {
+	slices.Sort(ix)
+	out := make([]string, len(ix))
+	for i, x := range ix {
+		out[i] = d.nodes[x]
+	}
+	return out
+}
+
+// event draws the targets and parameters of a fault of kind k from t for
+// dur, or reports that none can start now.
+func (d *drawer) event(k Kind, t, dur time.Duration) (Event, bool) {
+	e := Event{At: t, Kind: k, For: dur}
+	n := len(d.nodes)
+	rng := d.rng
+	one := func(c class) bool {
+		free := d.free(c, t)
+		if c == classProcess && n-len(free) >= d.cfg.MaxDown {
+			return false
+		}
+		if len(free) == 0 {
+			return false
+		}
+		i := free[rng.IntN(len(free))]
+		d.busy[i][c] = t + dur
+		e.Nodes = []string{d.nodes[i]}
+		return true
+	}
+	switch k {
+	case Partition:
+		if n < 2 {
+			return e, false
+		}
+		perm := rng.Perm(n)
+		size := 1 + rng.IntN(max(1, n/2))
+		e.Nodes, e.Other = d.names(perm[:size]), d.names(perm[size:])
+	case Bridge:
+		if n < 3 {
+			return e, false
+		}
+		perm := rng.Perm(n)
+		half := 1 + (n-1)/2
+		a := append([]int{perm[0]}, perm[1:half]...)
+		b := append([]int{perm[0]}, perm[half:]...)
+		e.Nodes, e.Other = d.names(a), d.names(b)
+	case Cut, Clog:
+		if n < 2 {
+			return e, false
+		}
+		perm := rng.Perm(n)
+		e.Nodes, e.Other = []string{d.nodes[perm[0]]}, []string{d.nodes[perm[1]]}
+	case Isolate:
+		e.Nodes = []string{d.nodes[rng.IntN(n)]}
+	case Latency, Loss:
+		if d.link > t {
+			return e, false
+		}
+		d.link = t + dur
+		e.Nodes = []string{d.nodes[rng.IntN(n)]}
+		if k == Latency {
+			e.Delay = d.between(time.Millisecond, d.cfg.MaxLatency)
+			e.Jitter = d.between(0, e.Delay/2)
+		} else {
+			e.Rate = math.Max(0.01, math.Round(rng.Float64()*d.cfg.MaxLoss*100)/100)
+		}
+	case Kill, PowerOff, Pause:
+		if !one(classProcess) {
+			return e, false
+		}
+	case PowerLoss:
+		if len(d.free(classProcess, t)) < n {
+			return e, false
+		}
+		for i := range d.nodes {
+			d.busy[i][classProcess] = t + dur
+		}
+		e.Nodes = slices.Clone(d.nodes)
+	case ClockOffset, ClockDrift, ClockJump:
+		if !one(classClock) {
+			return e, false
+		}
+		switch k {
+		case ClockOffset:
+			e.Delay = d.signed(d.cfg.MaxOffset)
+		case ClockJump:
+			e.Delay = d.signed(d.cfg.MaxJump)
+		default:
+			ppm := 1 + rng.IntN(max(1, int(d.cfg.MaxDrift*1e6)))
+			e.Rate = float64(ppm) / 1e6
+			if rng.IntN(2) == 0 {
+				e.Rate = -e.Rate
+			}
+		}
+	case DiskSlow, DiskFail, DiskFull, DiskReadOnly:
+		if !one(classDisk) {
+			return e, false
+		}
+		if k == DiskSlow {
+			e.Delay = d.between(time.Millisecond, d.cfg.MaxDiskSlow)
+		}
+	}
+	return e, true
+}

@@ -1,0 +1,266 @@
+package nemesis
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Event is one fault of a schedule: it starts At (simulated time since the
+// nemesis started) and is undone For later (or at the heal, whichever comes
+// first).
+type Event struct {
+	At   time.Duration
+	Kind Kind
+	// Nodes are the targets, by node name: the node of a one-node fault,
+	// the first side of a partition or bridge, the source of a cut or
+	// clog, every node of a power loss.
+	Nodes []string
+	// Other is the second side of a partition or bridge and the
+	// destination of a cut or clog; nil for the other kinds.
+	Other []string
+	For   time.Duration
+	// Delay is the latency of a Latency fault, the slowness of a DiskSlow
+	// fault, the offset of a ClockOffset fault and the step of a ClockJump
+	// fault (either sign for the clocks).
+	Delay time.Duration
+	// Jitter is the jitter of a Latency fault.
+	Jitter time.Duration
+	// Rate is the loss probability of a Loss fault, in (0, 1], and the
+	// drift of a ClockDrift fault (0.0002 is +200 ppm), in (-0.5, 0.5).
+	Rate float64
+}
+
+// String returns the event in one line, the format of a schedule file:
+//
+//	1.25s partition {n1,n2} | {n3,n4,n5} for 800ms
+//	2s cut {n1} -> {n2} for 1s
+//	3s latency {n2} 120ms jitter 30ms for 2s
+//	4s loss {n3} 0.1 for 1s
+//	5s clock-drift {n1} +0.0002 for 10s
+func (e Event) String() string {
+	var b strings.Builder
+	b.WriteString(e.At.String())
+	b.WriteByte(' ')
+	b.WriteString(e.Kind.String())
+	b.WriteByte(' ')
+	b.WriteString(group(e.Nodes))
+	switch e.Kind.shape() {
+	case twoSides:
+		b.WriteString(" | ")
+		b.WriteString(group(e.Other))
+	case oneWay:
+		b.WriteString(" -> ")
+		b.WriteString(group(e.Other))
+	}
+	switch e.Kind {
+	case Latency:
+		fmt.Fprintf(&b, " %v jitter %v", e.Delay, e.Jitter)
+	case DiskSlow:
+		fmt.Fprintf(&b, " %v", e.Delay)
+	case ClockOffset, ClockJump:
+		b.WriteByte(' ')
+		b.WriteString(signed(e.Delay))
+	case Loss:
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(e.Rate, 'g', -1, 64))
+	case ClockDrift:
+		b.WriteByte(' ')
+		if e.Rate >= 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.FormatFloat(e.Rate, 'g', -1, 64))
+	}
+	fmt.Fprintf(&b, " for %v", e.For)
+	return b.String()
+}
+
+func group(names []string) string { return "{" + strings.Join(names, ",") + "}" }
+
+func signed(d time.Duration) string {
+	if d >= 0 {
+		return "+" + d.String()
+	}
+	return d.String()
+}
+
+// ParseEvent parses one line in the format of Event.String.
+func ParseEvent(line string) (Event, error) {
+	f := strings.Fields(line)
+	var e Event
+	if len(f) < 3 {
+		return e, fmt.Errorf("want \"<at> <kind> {nodes} ... for <duration>\", got %q", line)
+	}
+	var err error
+	if e.At, err = parseDuration("time", f[0]); err != nil {
+		return e, err
+	}
+	if e.Kind, err = ParseKind(f[1]); err != nil {
+		return e, err
+	}
+	rest := f[2:]
+	next := func(what string) (string, error) {
+		if len(rest) == 0 {
+			return "", fmt.Errorf("%s: missing %s", e.Kind, what)
+		}
+		s := rest[0]
+		rest = rest[1:]
+		return s, nil
+	}
+	word := func(want string) error {
+		s, err := next(fmt.Sprintf("%q", want))
+		if err == nil && s != want {
+			err = fmt.Errorf("%s: want %q, got %q", e.Kind, want, s)
+		}
+		return err
+	}
+	grp := func() ([]string, error) {
+		s, err := next("{nodes}")
+		if err != nil {
+			return nil, err
+		}
+		return parseGroup(s)
+	}
+	if e.Nodes, err = grp(); err != nil {
+		return e, err
+	}
+	switch e.Kind.shape() {
+	case twoSides:
+		err = word("|")
+	case oneWay:
+		err = word("->")
+	}
+	if err == nil && e.Kind.shape() != oneNode && e.Kind.shape() != allNodes {
+		e.Other, err = grp()
+	}
+	if err != nil {
+		return e, err
+	}
+	var s string
+	switch e.Kind {
+	case Latency:
+		if s, err = next("latency"); err == nil {
+			e.Delay, err = parseDuration("latency", s)
+		}
+		if err == nil {
+			err = word("jitter")
+		}
+		if err == nil {
+			s, err = next("jitter")
+		}
+		if err == nil {
+			e.Jitter, err = parseDuration("jitter", s)
+		}
+	case DiskSlow, ClockOffset, ClockJump:
+		if s, err = next("duration"); err == nil {
+			e.Delay, err = parseDuration("duration", s)
+		}
+	case Loss, ClockDrift:
+		if s, err = next("rate"); err == nil {
+			e.Rate, err = strconv.ParseFloat(s, 64)
+			if err != nil {
+				err = fmt.Errorf("%s: bad rate %q", e.Kind, s)
+			}
+		}
+	}
+	if err == nil {
+		err = word("for")
+	}
+	if err == nil {
+		s, err = next("duration")
+	}
+	if err == nil {
+		e.For, err = parseDuration("duration", s)
+	}
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%s: unexpected %q after the duration", e.Kind, strings.Join(rest, " "))
+	}
+	if err == nil {
+		err = e.check()
+	}
+	return e, err
+}
+
+func parseDuration(what, s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad %s %q", what, s)
+	}
+	return d, nil
+}
+
+func parseGroup(s string) ([]string, error) {
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, fmt.Errorf("want a node group like {n1,n2}, got %q", s)
+	}
+	if s == "{}" {
+		return nil, fmt.Errorf("empty node group %q", s)
+	}
+	names := strings.Split(s[1:len(s)-1], ",")
+	for _, n := range names {
+		if err := checkName(n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+func checkName(n string) error {
+	if n == "" {
+		return fmt.Errorf("empty node name")
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("bad node name %q (want [a-z0-9_-]+)", n)
+		}
+	}
+	return nil
+}
+
+// check reports an event that cannot be applied as written.
+func (e Event) check() error {
+	switch {
+	case !e.Kind.valid():
+		return fmt.Errorf("unknown fault kind %d", e.Kind)
+	case e.At < 0:
+		return fmt.Errorf("%s: negative time %v", e.Kind, e.At)
+	case e.For <= 0:
+		return fmt.Errorf("%s: duration %v is not positive", e.Kind, e.For)
+	case len(e.Nodes) == 0:
+		return fmt.Errorf("%s: no target node", e.Kind)
+	}
+	for _, n := range append(slices.Clip(e.Nodes), e.Other...) {
+		if err := checkName(n); err != nil {
+			return fmt.Errorf("%s: %w", e.Kind, err)
+		}
+	}
+	switch sh := e.Kind.shape(); {
+	case sh == oneNode && len(e.Nodes) != 1:
+		return fmt.Errorf("%s: want one node, got %d", e.Kind, len(e.Nodes))
+	case sh == oneWay && (len(e.Nodes) != 1 || len(e.Other) != 1):
+		return fmt.Errorf("%s: want one node each way", e.Kind)
+	case sh == twoSides && len(e.Other) == 0:
+		return fmt.Errorf("%s: empty second side", e.Kind)
+	}
+	switch e.Kind {
+	case Latency:
+		if e.Delay < 0 || e.Jitter < 0 {
+			return fmt.Errorf("latency: negative latency or jitter")
+		}
+	case DiskSlow:
+		if e.Delay <= 0 {
+			return fmt.Errorf("disk-slow: delay %v is not positive", e.Delay)
+		}
+	case Loss:
+		if !(e.Rate > 0 && e.Rate <= 1) {
+			return fmt.Errorf("loss: rate %v not in (0, 1]", e.Rate)
+		}
+	case ClockDrift:
+		if !(e.Rate > -0.5 && e.Rate < 0.5) {
+			return fmt.Errorf("clock-drift: drift %v not in (-0.5, 0.5)", e.Rate)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package nemesis
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/internal/shrink"
+)
+
+// Shrink returns a schedule with a subset of s's events, in order and with
+// the same heal, for which fails still reports true, and from which no
+// single event can be dropped without fails reporting false (delta
+// debugging, Zeller and Hildebrandt's ddmin). fails(s) must be true;
+// otherwise Shrink returns s. fails runs a whole simulation with the
+// schedule given (see Start), so it must be deterministic.
+func Shrink(s Schedule, fails func(Schedule) bool) Schedule {
+	s, _ = ShrinkWithin(s, fails, 0)
+	return s
+}
+
+// ShrinkWithin is Shrink that runs fails at most maxRuns times (no limit
+// when maxRuns <= 0), returning the smallest failing schedule found and
+// the number of runs made.
+func ShrinkWithin(s Schedule, fails func(Schedule) bool, maxRuns int) (Schedule, int) {
+	try := func(evs []Event) bool { return fails(Schedule{Events: evs, Heal: s.Heal}) }
+	evs, runs := shrink.MinimizeWithin(slices.Clone(s.Events), try, maxRuns)
+	return Schedule{Events: evs, Heal: s.Heal}, runs
+}
+
+// Summary describes a shrink: "from 47 faults to 2:" and the events left,
+// one per line.
+func Summary(from, to Schedule) string {
+	return fmt.Sprintf("nemesis: shrunk the schedule from %d faults to %d:\n%s", len(from.Events), len(to.Events), to)
+}
+
+// Failing reports whether a simulation of cfg running root fails: root
+// returns an error, or the run panics (a task's panic, a stall, a
+// timeout). It is the fails of Shrink for a schedule-driven root: call it
+// with a root that runs the candidate schedule.
+func Failing(cfg deterministic.Config, root func(ctx *deterministic.Context) error) (failed bool) {
+	defer func() {
+		if recover() != nil {
+			failed = true
+		}
+	}()
+	var err error
+	deterministic.New(cfg).Start(func(ctx *deterministic.Context) { err = root(ctx) })
+	return err != nil
+}
+
+// ShrinkRun shrinks s for a simulation: each candidate runs as a fresh
+// simulation of cfg (the same seed) with root given the candidate, and
+// fails as Failing says. It returns the shrunk schedule and the number of
+// simulations run, at most maxRuns (no limit when maxRuns <= 0). If s
+// itself does not fail, ShrinkRun returns an error.
+func ShrinkRun(cfg deterministic.Config, s Schedule, maxRuns int, root func(ctx *deterministic.Context, s Schedule) error) (Schedule, int, error) {
+	fails := func(s Schedule) bool {
+		return Failing(cfg, func(ctx *deterministic.Context) error { return root(ctx, s) })
+	}
+	if !fails(s) {
+		return s, 1, fmt.Errorf("nemesis: seed %d does not fail with the schedule to shrink (%d faults)", cfg.Seed, len(s.Events))
+	}
+	small, runs := ShrinkWithin(s, fails, maxRuns-1)
+	return small, runs + 1, nil
+}

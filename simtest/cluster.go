@@ -1,0 +1,100 @@
+package simtest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/nemesis"
+)
+
+// flagSchedule is read by Nemesis; like the other flags it is written once,
+// while the command line is parsed.
+var flagSchedule = &setting{name: "schedule",
+	usage: "run the fault schedule in `file` (written by a failing seed or by nemesis.Shrink) instead of drawing one from the seed"}
+
+func init() {
+	registerFlag(flagSchedule)
+}
+
+// registerFlag registers a setting of this file's as the package's
+// settings are registered.
+func registerFlag(s *setting) {
+	flag.Var(s, "simrt."+s.name, s.usage+" (env "+s.env()+")")
+}
+
+// schedulePath returns the schedule file given with -simrt.schedule (or
+// SIMRT_SCHEDULE), or "".
+func schedulePath() string {
+	if flagSchedule.set {
+		return flagSchedule.value
+	}
+	v, _ := os.LookupEnv(flagSchedule.env())
+	return v
+}
+
+// Nemesis starts a nemesis on the nodes ctx has (add them first): it runs
+// the schedule in the file given with -simrt.schedule, or else the one
+// drawn from the seed with cfg (nemesis.Draw from nemesis.SeedRand, which
+// leaves the run's own randomness alone, so the file and the seed give the
+// same run). If the test fails, the schedule and what each event did are
+// logged, the schedule is written to a file, and the command that replays
+// the seed with that file is printed: edit or shrink the file and rerun.
+// With -simrt.shrinkschedule (SIMRT_SHRINKSCHEDULE) it also shrinks the
+// schedule (nemesis.Shrink, rerunning the seed in a fresh process of the
+// test binary per candidate; a candidate is kept when the test still
+// fails), prints "from 47 faults to 2" with the events left, and writes
+// the result to a file with its replay command.
+// Bad configuration or a bad file fails the test with t.Fatal. Call it from
+// the root task.
+func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *nemesis.Nemesis {
+	t.Helper()
+	var s nemesis.Schedule
+	var err error
+	from := "drawn from the seed"
+	if path := schedulePath(); path != "" {
+		s, err = nemesis.ReadSchedule(path)
+		from = "read from " + path
+	} else {
+		s, err = nemesis.Draw(nemesis.SeedRand(ctx.Seed()), nemesis.Names(ctx), cfg)
+	}
+	if err != nil {
+		t.Fatalf("simtest.Nemesis: %v", err)
+	}
+	m, err := nemesis.Run(ctx, s)
+	if err != nil {
+		t.Fatalf("simtest.Nemesis: %v", err)
+	}
+	seed, name := ctx.Seed(), t.Name()
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("simrt-%s-seed%d.schedule", fileSafe(name), seed))
+		msg := fmt.Sprintf("simrt: seed %d ran a schedule %s\n%s", seed, from, m.Report())
+		if err := s.WriteFile(path); err != nil {
+			msg += fmt.Sprintf("could not write the schedule: %v\n", err)
+		} else {
+			msg += fmt.Sprintf("schedule written to %s; replay it: %s -simrt.schedule=%s", path, replayCommand(name, seed), path)
+		}
+		t.Log(msg)
+		if shrinkScheduleOn() && len(s.Events) > 0 {
+			t.Log(shrinkSchedule(name, seed, s))
+		}
+	})
+	return m
+}
+
+// fileSafe turns a test name into a file name.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, name)
+}

@@ -1,0 +1,217 @@
+package simtest_test
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/nemesis"
+	"github.com/simrt/simrt/simtest"
+)
+
+// pingCluster adds three nodes; each pings the next every 20ms and counts
+// the replies it gets, in pongs.
+func pingCluster(t *testing.T, ctx *deterministic.Context, pongs []int) {
+	hosts := []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("10.0.0.3")}
+	for i, h := range hosts {
+		next := hosts[(i+1)%len(hosts)]
+		main := func(ctx simrt.Context) {
+			l, err := ctx.Bind(netip.AddrPortFrom(h, 9000))
+			if err != nil {
+				return
+			}
+			simrt.Spawn(ctx.Child("pinger"), func(ctx simrt.Context) struct{} {
+				for {
+					ctx.Sleep(20 * time.Millisecond)
+					sink, stream, err := ctx.Dial(netip.AddrPortFrom(next, 9000))
+					if err != nil {
+						continue
+					}
+					for sink.Send([]byte{1}) == nil {
+						if _, err := stream.Recv(1); err != nil {
+							break
+						}
+						pongs[i]++
+						ctx.Sleep(20 * time.Millisecond)
+					}
+				}
+			})
+			for {
+				_, sink, stream, err := l.Accept()
+				if err != nil {
+					return
+				}
+				simrt.Spawn(ctx.Child("echo"), func(ctx simrt.Context) struct{} {
+					for {
+						b, err := stream.Recv(1)
+						if err != nil || sink.Send(b) != nil {
+							return struct{}{}
+						}
+					}
+				})
+			}
+		}
+		if _, err := ctx.AddNode(deterministic.NodeConfig{Name: fmt.Sprintf("n%d", i+1), Host: h, Main: main}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func clusterTest(t *testing.T, ctx *deterministic.Context) {
+	pongs := make([]int, 3)
+	pingCluster(t, ctx, pongs)
+	m := simtest.Nemesis(t, ctx, nemesis.Config{Heal: 3 * time.Second})
+	m.WaitHealed(ctx)
+	snapshot := slicesClone(pongs)
+	err := m.Liveness(ctx, 2*time.Second, func() bool {
+		for i := range pongs {
+			if pongs[i] <= snapshot[i] {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func slicesClone(s []int) []int { return append([]int(nil), s...) }
+
+func TestNemesisCluster(t *testing.T) {
+	simtest.Explore(t, deterministic.Config{}, clusterTest)
+}
+
+func TestHelperNemesisFailure(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{Seed: 7}, func(t *testing.T, ctx *deterministic.Context) {
+		clusterTest(t, ctx)
+		t.Errorf("planted failure after the liveness phase")
+	})
+}
+
+var reSchedule = regexp.MustCompile(`schedule written to (\S+); replay it: .* -simrt.schedule=(\S+)`)
+
+func TestNemesisScheduleInReportAndReplay(t *testing.T) {
+	out := runHelper(t, "TestHelperNemesisFailure")
+	for _, want := range []string{"simrt: seed 7 ran a schedule drawn from the seed", "nemesis schedule (", "3s heal [done]", "-simrt.seed=7 -simrt.schedule="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	m := reSchedule.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no schedule file in:\n%s", out)
+	}
+	defer os.Remove(m[1])
+	s, err := nemesis.ReadSchedule(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Events) == 0 {
+		t.Fatalf("empty schedule in %s", m[1])
+	}
+	first := parseReport(t, out, "7")
+	again := runHelper(t, "TestHelperNemesisFailure", "-simrt.schedule="+m[1])
+	if !strings.Contains(again, "ran a schedule read from "+m[1]) {
+		t.Fatalf("the replay did not read the file:\n%s", again)
+	}
+	if r := parseReport(t, again, "7"); r.state != first.state {
+		t.Fatalf("seed 7 with its schedule file ends in audit state %s, drawn from the seed %s", r.state, first.state)
+	}
+	// An edited schedule (its last fault dropped) runs too, and differs.
+	s.Events = s.Events[:len(s.Events)-1]
+	edited := m[1] + ".edited"
+	if err := s.WriteFile(edited); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(edited)
+	if r := parseReport(t, runHelper(t, "TestHelperNemesisFailure", "-simrt.schedule="+edited), "7"); r.state == first.state {
+		t.Errorf("an edited schedule gives the same audit state %s", r.state)
+	}
+	bad := m[1] + ".bad"
+	os.WriteFile(bad, []byte("1s explode {n1} for 1s\n5s heal\n"), 0o644)
+	defer os.Remove(bad)
+	if out := runHelper(t, "TestHelperNemesisFailure", "-simrt.schedule="+bad); !strings.Contains(out, `line 1: nemesis: unknown fault kind "explode"`) {
+		t.Errorf("a bad schedule file:\n%s", out)
+	}
+}
+
+// lonelyCluster is pingCluster with a planted bug: a watcher notes whether
+// n2 got a pong in the last 300ms ("lonely") while it runs, and fails the
+// test when n2 restarts after dying lonely. So the test fails only when n2
+// is killed while cut off from n3 (the node it pings), not on a partition
+// or a kill alone.
+func lonelyCluster(t *testing.T, ctx *deterministic.Context) {
+	pongs := make([]int, 3)
+	pingCluster(t, ctx, pongs)
+	n2 := ctx.NodeByName("n2")
+	simrt.Spawn(ctx.Child("watch"), func(ctx simrt.Context) struct{} {
+		last, heard, lonely, inc := pongs[1], ctx.Now(), false, n2.Incarnation()
+		for {
+			ctx.Sleep(10 * time.Millisecond)
+			if n2.Incarnation() != inc { // n2 restarted: what did its disk say?
+				if lonely {
+					t.Errorf("planted: n2 restarted lonely")
+					return struct{}{}
+				}
+				inc, heard = n2.Incarnation(), ctx.Now()
+			}
+			if n2.State() != deterministic.NodeRunning {
+				continue
+			}
+			if pongs[1] != last {
+				last, heard = pongs[1], ctx.Now()
+			}
+			lonely = ctx.Now().Sub(heard) > 300*time.Millisecond
+		}
+	})
+	m := simtest.Nemesis(t, ctx, nemesis.Config{Heal: 10 * time.Second, NoSwarm: true, Faults: []nemesis.Fault{
+		{Kind: nemesis.Partition}, {Kind: nemesis.Kill}, {Kind: nemesis.Pause}, {Kind: nemesis.DiskSlow}, {Kind: nemesis.Latency}}})
+	m.WaitHealed(ctx)
+}
+
+func TestHelperShrinkSchedule(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Explore(t, deterministic.Config{}, lonelyCluster)
+}
+
+var reScheduleShrunk = regexp.MustCompile(`shrunk the schedule from (\d+) faults to (\d+):`)
+var reScheduleMinFile = regexp.MustCompile(`shrunk schedule written to (\S+); replay it: (.*) -simrt.schedule=`)
+
+func TestShrinkScheduleThroughGoTest(t *testing.T) {
+	out := runHelper(t, "TestHelperShrinkSchedule", "-simrt.shrinkschedule", "-simrt.seeds=0..99", "-simrt.parallel=1")
+	m := reScheduleShrunk.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no shrink in:\n%s", out)
+	}
+	from, _ := strconv.Atoi(m[1])
+	to, _ := strconv.Atoi(m[2])
+	if to > 3 || to >= from {
+		t.Fatalf("shrunk from %d faults to %d:\n%s", from, to, out)
+	}
+	f := reScheduleMinFile.FindStringSubmatch(out)
+	if f == nil {
+		t.Fatalf("no shrunk file in:\n%s", out)
+	}
+	defer os.Remove(f[1])
+	seed := regexp.MustCompile(`-simrt.seed=(\d+)`).FindStringSubmatch(f[2])
+	if seed == nil {
+		t.Fatalf("no seed in %q", f[2])
+	}
+	replay := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed="+seed[1], "-simrt.schedule="+f[1])
+	if !strings.Contains(replay, "planted: n2 restarted lonely") || !strings.Contains(replay, fmt.Sprintf("nemesis schedule (%d faults", to)) {
+		t.Fatalf("the shrunk schedule replayed:\n%s", replay)
+	}
+}

@@ -1,0 +1,206 @@
+package simtest
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt/deterministic"
+)
+
+// EpochFunc is the root of one epoch of a multi-epoch seed (see
+// RunEpochs). epoch counts from 0. The epoch ends when it returns: every
+// task still alive is aborted and the storage of the runtime and of every
+// node loses what it had not synced, as in a power loss of the whole
+// cluster. The next epoch starts on what the disks kept.
+type EpochFunc func(t *testing.T, ctx *deterministic.Context, epoch int)
+
+// RunEpochs runs one seed as epochs simulations in a row, each resumed
+// from the checkpoint the one before left (deterministic.StartAndRecover
+// and FromCheckpoint): the simulated time, the generator, the auditor, the
+// durable storage (the runtime's and, by name, every node's) and the DNS
+// table carry over; tasks, connections and unsynced writes do not. So a
+// sweep with whole-cluster crashes needs no seed loop of its own: recovery
+// code runs in epochs 1 and later, and the last epoch checks the result.
+//
+// The seed is cfg.Seed, or -simrt.seed (SIMRT_SEED) to replay a failure.
+// A failure in any epoch (a panic, a stall, a timeout, t.Error or t.Fatal
+// inside the simulation) stops the seed and logs the report Run gives,
+// its first line naming the epoch. RunEpochs fails the test for epochs < 1.
+// Call it from the test's goroutine.
+func RunEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFunc) {
+	t.Helper()
+	if epochs < 1 {
+		t.Fatalf("simtest.RunEpochs: %d epochs (want at least 1)", epochs)
+	}
+	if root == nil {
+		t.Fatal("simtest.RunEpochs: nil root")
+	}
+	st := mustSettings(t)
+	if st.hasSeed {
+		cfg.Seed = st.seed
+	}
+	if st.events == autoEvents {
+		st.events = reportEvents
+	}
+	runEpochsSeed(t, t.Name(), cfg, st, epochs, root)
+}
+
+// ExploreEpochs is RunEpochs for each seed of a sweep, as Explore selects
+// them (-simrt.seeds, -simrt.shard, -simrt.seed; -simrt.keepgoing): each
+// seed is a subtest "seed=N" that runs its epochs. The seeds run one after
+// another. It stops at the first failing seed unless -simrt.keepgoing is
+// set, and names the lowest failing seed and its replay command.
+func ExploreEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFunc) {
+	t.Helper()
+	if epochs < 1 || root == nil {
+		t.Fatalf("simtest.ExploreEpochs: %d epochs, root %v (want at least 1 epoch and a root)", epochs, root != nil)
+	}
+	st := mustSettings(t)
+	seeds, total := exploreSeeds(st)
+	if st.events == autoEvents {
+		st.events = reportEvents
+		if total > 1 {
+			st.events = 0
+		}
+	}
+	var failed []uint64
+	for k := range total {
+		seed := seeds(k)
+		c := cfg
+		c.Seed = seed
+		ok := t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
+			runEpochsSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, epochs, root)
+		})
+		if !ok {
+			failed = append(failed, seed)
+			if !st.keepGoing {
+				break
+			}
+		}
+	}
+	if len(failed) > 0 {
+		t.Errorf("simrt: %d seeds failed: %s\nfirst failing seed %d; replay: %s",
+			len(failed), seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
+	}
+}
+
+// runEpochsSeed runs one seed's epochs and reports a failure on t; name
+// is the test to replay.
+func runEpochsSeed(t *testing.T, name string, cfg deterministic.Config, st settings, epochs int, root EpochFunc) {
+	t.Helper()
+	if cfg.EventLog == 0 {
+		cfg.EventLog = st.events
+	}
+	if f := simulateEpochs(t, cfg, epochs, root); f != nil {
+		f.events = lastEvents(f.events, st.events)
+		t.Errorf("%s", f.report(name))
+		if f.fatal {
+			t.FailNow()
+		}
+	}
+}
+
+// epochRun is what the hooks of every epoch share: they are set once in
+// the first epoch's Config and carry over through the checkpoints.
+type epochRun struct {
+	ctx      *deterministic.Context
+	epoch    int
+	panicked *failure
+}
+
+// simulateEpochs runs the epochs and returns the failure, or nil.
+func simulateEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFunc) (f *failure) {
+	t.Helper()
+	run := &epochRun{}
+	user := cfg.OnTaskPanic
+	cfg.OnTaskPanic = func(task string, value any, stack []byte) {
+		if run.ctx != nil {
+			run.panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
+				time: run.ctx.Now(), stack: stack}
+		}
+		if user != nil {
+			user(task, value, stack)
+		}
+	}
+	var aud *deterministic.Auditor
+	failedBefore := t.Failed()
+	loc := &locator{t: t, aud: &aud}
+	if cfg.EventLog != 0 && !failedBefore {
+		cfg.AfterResume = loc.hook(cfg.AfterResume)
+	}
+	logs := &logRing{}
+	cfg.LogHandler = logs.handler(cfg.LogHandler)
+	build := func(base *failure, what string, fatal, atFirst bool) *failure {
+		f := base
+		if f == nil {
+			f = &failure{what: what}
+		}
+		f.seed, f.fatal = cfg.Seed, fatal
+		f.what = fmt.Sprintf("epoch %d of %d: %s", run.epoch, epochs, f.what)
+		f.start = startTime(cfg)
+		if aud != nil {
+			f.state = aud.State()
+			f.events = aud.Log().Events()
+			f.total = aud.Log().Total()
+		}
+		f.logs, f.logTotal = logs.lines()
+		if loc.found {
+			f.first = loc
+			if atFirst && !f.known {
+				f.task, f.time, f.known = loc.task, loc.time, true
+				f.events, f.total = loc.events, loc.total
+			}
+		}
+		if !f.known && len(f.events) > 0 {
+			last := f.events[len(f.events)-1]
+			f.time, f.task = last.Time, last.Task
+		}
+		return f
+	}
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		r := recover()
+		if r == nil { // runtime.Goexit: t.FailNow or t.SkipNow in a task
+			if !t.Skipped() {
+				t.Errorf("%s", build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true).report(t.Name()))
+			}
+			return
+		}
+		var verdict *deterministic.Verdict
+		if err, ok := r.(error); ok {
+			errors.As(err, &verdict)
+		}
+		switch {
+		case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
+			f = build(nil, verdict.Error(), true, false)
+		case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
+			f = build(nil, verdict.Error(), true, false)
+		case run.panicked != nil:
+			f = build(run.panicked, "", true, false)
+		default:
+			f = build(nil, fmt.Sprintf("panic: %v", r), true, false)
+		}
+	}()
+	r := deterministic.New(cfg)
+	for epoch := range epochs {
+		run.epoch = epoch
+		cp := r.StartAndRecover(func(ctx *deterministic.Context) {
+			run.ctx = ctx
+			aud = ctx.Auditor()
+			root(t, ctx, epoch)
+		})
+		if t.Failed() && !failedBefore {
+			finished = true
+			return build(nil, "the test failed (t.Error) inside the simulation", false, true)
+		}
+		r = deterministic.FromCheckpoint(cp)
+	}
+	finished = true
+	return nil
+}
