@@ -18,7 +18,7 @@ import (
 // NodeConfig describes a simulated machine (see Context.AddNode).
 type NodeConfig struct {
 	// Name identifies the node: unique in the run, non-empty, made of
-	// [a-z0-9_-]. It is the node's task-name prefix and its node attribute.
+	// [a-z0-9_]. It is the node's task-name prefix and its node attribute.
 	Name string
 	// Host is the node's address: every connection its tasks dial leaves
 	// from it, and its listeners bind there. Unique in the run, valid, and
@@ -211,8 +211,8 @@ func validName(name string) error {
 	}
 	for i := 0; i < len(name); i++ {
 		b := name[i]
-		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
-			return fmt.Errorf("deterministic.AddNode: node name %q: only [a-z0-9_-] allowed", name)
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_') {
+			return fmt.Errorf("deterministic.AddNode: node name %q: only [a-z0-9_] allowed", name)
 		}
 	}
 	return nil

@@ -227,6 +227,7 @@ func TestNodeBadInput(t *testing.T) {
 			{Name: "", Host: hostB, Main: main},
 			{Name: "B", Host: hostB, Main: main},
 			{Name: "b c", Host: hostB, Main: main},
+			{Name: "b-c", Host: hostB, Main: main}, // a task label cannot hold "-"
 			{Name: "b", Main: main},
 			{Name: "b", Host: netip.MustParseAddr("127.0.0.1"), Main: main},
 			{Name: "b", Host: netip.MustParseAddr("0.0.0.0"), Main: main},

@@ -212,8 +212,8 @@ func checkName(n string) error {
 		return fmt.Errorf("empty node name")
 	}
 	for _, r := range n {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return fmt.Errorf("bad node name %q (want [a-z0-9_-]+)", n)
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return fmt.Errorf("bad node name %q (want [a-z0-9_]+, as deterministic.NodeConfig.Name)", n)
 		}
 	}
 	return nil
