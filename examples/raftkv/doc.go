@@ -68,6 +68,19 @@
 //	forget-hardstate  never persist the hard state (term, vote, commit)
 //	no-term-check     answer a pending write by log index alone, without
 //	                  checking the applied entry's term
+//	unsynced-vote     write a vote (a hard state with no entries) unsynced:
+//	                  kept by a kill, lost by a power loss
+//	lease-no-drift    leader-lease reads timed on the leader's clock with
+//	                  no allowance for drift
+//	lease-ticks       leader-lease reads counted in ticks, which a paused
+//	                  process does not count
+//
+// Besides linearizability, the harness checks raft's election safety: no
+// term has two leaders. unsynced-vote breaks it after a power loss (a
+// whole-cluster crash today). The two lease bugs switch on leader leases
+// with sticky votes (lease.go); they are safe under the faults the harness
+// injects today and need clock drift and pauses of single nodes
+// (TestLeaseBugsNeedNodeFaults).
 //
 // The sweep finds each within the first 100 seeds (seeds 7, 0, 2 and 70
 // today), far inside the budget of 1,000, and each finding replays

@@ -63,14 +63,39 @@ var bugBudget = []struct {
 	{bugFollowerRead, seedRange{0, 9}},
 	{bugForgetHardState, seedRange{0, 9}},
 	{bugNoTermCheck, seedRange{0, 149}},
+	// Found through a whole-cluster crash (a power loss of every node)
+	// today; a clean process kill keeps the unsynced vote.
+	{bugUnsyncedVote, seedRange{120, 139}},
+}
+
+// bugsNeedingNodeFaults are the planted bugs that only faults of the node
+// layer expose (clock drift, pauses): the harness does not inject them
+// yet, so these must pass its sweep; if one fails, it is a bug in the
+// lease code, not the planted one.
+var bugsNeedingNodeFaults = []bug{bugLeaseNoDrift, bugLeaseTicks}
+
+// TestLeaseBugsNeedNodeFaults sweeps the lease bugs under the harness's
+// faults (partitions, cuts, clogs, slow links, crashes): without drift or
+// pauses the leases are safe, and no seed may fail.
+func TestLeaseBugsNeedNodeFaults(t *testing.T) {
+	for _, b := range bugsNeedingNodeFaults {
+		t.Run(string(b), func(t *testing.T) {
+			rep := sweep(sweepConfig{base: simConfig{Bugs: bugSet{b}, OutDir: t.TempDir()}, seeds: []seedRange{{0, 39}}, parallel: runtime.GOMAXPROCS(0)})
+			if len(rep.failures) > 0 {
+				var buf bytes.Buffer
+				rep.print(&buf)
+				t.Fatalf("lease bug %s failed without drift or pauses:\n%s", b, buf.String())
+			}
+		})
+	}
 }
 
 // TestPlantedBugsFound hunts each planted bug within its budget and
 // replays the failing seed: the replay must fail the same way, with the
 // same audit state.
 func TestPlantedBugsFound(t *testing.T) {
-	if len(bugBudget) != len(bugs) {
-		t.Fatalf("%d bugs, %d budgets", len(bugs), len(bugBudget))
+	if len(bugBudget)+len(bugsNeedingNodeFaults) != len(bugs) {
+		t.Fatalf("%d bugs, %d budgets and %d waiting for node faults", len(bugs), len(bugBudget), len(bugsNeedingNodeFaults))
 	}
 	for _, bb := range bugBudget {
 		t.Run(string(bb.bug), func(t *testing.T) {

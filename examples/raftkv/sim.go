@@ -76,6 +76,10 @@ type sim struct {
 	failure  string
 	faults   faultCounts // injected so far, across epochs
 	auditor  *deterministic.Auditor
+	// leaders is the leader of each term seen so far, across epochs, for
+	// raft's election safety: at most one leader per term. Looked up,
+	// never iterated.
+	leaders map[uint64]uint64
 }
 
 // faultCounts counts injected faults by kind.
@@ -87,7 +91,7 @@ var baseLink = simnet.Link{Latency: time.Millisecond, Jitter: time.Millisecond}
 // runSeed runs one seed to the end and checks it.
 func runSeed(cfg simConfig) (out outcome) {
 	cfg = cfg.withDefaults()
-	s := &sim{cfg: cfg, log: &logger{w: cfg.Verbose}}
+	s := &sim{cfg: cfg, log: &logger{w: cfg.Verbose}, leaders: make(map[uint64]uint64)}
 	for i := range cfg.Clients {
 		s.clients = append(s.clients, newClient(i, cfg.Nodes, s))
 	}
@@ -198,8 +202,29 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 		return
 	}
 	s.finished = true
-	s.failure = s.noProgress(ctx)
+	if s.failure == "" {
+		s.failure = s.noProgress(ctx)
+	}
 	s.log.printf(ctx, "%s", s.failure)
+}
+
+// electionSafety starts the failure of a run in which a term had two
+// leaders.
+const electionSafety = "election safety violation"
+
+// noteLeader records that node id became leader in term: a second leader
+// of one term fails the run (raft's election safety), whatever the
+// clients saw.
+func (s *sim) noteLeader(ctx simrt.Context, id, term uint64) {
+	prev, ok := s.leaders[term]
+	if !ok {
+		s.leaders[term] = id
+		return
+	}
+	if prev != id && s.failure == "" {
+		s.failure = fmt.Sprintf("%s: term %d has two leaders, n%d and n%d (at %v)", electionSafety, term, prev, id, s.since(ctx))
+		s.log.printf(ctx, "%s", s.failure)
+	}
 }
 
 // noProgress describes the clients still waiting at the deadline, and
@@ -241,8 +266,9 @@ func newCluster(ctx *deterministic.Context, s *sim) *cluster {
 
 // start starts node id's process.
 func (c *cluster) start(id uint64) {
-	cfg := nodeConfig{id: id, nodes: c.sim.cfg.Nodes, clients: c.sim.cfg.Clients, bugs: c.sim.cfg.Bugs, log: c.sim.log}
 	hctx := c.ctx.WithHost(nodeHost(id)).Child("node").WithAttribute("id", fmt.Sprint(id))
+	cfg := nodeConfig{id: id, nodes: c.sim.cfg.Nodes, clients: c.sim.cfg.Clients, bugs: c.sim.cfg.Bugs, log: c.sim.log,
+		onLeader: func(id, term uint64) { c.sim.noteLeader(hctx, id, term) }}
 	accepted := c.accepted[id-1]
 	c.procs[id-1] = simrt.Spawn(hctx, func(ctx simrt.Context) struct{} { runNode(ctx, cfg, accepted); return struct{}{} })
 }
