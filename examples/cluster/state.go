@@ -56,8 +56,10 @@ func openState(st simrt.Storage, n int) (*state, error) {
 		return nil, err
 	}
 	found := false
-	for off := 0; off+slotSize <= len(buf); off += slotSize {
-		seq, counts, ok := decodeSlot(buf[off:off+slotSize], n)
+	// A slot is as long as its record, not slotSize: the blob ends where
+	// the last record written to the second slot ends.
+	for off := 0; off+slotLen(n) <= len(buf); off += slotSize {
+		seq, counts, ok := decodeSlot(buf[off:off+slotLen(n)], n)
 		if ok && (!found || seq > s.seq) {
 			s.seq, s.counts, found = seq, counts, true
 		}
@@ -68,6 +70,9 @@ func openState(st simrt.Storage, n int) (*state, error) {
 	}
 	return s, nil
 }
+
+// slotLen is the length of a slot's record for n nodes.
+func slotLen(n int) int { return 16 + 8*n }
 
 func decodeSlot(b []byte, n int) (uint64, []uint64, bool) {
 	if binary.BigEndian.Uint32(b[8:]) != uint32(n) {

@@ -39,24 +39,37 @@
 //
 // # Faults
 //
-// The seed draws a schedule (faults.go). Until 60% of the run, a nemesis
-// injects one fault at a time: a node isolated, the cluster split into a
-// minority and a majority, a link cut one way, links clogged, every link
-// slowed with latency and jitter, or a node's process crashed and
-// restarted (its log keeps what it synced). Up to two whole-cluster
-// crashes end a simulation with StartAndRecover; the next one resumes with
-// deterministic.FromCheckpoint, and the storage fault model decides how
-// much of each write that was never synced survives (none, or a prefix).
-// The clients are outside the cluster: an operation interrupted by a crash
-// is retried after it.
+// Each raft server is a simulated node (deterministic.Context.AddNode): its
+// own host, disk, clock and process, whose main is runNode. The seed draws
+// a schedule with package nemesis (nemesis.go), with swarm testing unless
+// -swarm=false: each seed enables a random subset of the fault kinds, with
+// random weights. Until 60% of the run the faults come and go, several at
+// once: partitions (a minority, or a bridge node in both halves), a node
+// isolated, a link cut or clogged one way, latency and loss, a process
+// killed (its disk keeps the page cache) or powered off (its unsynced
+// writes follow the storage fault model), a node paused (a GC or SIGSTOP),
+// clocks offset, drifting (up to 45%) or stepped, a slow disk. At the heal
+// the nemesis undoes every fault and brings every node back. The schedule
+// and what each event did are in the event log (-seed N) and in every
+// no-progress failure.
+//
+// Up to two whole-cluster crashes end a simulation with StartAndRecover;
+// the next one resumes with deterministic.FromCheckpoint, which gives each
+// node its disk back by name, and the nemesis carries on with the rest of
+// the schedule. The storage fault model decides how much of each write
+// that was never synced survives (none, or a prefix). The clients are
+// outside the cluster: an operation interrupted by a crash is retried
+// after it.
 //
 // # Checks
 //
 // Every operation is recorded with its simulated invoke and return times
 // and the history is checked with porcupine (checker.go), key by key; a
 // violation writes porcupine's HTML visualisation to -out. Clients stop
-// invoking at 70% of the run; if one is still waiting at the end, long
-// after the faults healed, the run fails with "no progress". A panic
+// invoking at 70% of the run; the liveness phase (nemesis.Liveness) then
+// requires every client to finish by the end of the run, long after the
+// heal, or the run fails with "no progress", every node's tasks and what
+// each waits on. A panic
 // anywhere, raft's own invariant checks included, fails the run too.
 //
 // # Planted bugs

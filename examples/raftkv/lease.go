@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"time"
 
 	"go.etcd.io/raft/v3"
@@ -9,21 +10,26 @@ import (
 
 // Leader leases, switched on by the lease bugs (bugSet.leases): a leader
 // that a quorum confirmed recently serves reads from its own state, without
-// a read index round. The lease is renewed by the read index rounds it
-// still runs when the lease has lapsed: a round issued at time t and
-// confirmed by a quorum proves that every node of that quorum heard from
+// a read index round. The leader renews its lease with a read index round
+// at every heartbeat (and with every client read index round): a round
+// issued at time t and confirmed by a quorum proves that every node of that quorum heard from
 // this leader after t, and each of them refuses to vote for another
 // candidate until its election timer, reset then, runs out (sticky votes,
 // as raft's CheckQuorum gives). Another leader cannot be elected before
 // t + (electionTicks-1)·tickInterval of the followers' clocks.
 const (
 	// leaseDuration is the time lease of bugLeaseNoDrift: the followers'
-	// shortest sticky interval, less one tick of slack for the delivery of
-	// the heartbeat. Safe only if every clock runs at the same rate.
-	leaseDuration = (electionTicks - 2) * tickInterval
-	// leaseTicks is the lease of bugLeaseTicks, in the leader's ticks: half
-	// the followers' sticky interval, safe under ±40% drift.
-	leaseTicks = (electionTicks - 1) / 2
+	// shortest sticky interval (a follower reset at r refuses votes until
+	// its tenth tick, after r + 9 ticks). Safe only if every clock runs at
+	// the same rate.
+	leaseDuration = (electionTicks - 1) * tickInterval
+	// leaseTicks is the lease of bugLeaseTicks, in the leader's ticks:
+	// under half the followers' sticky interval, safe under ±30% drift.
+	leaseTicks = 4
+	// leaseRound marks the context of a lease renewal round.
+	leaseRound = 'L'
+	// maxRenewals bounds the renewal rounds awaiting confirmation.
+	maxRenewals = 8
 )
 
 // lease is what the leader knows of its lease: the issue time and tick of
@@ -32,6 +38,43 @@ type lease struct {
 	valid bool
 	from  time.Time // on the leader's clock
 	tick  uint64    // n.ticks at the issue
+}
+
+// renewal is a lease renewal round awaiting confirmation.
+type renewal struct {
+	tick uint64
+	at   time.Time
+}
+
+// startRenewal starts a renewal round, on a leader's heartbeat tick.
+func (n *node) startRenewal() {
+	if !n.bugs.leases() || n.ticks%heartbeatTicks != 0 {
+		return
+	}
+	if len(n.renewals) == maxRenewals {
+		n.renewals = append(n.renewals[:0], n.renewals[1:]...)
+	}
+	n.renewals = append(n.renewals, renewal{tick: n.ticks, at: n.ctx.Now()})
+	n.rn.ReadIndex(binary.BigEndian.AppendUint64([]byte{leaseRound}, n.ticks))
+}
+
+// noteRenewal renews the lease from a confirmed renewal round, once the
+// node has applied up to its index; it reports whether rs was one.
+func (n *node) noteRenewal(rs raft.ReadState) bool {
+	if len(rs.RequestCtx) != 9 || rs.RequestCtx[0] != leaseRound {
+		return false
+	}
+	tick := binary.BigEndian.Uint64(rs.RequestCtx[1:])
+	for i, r := range n.renewals {
+		if r.tick == tick {
+			if n.applied >= rs.Index {
+				n.renewLease(r.at, r.tick)
+			}
+			n.renewals = append(n.renewals[:0], n.renewals[i+1:]...)
+			break
+		}
+	}
+	return true
 }
 
 // refuseVote reports whether a vote (or pre-vote) request must be ignored:

@@ -98,6 +98,8 @@ type node struct {
 	ticks   uint64 // ticks handled by this incarnation
 	fresh   bool   // no election timeout has passed since the start
 	lease   lease  // with leases: the leader's lease
+	// renewals are the lease renewal rounds awaiting confirmation.
+	renewals []renewal
 }
 
 // voterStorage is the node's MemoryStorage with the cluster's fixed
@@ -118,7 +120,7 @@ func (s voterStorage) InitialState() (*pb.HardState, *pb.ConfState, error) {
 // recovers the log and hard state from storage, rebuilds the key-value
 // store by re-applying the committed log, and then loops: handle one
 // event, then process every Ready.
-func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
+func runNode(ctx simrt.Context, cfg nodeConfig) {
 	w, ms, hs := openWALRetry(ctx, cfg.id)
 	defer w.close()
 	voters := make([]uint64, cfg.nodes)
@@ -165,6 +167,8 @@ func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
 			simrt.Spawn(ctx.Child("peer"), func(ctx simrt.Context) struct{} { p.run(ctx, n); return struct{}{} })
 		}
 	}
+	accepted := simrt.NewChan[conn](64)
+	simrt.Spawn(ctx.Child("listener"), func(ctx simrt.Context) struct{} { listen(ctx, cfg.id, accepted); return struct{}{} })
 	simrt.Spawn(ctx.Child("conns"), func(ctx simrt.Context) struct{} { n.serveConns(ctx, accepted); return struct{}{} })
 	simrt.Spawn(ctx.Child("ticker"), func(ctx simrt.Context) struct{} {
 		for {
@@ -266,6 +270,7 @@ func (n *node) tick() {
 	n.ticks++
 	if n.state == raft.StateLeader {
 		n.rn.Tick()
+		n.startRenewal()
 		return
 	}
 	n.idle++
@@ -352,7 +357,7 @@ func (n *node) ready() {
 				n.onLeader(n.id, st.GetTerm())
 			}
 			if ss.RaftState != raft.StateLeader {
-				n.lease = lease{}
+				n.lease, n.renewals = lease{}, n.renewals[:0]
 			}
 			n.state, n.lead = ss.RaftState, ss.Lead
 			n.idle = 0
@@ -461,7 +466,7 @@ func readContext(client uint32, seq uint64) []byte {
 // noteReads records the read indexes raft confirmed.
 func (n *node) noteReads(rss []raft.ReadState) {
 	for _, rs := range rss {
-		if len(rs.RequestCtx) != 12 {
+		if n.noteRenewal(rs) || len(rs.RequestCtx) != 12 {
 			continue
 		}
 		client := binary.BigEndian.Uint32(rs.RequestCtx)

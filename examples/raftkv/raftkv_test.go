@@ -53,8 +53,11 @@ func TestSameSeedSameRun(t *testing.T) {
 }
 
 // bugBudget is, for each planted bug, a seed range known to contain a
-// failing seed: the smallest that finds the bug reliably. The sweep's
-// budget is 1,000 seeds; these are far below it.
+// failing seed (with swarm testing, the default). The sweep's budget is
+// 1,000 seeds; unsynced-vote is the exception, first found at seed 1059
+// (and at 1945 without swarm testing): it needs a vote lost by a power
+// loss before any later append synced it, and a second candidate whose
+// voters differ from the first's.
 var bugBudget = []struct {
 	bug   bug
 	seeds seedRange
@@ -62,40 +65,18 @@ var bugBudget = []struct {
 	{bugUnsyncedAck, seedRange{0, 19}},
 	{bugFollowerRead, seedRange{0, 9}},
 	{bugForgetHardState, seedRange{0, 9}},
-	{bugNoTermCheck, seedRange{0, 149}},
-	// Found through a whole-cluster crash (a power loss of every node)
-	// today; a clean process kill keeps the unsynced vote.
-	{bugUnsyncedVote, seedRange{120, 139}},
-}
-
-// bugsNeedingNodeFaults are the planted bugs that only faults of the node
-// layer expose (clock drift, pauses): the harness does not inject them
-// yet, so these must pass its sweep; if one fails, it is a bug in the
-// lease code, not the planted one.
-var bugsNeedingNodeFaults = []bug{bugLeaseNoDrift, bugLeaseTicks}
-
-// TestLeaseBugsNeedNodeFaults sweeps the lease bugs under the harness's
-// faults (partitions, cuts, clogs, slow links, crashes): without drift or
-// pauses the leases are safe, and no seed may fail.
-func TestLeaseBugsNeedNodeFaults(t *testing.T) {
-	for _, b := range bugsNeedingNodeFaults {
-		t.Run(string(b), func(t *testing.T) {
-			rep := sweep(sweepConfig{base: simConfig{Bugs: bugSet{b}, OutDir: t.TempDir()}, seeds: []seedRange{{0, 39}}, parallel: runtime.GOMAXPROCS(0)})
-			if len(rep.failures) > 0 {
-				var buf bytes.Buffer
-				rep.print(&buf)
-				t.Fatalf("lease bug %s failed without drift or pauses:\n%s", b, buf.String())
-			}
-		})
-	}
+	{bugNoTermCheck, seedRange{0, 29}},
+	{bugUnsyncedVote, seedRange{1055, 1064}},
+	{bugLeaseNoDrift, seedRange{90, 99}},
+	{bugLeaseTicks, seedRange{150, 159}},
 }
 
 // TestPlantedBugsFound hunts each planted bug within its budget and
 // replays the failing seed: the replay must fail the same way, with the
 // same audit state.
 func TestPlantedBugsFound(t *testing.T) {
-	if len(bugBudget)+len(bugsNeedingNodeFaults) != len(bugs) {
-		t.Fatalf("%d bugs, %d budgets and %d waiting for node faults", len(bugs), len(bugBudget), len(bugsNeedingNodeFaults))
+	if len(bugBudget) != len(bugs) {
+		t.Fatalf("%d bugs, %d budgets", len(bugs), len(bugBudget))
 	}
 	for _, bb := range bugBudget {
 		t.Run(string(bb.bug), func(t *testing.T) {
@@ -148,7 +129,11 @@ func TestNoProgressFails(t *testing.T) {
 		t.Fatalf("failure %q, want no progress naming the waiting clients", o.Failure)
 	}
 	// ... and every task, with what it waits on.
-	if !strings.Contains(o.Failure, `task "listener" on 10.0.0.1 (#1) parked`) || !strings.Contains(o.Failure, "Accept on 10.0.0.1:7000") {
-		t.Errorf("failure %q does not list the parked tasks", o.Failure)
+	// ... and, from the nemesis's liveness phase, every node's tasks with
+	// what each waits on.
+	for _, want := range []string{"nemesis: no progress after heal", "node n1 (up)", "Accept on 10.0.0.1:7000", "nemesis schedule (0 faults"} {
+		if !strings.Contains(o.Failure, want) {
+			t.Errorf("failure lacks %q:\n%s", want, o.Failure)
+		}
 	}
 }
