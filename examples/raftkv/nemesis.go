@@ -2,12 +2,9 @@ package main
 
 import (
 	"math/rand/v2"
-	"net/netip"
 	"time"
 
-	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/nemesis"
-	"github.com/simrt/simrt/storage/faulty"
 )
 
 // plan is the part of the fault schedule fixed at the start of a run: the
@@ -112,43 +109,4 @@ func (f *faultCounts) add(effects []nemesis.Effect) {
 			}
 		}
 	}
-}
-
-// simNode is a raftkv node as the nemesis drives it.
-type simNode struct {
-	n    *deterministic.Node
-	root *deterministic.Context // not a node's: its clock is the global one
-}
-
-var _ nemesis.Node = simNode{}
-
-func (a simNode) Name() string     { return a.n.Name() }
-func (a simNode) Host() netip.Addr { return a.n.Host() }
-func (a simNode) Kill() error      { return a.n.Kill() }
-func (a simNode) PowerOff() error  { return a.n.PowerOff() }
-func (a simNode) Restart() error   { return a.n.Restart() }
-func (a simNode) Resume() error    { return a.n.Resume() }
-
-func (a simNode) Pause(d time.Duration) error { return a.n.Pause(d) }
-func (a simNode) JumpClock(d time.Duration)   { a.n.JumpClock(d) }
-func (a simNode) Skew() time.Duration         { return a.n.Now().Sub(a.root.Now()) }
-
-func (a simNode) SetDiskFault(f faulty.DiskFault) { a.n.Storage().SetDiskFault(f) }
-
-func (a simNode) Tasks() []deterministic.TaskState { return a.n.Tasks() }
-
-func (a simNode) SetClock(offset time.Duration, drift float64) error {
-	return a.n.SetClock(deterministic.NodeClock{Offset: offset, Drift: drift})
-}
-
-func (a simNode) Status() nemesis.Status {
-	switch a.n.State() {
-	case deterministic.NodePaused:
-		return nemesis.Paused
-	case deterministic.NodeKilled, deterministic.NodeOff:
-		return nemesis.Down
-	case deterministic.NodeExited:
-		return nemesis.Exited
-	}
-	return nemesis.Up
 }

@@ -193,7 +193,10 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 	if s.cfg.isolateAll {
 		sched.Events = nil
 		for _, n := range c.nodes {
-			ctx.Network().Isolate(n.Host())
+			if err := ctx.Network().Isolate(n.Host()); err != nil {
+				s.finished, s.failure = true, err.Error()
+				return
+			}
 		}
 	}
 	nem, err := nemesis.Start(ctx, c.cluster(), sched)
@@ -294,11 +297,10 @@ func newCluster(ctx *deterministic.Context, s *sim) (*cluster, error) {
 	return c, nil
 }
 
-// cluster returns the nodes and the network as the nemesis drives them.
+// cluster returns the nodes and the network as the nemesis drives them:
+// a link it restores after a latency or loss fault is baseLink.
 func (c *cluster) cluster() nemesis.Cluster {
-	nc := nemesis.Cluster{Net: nemesis.SimNetwork(c.ctx.Network()), Link: baseLink}
-	for _, n := range c.nodes {
-		nc.Nodes = append(nc.Nodes, simNode{n: n, root: c.ctx})
-	}
+	nc := nemesis.ClusterOf(c.ctx)
+	nc.Link = baseLink
 	return nc
 }
