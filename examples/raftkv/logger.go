@@ -18,6 +18,10 @@ import (
 type logger struct {
 	w     io.Writer // nil: discard
 	start time.Time
+	// global, when set, stamps every line with the global simulated time:
+	// a node's own clock may be offset, drifting or stepped, and lines
+	// stamped with it would be out of order.
+	global simrt.Clock
 }
 
 func (l *logger) enabled() bool { return l != nil && l.w != nil }
@@ -26,6 +30,9 @@ func (l *logger) enabled() bool { return l != nil && l.w != nil }
 func (l *logger) printf(c simrt.Clock, format string, args ...any) {
 	if !l.enabled() {
 		return
+	}
+	if l.global != nil {
+		c = l.global
 	}
 	fmt.Fprintf(l.w, "%9.3fs  %s\n", c.Now().Sub(l.start).Seconds(), fmt.Sprintf(format, args...))
 }

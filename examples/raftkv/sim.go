@@ -141,6 +141,7 @@ func (s *sim) since(c simrt.Clock) time.Duration { return c.Now().Sub(s.start) }
 // heal, every client must finish before the deadline.
 func (s *sim) runEpoch(ctx *deterministic.Context) {
 	s.auditor = ctx.Auditor()
+	s.log.global = ctx // the root's clock is the global one
 	if s.epoch == 0 {
 		s.start = ctx.Now()
 		s.log.start = s.start
