@@ -93,14 +93,14 @@
 // sticky votes (lease.go): safe while clocks agree and processes run, they
 // break under clock drift and under pauses. Seeds to the first failure
 // (go run ./raftkv -bug NAME -seeds 0..999 [-swarm=false], from examples/;
-// unsynced-vote with -seeds 1000..2999):
+// unsynced-vote with -seeds 0..2999):
 //
 //	bug               swarm   no swarm
 //	unsynced-ack          9         18
 //	follower-read         0          0
 //	forget-hardstate      0          0
 //	no-term-check        15        138
-//	unsynced-vote      1059       1153   (through whole-cluster power losses)
+//	unsynced-vote      1059        767
 //	lease-no-drift       95        946
 //	lease-ticks         249        631
 //

@@ -55,9 +55,8 @@ func TestSameSeedSameRun(t *testing.T) {
 // bugBudget is, for each planted bug, a seed range known to contain a
 // failing seed (with swarm testing, the default). The sweep's budget is
 // 1,000 seeds; unsynced-vote is the exception, first found at seed 1059
-// (and at 1153 without swarm testing): it needs a vote lost by a power
-// loss before any later append synced it, and a second candidate whose
-// voters differ from the first's.
+// with swarm testing (at 767 without): it needs a vote lost by a power
+// loss before any later append synced it.
 var bugBudget = []struct {
 	bug   bug
 	seeds seedRange
