@@ -60,7 +60,7 @@ func (a *Auditor) Event(label string, fields ...[]byte) {
 func (a *Auditor) hashBytes(b []byte, crc uint32, p []byte) ([]byte, uint32) {
 	const piece = 4096
 	for len(b)+len(p) > piece {
-		k := piece - len(b)
+		k := max(piece-len(b), 0) // b may already be past a piece: a length prefix can take it there
 		b = append(b, p[:k]...)
 		crc = crc32.Update(crc, castagnoli, b)
 		b, p = b[:0], p[k:]

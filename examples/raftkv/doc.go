@@ -39,24 +39,37 @@
 //
 // # Faults
 //
-// The seed draws a schedule (faults.go). Until 60% of the run, a nemesis
-// injects one fault at a time: a node isolated, the cluster split into a
-// minority and a majority, a link cut one way, links clogged, every link
-// slowed with latency and jitter, or a node's process crashed and
-// restarted (its log keeps what it synced). Up to two whole-cluster
-// crashes end a simulation with StartAndRecover; the next one resumes with
-// deterministic.FromCheckpoint, and the storage fault model decides how
-// much of each write that was never synced survives (none, or a prefix).
-// The clients are outside the cluster: an operation interrupted by a crash
-// is retried after it.
+// Each raft server is a simulated node (deterministic.Context.AddNode): its
+// own host, disk, clock and process, whose main is runNode. The seed draws
+// a schedule with package nemesis (nemesis.go), with swarm testing unless
+// -swarm=false: each seed enables a random subset of the fault kinds, with
+// random weights. Until 60% of the run the faults come and go, several at
+// once: partitions (a minority, or a bridge node in both halves), a node
+// isolated, a link cut or clogged one way, latency and loss, a process
+// killed (its disk keeps the page cache) or powered off (its unsynced
+// writes follow the storage fault model), a node paused (a GC or SIGSTOP),
+// clocks offset, drifting (up to 45%) or stepped, a slow disk. At the heal
+// the nemesis undoes every fault and brings every node back. The schedule
+// and what each event did are in the event log (-seed N) and in every
+// no-progress failure.
+//
+// Up to two whole-cluster crashes end a simulation with StartAndRecover;
+// the next one resumes with deterministic.FromCheckpoint, which gives each
+// node its disk back by name, and the nemesis carries on with the rest of
+// the schedule. The storage fault model decides how much of each write
+// that was never synced survives (none, or a prefix). The clients are
+// outside the cluster: an operation interrupted by a crash is retried
+// after it.
 //
 // # Checks
 //
 // Every operation is recorded with its simulated invoke and return times
 // and the history is checked with porcupine (checker.go), key by key; a
 // violation writes porcupine's HTML visualisation to -out. Clients stop
-// invoking at 70% of the run; if one is still waiting at the end, long
-// after the faults healed, the run fails with "no progress". A panic
+// invoking at 70% of the run; the liveness phase (nemesis.Liveness) then
+// requires every client to finish by the end of the run, long after the
+// heal, or the run fails with "no progress", every node's tasks and what
+// each waits on. A panic
 // anywhere, raft's own invariant checks included, fails the run too.
 //
 // # Planted bugs
@@ -68,8 +81,28 @@
 //	forget-hardstate  never persist the hard state (term, vote, commit)
 //	no-term-check     answer a pending write by log index alone, without
 //	                  checking the applied entry's term
+//	unsynced-vote     write a vote (a hard state with no entries) unsynced:
+//	                  kept by a kill, lost by a power loss
+//	lease-no-drift    leader-lease reads timed on the leader's clock with
+//	                  no allowance for drift
+//	lease-ticks       leader-lease reads counted in ticks, which a paused
+//	                  process does not count
 //
-// The sweep finds each within the first 100 seeds (seeds 7, 0, 2 and 70
-// today), far inside the budget of 1,000, and each finding replays
-// byte for byte from its seed (TestPlantedBugsFound).
+// Besides linearizability, the harness checks raft's election safety: no
+// term has two leaders. The two lease bugs switch on leader leases with
+// sticky votes (lease.go): safe while clocks agree and processes run, they
+// break under clock drift and under pauses. Seeds to the first failure
+// (go run ./raftkv -bug NAME -seeds 0..999 [-swarm=false], from examples/;
+// unsynced-vote with -seeds 0..2999):
+//
+//	bug               swarm   no swarm
+//	unsynced-ack          9         18
+//	follower-read         0          0
+//	forget-hardstate      0          0
+//	no-term-check        15        138
+//	unsynced-vote      1059        767
+//	lease-no-drift       95        946
+//	lease-ticks         249        631
+//
+// Each finding replays byte for byte from its seed (TestPlantedBugsFound).
 package main

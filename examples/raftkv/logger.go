@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -14,6 +18,10 @@ import (
 type logger struct {
 	w     io.Writer // nil: discard
 	start time.Time
+	// global, when set, stamps every line with the global simulated time:
+	// a node's own clock may be offset, drifting or stepped, and lines
+	// stamped with it would be out of order.
+	global simrt.Clock
 }
 
 func (l *logger) enabled() bool { return l != nil && l.w != nil }
@@ -22,6 +30,9 @@ func (l *logger) enabled() bool { return l != nil && l.w != nil }
 func (l *logger) printf(c simrt.Clock, format string, args ...any) {
 	if !l.enabled() {
 		return
+	}
+	if l.global != nil {
+		c = l.global
 	}
 	fmt.Fprintf(l.w, "%9.3fs  %s\n", c.Now().Sub(l.start).Seconds(), fmt.Sprintf(format, args...))
 }
@@ -75,3 +86,37 @@ func (l raftLogger) Panic(v ...any) { panic(fmt.Sprintf("raft n%d: %s", l.id, fm
 func (l raftLogger) Panicf(format string, v ...any) {
 	panic(fmt.Sprintf("raft n%d: %s", l.id, fmt.Sprintf(format, v...)))
 }
+
+// slogHandler writes the run's slog records (the nemesis's faults, among
+// them) into the event log, stamped like its other lines. Without a
+// writer it is disabled, and records cost nothing.
+type slogHandler struct {
+	l     *logger
+	attrs []slog.Attr
+}
+
+// Enabled reports whether the event log is written.
+func (h slogHandler) Enabled(context.Context, slog.Level) bool { return h.l.enabled() }
+
+// Handle writes one record: its message and attributes.
+func (h slogHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	for _, a := range h.attrs {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	fmt.Fprintf(h.l.w, "%9.3fs  %s\n", r.Time.Sub(h.l.start).Seconds(), b.String())
+	return nil
+}
+
+// WithAttrs returns the handler with attrs added to every record.
+func (h slogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return slogHandler{l: h.l, attrs: append(slices.Clip(h.attrs), attrs...)}
+}
+
+// WithGroup returns the handler: groups are flattened.
+func (h slogHandler) WithGroup(string) slog.Handler { return h }

@@ -34,6 +34,7 @@ type options struct {
 	quiet     bool
 	keepGoing bool
 	cpuProf   string
+	noSwarm   bool
 }
 
 // errUsage reports bad input that parseFlags has already described.
@@ -57,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		quiet     = fs.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
 		keepGoing = fs.Bool("keepgoing", false, "with -bug, run every seed and list every failure")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the sweep to this file (go tool pprof)")
+		swarm     = fs.Bool("swarm", true, "swarm testing: each seed draws a random subset of the fault kinds, with random weights (false: every kind, evenly)")
 	)
 	fs.Usage = func() {
 		w := fs.Output()
@@ -114,7 +116,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	return options{seeds: seeds, seed: *seedFlag, bugs: bs, nodes: *nodes, clients: *clients,
 		duration: *duration, parallel: *parallel, out: *out, quiet: *quiet, keepGoing: *keepGoing,
-		cpuProf: *cpuProf}, nil
+		cpuProf: *cpuProf, noSwarm: !*swarm}, nil
 }
 
 func main() {
@@ -137,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	base := simConfig{Bugs: o.bugs, Nodes: o.nodes, Clients: o.clients, Duration: o.duration, OutDir: o.out}
+	base := simConfig{Bugs: o.bugs, Nodes: o.nodes, Clients: o.clients, Duration: o.duration, OutDir: o.out, NoSwarm: o.noSwarm}
 	if o.seed >= 0 {
 		base.Seed = uint64(o.seed)
 		if !replay(stdout, base) {

@@ -84,7 +84,7 @@ func TestSummarySaysWhatWasChecked(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}
 	}
-	for k := range numFaultKinds {
+	for _, k := range kindOrder {
 		if !strings.Contains(text, k.String()+" ") {
 			t.Errorf("summary does not count fault kind %q:\n%s", k, text)
 		}

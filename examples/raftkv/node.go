@@ -57,6 +57,11 @@ type pendingRead struct {
 	index uint64
 	ready bool // index is known
 	reply *simrt.Oneshot[response]
+	// issued and issuedTick are when the read index round began, on the
+	// node's clock and in its ticks: with leases, its confirmation renews
+	// the lease from then.
+	issued     time.Time
+	issuedTick uint64
 }
 
 // nodeConfig is what a node is told at start.
@@ -66,6 +71,9 @@ type nodeConfig struct {
 	clients int
 	bugs    bugSet
 	log     *logger
+	// onLeader, if not nil, is told each time the node becomes leader,
+	// with the term: the harness checks that no term has two leaders.
+	onLeader func(id, term uint64)
 }
 
 // node is one incarnation of a raft replica: everything in it is lost when
@@ -85,8 +93,13 @@ type node struct {
 	state   raft.StateType
 	lead    uint64
 	vote    uint64
-	idle    int // ticks since the node last heard from a leader
-	timeout int // ticks of silence after which it campaigns
+	idle    int    // ticks since the node last heard from a leader
+	timeout int    // ticks of silence after which it campaigns
+	ticks   uint64 // ticks handled by this incarnation
+	fresh   bool   // no election timeout has passed since the start
+	lease   lease  // with leases: the leader's lease
+	// renewals are the lease renewal rounds awaiting confirmation.
+	renewals []renewal
 }
 
 // voterStorage is the node's MemoryStorage with the cluster's fixed
@@ -107,7 +120,7 @@ func (s voterStorage) InitialState() (*pb.HardState, *pb.ConfState, error) {
 // recovers the log and hard state from storage, rebuilds the key-value
 // store by re-applying the committed log, and then loops: handle one
 // event, then process every Ready.
-func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
+func runNode(ctx simrt.Context, cfg nodeConfig) {
 	w, ms, hs := openWALRetry(ctx, cfg.id)
 	defer w.close()
 	voters := make([]uint64, cfg.nodes)
@@ -143,6 +156,7 @@ func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
 		reads:      make([]pendingRead, cfg.clients),
 		state:      raft.StateFollower,
 		vote:       hs.GetVote(),
+		fresh:      true,
 	}
 	n.log.printf(ctx, "n%d: start: term %d, vote %d, commit %d, last index %d",
 		cfg.id, hs.GetTerm(), hs.GetVote(), hs.GetCommit(), lastIndex(ms))
@@ -153,6 +167,8 @@ func runNode(ctx simrt.Context, cfg nodeConfig, accepted *simrt.Chan[conn]) {
 			simrt.Spawn(ctx.Child("peer"), func(ctx simrt.Context) struct{} { p.run(ctx, n); return struct{}{} })
 		}
 	}
+	accepted := simrt.NewChan[conn](64)
+	simrt.Spawn(ctx.Child("listener"), func(ctx simrt.Context) struct{} { listen(ctx, cfg.id, accepted); return struct{}{} })
 	simrt.Spawn(ctx.Child("conns"), func(ctx simrt.Context) struct{} { n.serveConns(ctx, accepted); return struct{}{} })
 	simrt.Spawn(ctx.Child("ticker"), func(ctx simrt.Context) struct{} {
 		for {
@@ -231,6 +247,9 @@ func (n *node) handle(ev event) (fromLeader uint64) {
 		case pb.MsgApp, pb.MsgHeartbeat, pb.MsgSnap:
 			fromLeader = ev.msg.GetFrom()
 		}
+		if n.refuseVote(ev.msg) {
+			return 0
+		}
 		_ = n.rn.Step(ev.msg) // messages from unknown peers or stale terms are dropped
 	case ev.req != nil:
 		n.request(ev.req)
@@ -248,11 +267,16 @@ func (n *node) handle(ev event) (fromLeader uint64) {
 // drawn from the runtime's seeded generator, and campaign through
 // RawNode.Campaign when it expires.
 func (n *node) tick() {
+	n.ticks++
 	if n.state == raft.StateLeader {
 		n.rn.Tick()
+		n.startRenewal()
 		return
 	}
 	n.idle++
+	if n.idle >= electionTicks {
+		n.fresh = false
+	}
 	if n.idle >= n.timeout {
 		if n.log.enabled() {
 			n.log.printf(n.ctx, "n%d: election timeout after %d ticks, campaigning", n.id, n.idle)
@@ -283,11 +307,15 @@ func (n *node) request(r *request) {
 			r.reply.Send(response{status: statusOK, result: n.kv.get(c.Key)})
 			return
 		}
+		if n.leaseRead() {
+			r.reply.Send(response{status: statusOK, result: n.kv.get(c.Key)})
+			return
+		}
 		if n.lead == 0 {
 			r.reply.Send(response{status: statusRedirect})
 			return
 		}
-		n.reads[c.Client] = pendingRead{seq: c.Seq, key: c.Key, reply: r.reply}
+		n.reads[c.Client] = pendingRead{seq: c.Seq, key: c.Key, reply: r.reply, issued: n.ctx.Now(), issuedTick: n.ticks}
 		n.rn.ReadIndex(readContext(c.Client, c.Seq))
 		return
 	}
@@ -324,6 +352,13 @@ func (n *node) ready() {
 			if (ss.Lead != n.lead || ss.RaftState != n.state) && n.log.enabled() {
 				n.log.printf(n.ctx, "n%d: %v, leader n%d", n.id, ss.RaftState, ss.Lead)
 			}
+			if ss.RaftState == raft.StateLeader && n.state != raft.StateLeader && n.onLeader != nil {
+				st := n.rn.BasicStatus()
+				n.onLeader(n.id, st.GetTerm())
+			}
+			if ss.RaftState != raft.StateLeader {
+				n.lease, n.renewals = lease{}, n.renewals[:0]
+			}
 			n.state, n.lead = ss.RaftState, ss.Lead
 			n.idle = 0
 		}
@@ -342,6 +377,9 @@ func (n *node) ready() {
 			save = nil
 		}
 		sync := rd.MustSync && !n.bugs.has(bugUnsyncedAck)
+		if n.bugs.has(bugUnsyncedVote) && len(rd.Entries) == 0 {
+			sync = false // "only a vote: nothing to lose"
+		}
 		if err := n.wal.append(rd.Entries, save, sync); err != nil {
 			panic("raftkv: wal append: " + err.Error())
 		}
@@ -428,7 +466,7 @@ func readContext(client uint32, seq uint64) []byte {
 // noteReads records the read indexes raft confirmed.
 func (n *node) noteReads(rss []raft.ReadState) {
 	for _, rs := range rss {
-		if len(rs.RequestCtx) != 12 {
+		if n.noteRenewal(rs) || len(rs.RequestCtx) != 12 {
 			continue
 		}
 		client := binary.BigEndian.Uint32(rs.RequestCtx)
@@ -447,6 +485,7 @@ func (n *node) serveReads() {
 	for i := range n.reads {
 		r := &n.reads[i]
 		if r.reply != nil && r.ready && n.applied >= r.index {
+			n.renewLease(r.issued, r.issuedTick)
 			r.reply.Send(response{status: statusOK, result: n.kv.get(r.key)})
 			*r = pendingRead{}
 		}

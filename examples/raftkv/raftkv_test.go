@@ -53,8 +53,10 @@ func TestSameSeedSameRun(t *testing.T) {
 }
 
 // bugBudget is, for each planted bug, a seed range known to contain a
-// failing seed: the smallest that finds the bug reliably. The sweep's
-// budget is 1,000 seeds; these are far below it.
+// failing seed (with swarm testing, the default). The sweep's budget is
+// 1,000 seeds; unsynced-vote is the exception, first found at seed 1059
+// with swarm testing (at 767 without): it needs a vote lost by a power
+// loss before any later append synced it.
 var bugBudget = []struct {
 	bug   bug
 	seeds seedRange
@@ -62,7 +64,10 @@ var bugBudget = []struct {
 	{bugUnsyncedAck, seedRange{0, 19}},
 	{bugFollowerRead, seedRange{0, 9}},
 	{bugForgetHardState, seedRange{0, 9}},
-	{bugNoTermCheck, seedRange{0, 149}},
+	{bugNoTermCheck, seedRange{0, 29}},
+	{bugUnsyncedVote, seedRange{1055, 1064}},
+	{bugLeaseNoDrift, seedRange{90, 99}},
+	{bugLeaseTicks, seedRange{245, 254}},
 }
 
 // TestPlantedBugsFound hunts each planted bug within its budget and
@@ -123,7 +128,11 @@ func TestNoProgressFails(t *testing.T) {
 		t.Fatalf("failure %q, want no progress naming the waiting clients", o.Failure)
 	}
 	// ... and every task, with what it waits on.
-	if !strings.Contains(o.Failure, `task "listener" on 10.0.0.1 (#1) parked`) || !strings.Contains(o.Failure, "Accept on 10.0.0.1:7000") {
-		t.Errorf("failure %q does not list the parked tasks", o.Failure)
+	// ... and, from the nemesis's liveness phase, every node's tasks with
+	// what each waits on.
+	for _, want := range []string{"nemesis: no progress after heal", "node n1 (up)", "Accept on 10.0.0.1:7000", "nemesis schedule (0 faults"} {
+		if !strings.Contains(o.Failure, want) {
+			t.Errorf("failure lacks %q:\n%s", want, o.Failure)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/nemesis"
 	"github.com/simrt/simrt/network/simnet"
 )
 
@@ -24,6 +25,10 @@ type simConfig struct {
 	// Coroutines, when set, lends the run the idle task coroutines of the
 	// worker's earlier runs (one pool per worker: see deterministic.Coroutines).
 	Coroutines *deterministic.Coroutines
+
+	// NoSwarm turns the nemesis's swarm testing off: every seed draws from
+	// every fault kind, evenly.
+	NoSwarm bool
 
 	// isolateAll cuts every node off for the whole run, so that no client
 	// can finish: it exists to test the liveness check.
@@ -49,7 +54,7 @@ type outcome struct {
 	SimTime time.Duration // simulated time the run covered
 	Ops     int           // client operations invoked
 	Crashes int           // whole-cluster crashes
-	Faults  faultCounts   // faults the nemesis injected, by kind
+	Faults  faultCounts   // faults the nemesis applied, by kind
 	Checked bool          // the history went through the linearizability check
 	Failure string        // "" when the run passed
 	Audit   string        // the auditor's final state
@@ -59,8 +64,8 @@ type outcome struct {
 // sim is the harness of one run: the cluster, its clients and the fault
 // schedule, across the whole-cluster crashes that split the run into
 // epochs (one simulation each, resumed from the previous one's
-// checkpoint). Only the clients' state and the history live outside the
-// simulated machines.
+// checkpoint, which carries every node's disk). Only the clients' state
+// and the history live outside the simulated machines.
 type sim struct {
 	cfg      simConfig
 	log      *logger
@@ -74,12 +79,13 @@ type sim struct {
 	history  []*op
 	finished bool
 	failure  string
-	faults   faultCounts // injected so far, across epochs
+	faults   faultCounts // applied so far, across epochs
 	auditor  *deterministic.Auditor
+	// leaders is the leader of each term seen so far, across epochs, for
+	// raft's election safety: at most one leader per term. Looked up,
+	// never iterated.
+	leaders map[uint64]uint64
 }
-
-// faultCounts counts injected faults by kind.
-type faultCounts [numFaultKinds]int
 
 // baseLink is the network between every two hosts when no fault is active.
 var baseLink = simnet.Link{Latency: time.Millisecond, Jitter: time.Millisecond}
@@ -87,7 +93,7 @@ var baseLink = simnet.Link{Latency: time.Millisecond, Jitter: time.Millisecond}
 // runSeed runs one seed to the end and checks it.
 func runSeed(cfg simConfig) (out outcome) {
 	cfg = cfg.withDefaults()
-	s := &sim{cfg: cfg, log: &logger{w: cfg.Verbose}}
+	s := &sim{cfg: cfg, log: &logger{w: cfg.Verbose}, leaders: make(map[uint64]uint64)}
 	for i := range cfg.Clients {
 		s.clients = append(s.clients, newClient(i, cfg.Nodes, s))
 	}
@@ -108,6 +114,7 @@ func runSeed(cfg simConfig) (out outcome) {
 		Timeout:    cfg.Duration + 10*time.Second,
 		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
 		Coroutines: cfg.Coroutines,
+		LogHandler: slogHandler{l: s.log},
 	})
 	for {
 		cp := r.StartAndRecover(s.runEpoch)
@@ -128,11 +135,13 @@ func runSeed(cfg simConfig) (out outcome) {
 // since returns the simulated time since the start of the run.
 func (s *sim) since(c simrt.Clock) time.Duration { return c.Now().Sub(s.start) }
 
-// runEpoch is the root of one simulation: it starts the cluster and the
-// clients and runs until every client has finished, the next planned
-// whole-cluster crash, or the deadline.
+// runEpoch is the root of one simulation: it starts the cluster, the
+// clients and the nemesis, and runs until the next planned whole-cluster
+// crash or, in the last epoch, through the liveness phase: after the
+// heal, every client must finish before the deadline.
 func (s *sim) runEpoch(ctx *deterministic.Context) {
 	s.auditor = ctx.Auditor()
+	s.log.global = ctx // the root's clock is the global one
 	if s.epoch == 0 {
 		s.start = ctx.Now()
 		s.log.start = s.start
@@ -140,19 +149,25 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 		s.healAt = s.start.Add(d * 6 / 10)
 		s.stopAt = s.start.Add(d * 7 / 10)
 		s.deadline = s.start.Add(d)
-		s.plan = drawPlan(ctx.Rand(), d)
+		p, err := drawPlan(ctx.Rand(), d, s.healAt.Sub(s.start), nodeNames(s.cfg.Nodes), !s.cfg.NoSwarm)
+		if err != nil {
+			s.finished, s.failure = true, "nemesis: "+err.Error()
+			return
+		}
+		s.plan = p
 		ctx.StorageFaultConfig().Write.RetentionRate = s.plan.retention
-		s.log.printf(ctx, "seed %d, bugs %v: %d nodes, %d clients, crashes at %v, unsynced-write retention %v, faults heal at %v",
-			s.cfg.Seed, s.cfg.Bugs, s.cfg.Nodes, s.cfg.Clients, s.plan.crashes, s.plan.retention, s.healAt.Sub(s.start))
+		s.log.printf(ctx, "seed %d, bugs %v: %d nodes, %d clients, crashes at %v, unsynced-write retention %v, faults heal at %v, %d faults (%v)",
+			s.cfg.Seed, s.cfg.Bugs, s.cfg.Nodes, s.cfg.Clients, s.plan.crashes, s.plan.retention, s.healAt.Sub(s.start), len(p.sched.Events), p.sched.Kinds())
 	} else {
 		down := s.plan.downtime[s.epoch-1]
 		s.log.printf(ctx, "cluster down for %v after crash %d", down, s.epoch)
 		ctx.Sleep(down)
 	}
 	ctx.Network().SetDefaultLink(baseLink)
-	c := newCluster(ctx, s)
-	for id := 1; id <= s.cfg.Nodes; id++ {
-		c.start(uint64(id))
+	c, err := newCluster(ctx, s)
+	if err != nil {
+		s.finished, s.failure = true, err.Error()
+		return
 	}
 
 	done := simrt.NewSignal()
@@ -175,36 +190,50 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 	if remaining == 0 {
 		done.Fire(0)
 	}
+	sched := after(s.plan.sched, s.since(ctx))
 	if s.cfg.isolateAll {
-		for id := 1; id <= s.cfg.Nodes; id++ {
-			ctx.Network().Isolate(nodeHost(uint64(id)))
+		sched.Events = nil
+		for _, n := range c.nodes {
+			if err := ctx.Network().Isolate(n.Host()); err != nil {
+				s.finished, s.failure = true, err.Error()
+				return
+			}
 		}
-	} else if ctx.Now().Before(s.healAt) {
-		simrt.Spawn(ctx.Child("nemesis"), func(simrt.Context) struct{} { s.nemesis(ctx, c); return struct{}{} })
 	}
-
-	end, crash := s.deadline, false
-	if s.epoch < len(s.plan.crashes) {
-		end, crash = s.start.Add(s.plan.crashes[s.epoch]), true
-	}
-	if simrt.Select(ctx, done.OnFire(nil), simrt.After(ctx, end.Sub(ctx.Now()), nil)) == 0 {
-		s.log.printf(ctx, "every client finished")
-		s.finished = true
+	nem, err := nemesis.Start(ctx, c.cluster(), sched)
+	if err != nil {
+		s.finished, s.failure = true, err.Error()
 		return
 	}
-	if crash {
+	defer func() { s.faults.add(nem.Effects()) }()
+
+	if s.epoch < len(s.plan.crashes) {
+		crashAt := s.start.Add(s.plan.crashes[s.epoch])
+		if simrt.Select(ctx, done.OnFire(nil), simrt.After(ctx, crashAt.Sub(ctx.Now()), nil)) == 0 {
+			s.log.printf(ctx, "every client finished")
+			s.finished = true
+			return
+		}
 		s.epoch++
 		s.log.printf(ctx, "whole-cluster crash %d", s.epoch)
 		return
 	}
+	err = nem.Liveness(ctx, s.deadline.Sub(s.healAt), func() bool { return remaining == 0 })
 	s.finished = true
-	s.failure = s.noProgress(ctx)
+	if err == nil {
+		s.log.printf(ctx, "every client finished")
+		return
+	}
+	if s.failure == "" {
+		s.failure = s.noProgress(err, nem)
+	}
 	s.log.printf(ctx, "%s", s.failure)
 }
 
-// noProgress describes the clients still waiting at the deadline, and
-// every task of the run with what it waits on.
-func (s *sim) noProgress(ctx *deterministic.Context) string {
+// noProgress describes the clients still waiting at the deadline, then the
+// liveness error (every node's tasks with what each waits on) and the
+// schedule.
+func (s *sim) noProgress(err error, nem *nemesis.Nemesis) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no progress: faults healed at %v, yet at %v", s.healAt.Sub(s.start), s.deadline.Sub(s.start))
 	for _, c := range s.clients {
@@ -212,46 +241,67 @@ func (s *sim) noProgress(ctx *deterministic.Context) string {
 			fmt.Fprintf(&b, "; client %d still waits on %v invoked at %v", c.id, c.cur.cmd, c.cur.call)
 		}
 	}
-	for _, t := range ctx.Tasks() {
-		fmt.Fprintf(&b, "\n  %s", t.String(ctx.Now()))
-	}
+	fmt.Fprintf(&b, "\n%v\n%s", err, nem.Report())
 	return b.String()
 }
 
-// cluster is the nodes of one epoch: each host's listener runs for the
-// whole epoch, while the node process on it may crash and restart.
+// electionSafety starts the failure of a run in which a term had two
+// leaders.
+const electionSafety = "election safety violation"
+
+// noteLeader records that node id became leader in term: a second leader
+// of one term fails the run (raft's election safety), whatever the
+// clients saw.
+func (s *sim) noteLeader(ctx simrt.Context, id, term uint64) {
+	prev, ok := s.leaders[term]
+	if !ok {
+		s.leaders[term] = id
+		return
+	}
+	if prev != id && s.failure == "" {
+		s.failure = fmt.Sprintf("%s: term %d has two leaders, n%d and n%d (at %v)", electionSafety, term, prev, id, s.since(ctx))
+		s.log.printf(ctx, "%s", s.failure)
+	}
+}
+
+// nodeNames are the nodes' names, n1 to nN.
+func nodeNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%d", i+1)
+	}
+	return names
+}
+
+// cluster is the nodes of one epoch, each a simulated machine whose main
+// is runNode.
 type cluster struct {
-	ctx      *deterministic.Context
-	sim      *sim
-	accepted []*simrt.Chan[conn]
-	procs    []*simrt.Handle[struct{}]
+	ctx   *deterministic.Context
+	nodes []*deterministic.Node
 }
 
-func newCluster(ctx *deterministic.Context, s *sim) *cluster {
-	c := &cluster{ctx: ctx, sim: s}
-	for id := 1; id <= s.cfg.Nodes; id++ {
-		accepted := simrt.NewChan[conn](64)
-		c.accepted = append(c.accepted, accepted)
-		c.procs = append(c.procs, nil)
-		hctx := ctx.WithHost(nodeHost(uint64(id))).Child("listener")
-		simrt.Spawn(hctx, func(ctx simrt.Context) struct{} { listen(ctx, uint64(id), accepted); return struct{}{} })
+func newCluster(ctx *deterministic.Context, s *sim) (*cluster, error) {
+	c := &cluster{ctx: ctx}
+	for id := uint64(1); id <= uint64(s.cfg.Nodes); id++ {
+		cfg := nodeConfig{id: id, nodes: s.cfg.Nodes, clients: s.cfg.Clients, bugs: s.cfg.Bugs, log: s.log}
+		cfg.onLeader = func(id, term uint64) { s.noteLeader(ctx, id, term) }
+		n, err := ctx.AddNode(deterministic.NodeConfig{
+			Name: fmt.Sprintf("n%d", id),
+			Host: nodeHost(id),
+			Main: func(ctx simrt.Context) { runNode(ctx, cfg) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.nodes = append(c.nodes, n)
 	}
-	return c
+	return c, nil
 }
 
-// start starts node id's process.
-func (c *cluster) start(id uint64) {
-	cfg := nodeConfig{id: id, nodes: c.sim.cfg.Nodes, clients: c.sim.cfg.Clients, bugs: c.sim.cfg.Bugs, log: c.sim.log}
-	hctx := c.ctx.WithHost(nodeHost(id)).Child("node").WithAttribute("id", fmt.Sprint(id))
-	accepted := c.accepted[id-1]
-	c.procs[id-1] = simrt.Spawn(hctx, func(ctx simrt.Context) struct{} { runNode(ctx, cfg, accepted); return struct{}{} })
-}
-
-// crash kills node id's process: its tasks are unwound, its memory lost,
-// and its log keeps what it wrote (a process crash, not a power loss).
-func (c *cluster) crash(id uint64) {
-	if h := c.procs[id-1]; h != nil {
-		h.Abort()
-		c.procs[id-1] = nil
-	}
+// cluster returns the nodes and the network as the nemesis drives them:
+// a link it restores after a latency or loss fault is baseLink.
+func (c *cluster) cluster() nemesis.Cluster {
+	nc := nemesis.ClusterOf(c.ctx)
+	nc.Link = baseLink
+	return nc
 }

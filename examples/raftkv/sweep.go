@@ -181,6 +181,9 @@ func (r *report) replayCommand(seed uint64) string {
 	if b.Duration != 10*time.Second {
 		cmd += " -duration " + b.Duration.String()
 	}
+	if b.NoSwarm {
+		cmd += " -swarm=false"
+	}
 	return cmd
 }
 
@@ -228,7 +231,7 @@ func describeFaults(f faultCounts, crashes int) string {
 		if k > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s %s", faultKind(k), commas(n))
+		fmt.Fprintf(&b, "%s %s", kindOrder[k], commas(n))
 	}
 	fmt.Fprintf(&b, "), %s whole-cluster crashes", commas(crashes))
 	return b.String()

@@ -98,8 +98,8 @@ func (c conn) close() {
 }
 
 // listen binds the node's address and hands every accepted connection to
-// accepted. It outlives the node's incarnations (a simulated address
-// stays bound), so a restarted node keeps receiving connections.
+// accepted. A killed process's listener is closed with it; the restarted
+// process binds the address again.
 func listen(ctx simrt.Context, id uint64, accepted *simrt.Chan[conn]) {
 	l, err := ctx.Bind(nodeAddr(id))
 	if err != nil {
