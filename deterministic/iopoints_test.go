@@ -247,3 +247,32 @@ func TestIOPointsUnderPCT(t *testing.T) {
 		t.Errorf("under PCT another task never ran during %s in 200 seeds", c.name)
 	}
 }
+
+// TestNodeStorageCallsAreSchedulingPoints: a node's disk is built by
+// storageStack too, so its calls are scheduling points as well.
+func TestNodeStorageCallsAreSchedulingPoints(t *testing.T) {
+	root := func(ctx *Context) bool {
+		seen := false
+		_, err := ctx.AddNode(NodeConfig{
+			Name: "n1",
+			Host: netip.MustParseAddr("10.0.0.1"),
+			Main: func(nctx simrt.Context) {
+				seen = interleavedWrites(func(n int) {
+					b := ioBlob(t, From(nctx), fmt.Sprint("b", n))
+					ioMust(t, "Close", b.Close())
+				})(From(nctx))
+			},
+		})
+		if err != nil {
+			t.Fatalf("AddNode: %v", err)
+		}
+		ctx.Sleep(time.Second)
+		return seen
+	}
+	if hits := overSeeds(300, Config{}, root); hits == 0 {
+		t.Fatal("no task ever ran between two immediate storage calls on a node in 300 seeds")
+	}
+	if hits := overSeeds(300, Config{YieldProbability: NoYield}, root); hits != 0 {
+		t.Fatalf("with NoYield a task ran between two storage calls on a node on %d seeds", hits)
+	}
+}
