@@ -6,7 +6,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/storage/audited"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
@@ -40,11 +39,11 @@ type storageCheckpoint struct {
 }
 
 // storageStack is the one place that fixes the order of the layers:
-// scheduling points of s (iopoints.go) → metered → audited → faulty →
+// scheduling points of rt (iopoints.go) → metered → audited → faulty →
 // memory.
-func storageStack(s core.Scheduler, mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec audited.Recorder, reg prometheus.Registerer) storageState {
+func storageStack(rt *runtime, mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec audited.Recorder, reg prometheus.Registerer) storageState {
 	f := faulty.New(mem, rng, faults)
-	return storageState{mem: mem, fault: f, stack: withStoragePoints(metered.New(audited.New(f, rec), reg), s)}
+	return storageState{mem: mem, fault: f, stack: withStoragePoints(metered.New(audited.New(f, rec), reg), rt)}
 }
 
 // initStorage builds the storage of a new runtime: empty with the
