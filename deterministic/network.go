@@ -16,8 +16,8 @@ import (
 type NetworkConfig = simnet.Config
 
 // networkState is the runtime's simulated network: one simnet.Network and,
-// per host that has used it, the stack metered → audited → simnet seen
-// from that host.
+// per host that has used it, the stack scheduling points (iopoints.go) →
+// metered → audited → simnet seen from that host.
 type networkState struct {
 	sim     *simnet.Network
 	metrics *metered.Metrics             // shared by every host's stack
@@ -33,14 +33,14 @@ func (rt *runtime) initNetwork() {
 }
 
 // netStack returns the stack for host, building it on first use. It is
-// the one place that fixes the order of the layers.
+// the one place that fixes the order of the layers (see networkState).
 func (rt *runtime) netStack(host netip.Addr) simrt.Network {
 	if !host.IsValid() {
 		host = simnet.Loopback
 	}
 	n := rt.network.stacks[host]
 	if n == nil {
-		n = metered.WithMetrics(audited.New(rt.network.sim.Host(host), rt.auditor), rt.network.metrics)
+		n = withNetworkPoints(metered.WithMetrics(audited.New(rt.network.sim.Host(host), rt.auditor), rt.network.metrics), rt)
 		rt.network.stacks[host] = n
 	}
 	return n

@@ -188,7 +188,7 @@ func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
 	// The node's storage metrics carry its name, as its tasks' do.
 	reg := prometheus.WrapRegistererWithPrefix(cfg.Name+"_",
 		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.registry.Registerer()))
-	n.disk.st = storageStack(mem, rt.rng, faults, rt.auditor, reg)
+	n.disk.st = storageStack(rt, mem, rt.rng, faults, rt.auditor, reg)
 	rt.wireFaulty(n.disk.st.fault, cfg.Name) // disk faults: audited, slept, dated (disk.go)
 	rt.netStack(h)                           // declares the host, so faults may name it at once
 	n.clock.init(rt.now, cfg.Clock)

@@ -20,8 +20,8 @@ type StorageFaults = faulty.Config
 // StorageDigest is a CRC-32C digest of durable storage contents.
 type StorageDigest = memory.Digest
 
-// storageState is the runtime's simulated storage: the stack
-// metered → audited → faulty → memory, and its two ends.
+// storageState is the runtime's simulated storage: the stack (see
+// storageStack) and its two ends.
 type storageState struct {
 	mem   *memory.Storage
 	fault *faulty.Storage
@@ -38,20 +38,22 @@ type storageCheckpoint struct {
 	faults StorageFaults
 }
 
-// storageStack is the one place that fixes the order of the layers.
-func storageStack(mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec audited.Recorder, reg prometheus.Registerer) storageState {
+// storageStack is the one place that fixes the order of the layers:
+// scheduling points of rt (iopoints.go) → metered → audited → faulty →
+// memory.
+func storageStack(rt *runtime, mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec audited.Recorder, reg prometheus.Registerer) storageState {
 	f := faulty.New(mem, rng, faults)
-	return storageState{mem: mem, fault: f, stack: metered.New(audited.New(f, rec), reg)}
+	return storageState{mem: mem, fault: f, stack: withStoragePoints(metered.New(audited.New(f, rec), reg), rt)}
 }
 
 // initStorage builds the storage of a new runtime: empty with the
 // configured faults, or the checkpoint's durable contents and faults.
 func (rt *runtime) initStorage(cp *Checkpoint) {
 	if cp == nil {
-		rt.storage = storageStack(memory.New(), rt.rng, rt.cfg.StorageFaults, rt.auditor, rt.registry.Registerer())
+		rt.storage = storageStack(rt, memory.New(), rt.rng, rt.cfg.StorageFaults, rt.auditor, rt.registry.Registerer())
 		return
 	}
-	rt.storage = storageStack(memory.Restore(cp.storage.snap), rt.rng, cp.storage.faults, rt.auditor, rt.registry.Registerer())
+	rt.storage = storageStack(rt, memory.Restore(cp.storage.snap), rt.rng, cp.storage.faults, rt.auditor, rt.registry.Registerer())
 	rt.storage.recovered = true
 }
 

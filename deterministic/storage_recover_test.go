@@ -70,10 +70,13 @@ func (s *script) Uint64() uint64 {
 }
 
 func TestRecoverRetainedSuccessfulResize(t *testing.T) {
-	// First draw: the resize does not fail; second: it is retained.
+	// First draw: the resize does not fail; second: it is retained. The
+	// script feeds the fault model only: no scheduling points (every
+	// storage call is one) draw from it.
 	cfg := deterministic.Config{
-		Source:        &script{vals: []uint64{math.MaxUint64, 0}},
-		StorageFaults: faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 0.5}},
+		Source:           &script{vals: []uint64{math.MaxUint64, 0}},
+		StorageFaults:    faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 0.5}},
+		YieldProbability: deterministic.NoYield,
 	}
 	cp := startAndRecover(t, deterministic.New(cfg), func(ctx *deterministic.Context) {
 		b, _ := open(t, ctx, "crash_resize", "blob")

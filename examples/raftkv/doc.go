@@ -7,6 +7,7 @@
 //	cd examples && go run ./raftkv -seeds 0..199          # sweep the healthy system
 //	go run ./raftkv -bug follower-read -seeds 0..999       # hunt a planted bug
 //	go run ./raftkv -seed 42                               # replay one seed, verbosely
+//	go run ./raftkv -seeds 0..299 -quiet -yield 0          # no scheduling points (-yield 0.05 by default)
 //
 // # The system
 //

@@ -28,7 +28,7 @@ func TestGoldenSeed(t *testing.T) {
 		wantCrashes int
 		wantSim     time.Duration
 	}{
-		{"raftkv", 0, "e49ac99b", 186, 1, 7089794890 * time.Nanosecond},
+		{"raftkv", 0, "ff7d9185", 199, 1, 7128820976 * time.Nanosecond},
 	} {
 		t.Run(fmt.Sprintf("%s/seed=%d", tc.name, tc.seed), func(t *testing.T) {
 			first := runSeed(simConfig{Seed: tc.seed})

@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"time"
+
+	"github.com/simrt/simrt/deterministic"
 )
 
 // Exit codes of raftkv.
@@ -35,6 +37,7 @@ type options struct {
 	keepGoing bool
 	cpuProf   string
 	noSwarm   bool
+	yield     float64 // deterministic.Config.YieldProbability
 }
 
 // errUsage reports bad input that parseFlags has already described.
@@ -59,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		keepGoing = fs.Bool("keepgoing", false, "with -bug, run every seed and list every failure")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the sweep to this file (go tool pprof)")
 		swarm     = fs.Bool("swarm", true, "swarm testing: each seed draws a random subset of the fault kinds, with random weights (false: every kind, evenly)")
+		yield     = fs.Float64("yield", deterministic.DefaultYieldProbability, "chance that a task yields at each scheduling point, 0..1 (0: only where it parks)")
 	)
 	fs.Usage = func() {
 		w := fs.Output()
@@ -102,6 +106,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return bad("-duration %v: at least 1s of simulated time", *duration)
 	case *parallel < 1:
 		return bad("-parallel %d: at least 1 simulation at a time", *parallel)
+	case !(*yield >= 0 && *yield <= 1): // NaN too
+		return bad("-yield %v: a probability is between 0 and 1", *yield)
+	}
+	if *yield == 0 {
+		*yield = deterministic.NoYield // the simulator's zero is its default
 	}
 	bs, err := parseBugs(*bugFlag)
 	if err != nil {
@@ -116,7 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	return options{seeds: seeds, seed: *seedFlag, bugs: bs, nodes: *nodes, clients: *clients,
 		duration: *duration, parallel: *parallel, out: *out, quiet: *quiet, keepGoing: *keepGoing,
-		cpuProf: *cpuProf, noSwarm: !*swarm}, nil
+		cpuProf: *cpuProf, noSwarm: !*swarm, yield: *yield}, nil
 }
 
 func main() {
@@ -139,7 +148,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	base := simConfig{Bugs: o.bugs, Nodes: o.nodes, Clients: o.clients, Duration: o.duration, OutDir: o.out, NoSwarm: o.noSwarm}
+	base := simConfig{Bugs: o.bugs, Nodes: o.nodes, Clients: o.clients, Duration: o.duration, OutDir: o.out, NoSwarm: o.noSwarm,
+		YieldProbability: o.yield}
 	if o.seed >= 0 {
 		base.Seed = uint64(o.seed)
 		if !replay(stdout, base) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simrt/simrt/deterministic"
 )
 
 // TestBadFlagsExitTwoWithOneLine feeds run each kind of bad input: each is
@@ -25,6 +27,9 @@ func TestBadFlagsExitTwoWithOneLine(t *testing.T) {
 		{[]string{"-seeds", "0..199", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-seeds", "9..1"}, "-seeds: bad seeds"},
 		{[]string{"-bug", "nope"}, `-bug: unknown bug "nope"`},
+		{[]string{"-yield", "1.5"}, "-yield 1.5: a probability is between 0 and 1"},
+		{[]string{"-yield", "-0.1"}, "-yield -0.1: a probability is between 0 and 1"},
+		{[]string{"-yield", "NaN"}, "-yield NaN: a probability is between 0 and 1"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)
@@ -37,6 +42,35 @@ func TestBadFlagsExitTwoWithOneLine(t *testing.T) {
 		}
 		if out.Len() > 0 {
 			t.Errorf("%v: wrote to stdout: %q", c.args, out.String())
+		}
+	}
+}
+
+// TestYieldFlag: -yield 0 turns scheduling points off (the simulator's
+// NoYield, not its zero, which is the default), the default is the
+// simulator's, and a replay command carries a non-default probability.
+func TestYieldFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want float64
+		cmd  string
+	}{
+		{nil, deterministic.DefaultYieldProbability, "go run ./raftkv -seed 7"},
+		{[]string{"-yield", "0"}, deterministic.NoYield, "go run ./raftkv -seed 7 -yield 0"},
+		{[]string{"-yield", "0.25"}, 0.25, "go run ./raftkv -seed 7 -yield 0.25"},
+		{[]string{"-yield", "1"}, 1, "go run ./raftkv -seed 7 -yield 1"},
+	} {
+		var errb bytes.Buffer
+		o, err := parseFlags(c.args, &errb)
+		if err != nil {
+			t.Fatalf("%v: %v: %s", c.args, err, errb.String())
+		}
+		if o.yield != c.want {
+			t.Errorf("%v: yield probability %v, want %v", c.args, o.yield, c.want)
+		}
+		r := &report{cfg: sweepConfig{base: simConfig{YieldProbability: o.yield}}}
+		if got := r.replayCommand(7); got != c.cmd {
+			t.Errorf("%v: replay command %q, want %q", c.args, got, c.cmd)
 		}
 	}
 }

@@ -21,6 +21,10 @@ type simConfig struct {
 	Duration time.Duration // simulated length of the run; 10s by default
 	Verbose  io.Writer     // where to log the run's events; nil: nowhere
 	OutDir   string        // where to write the visualisation of a failure; "": nowhere
+	// YieldProbability is deterministic.Config.YieldProbability: zero is
+	// the simulator's default, deterministic.NoYield turns scheduling
+	// points off.
+	YieldProbability float64
 
 	// Coroutines, when set, lends the run the idle task coroutines of the
 	// worker's earlier runs (one pool per worker: see deterministic.Coroutines).
@@ -115,6 +119,8 @@ func runSeed(cfg simConfig) (out outcome) {
 		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
 		Coroutines: cfg.Coroutines,
 		LogHandler: slogHandler{l: s.log},
+
+		YieldProbability: cfg.YieldProbability,
 	})
 	for {
 		cp := r.StartAndRecover(s.runEpoch)

@@ -184,6 +184,12 @@ func (r *report) replayCommand(seed uint64) string {
 	if b.NoSwarm {
 		cmd += " -swarm=false"
 	}
+	switch p := b.YieldProbability; {
+	case p < 0:
+		cmd += " -yield 0"
+	case p > 0 && p != deterministic.DefaultYieldProbability:
+		cmd += " -yield " + strconv.FormatFloat(p, 'g', -1, 64)
+	}
 	return cmd
 }
 
