@@ -93,17 +93,17 @@
 // term has two leaders. The two lease bugs switch on leader leases with
 // sticky votes (lease.go): safe while clocks agree and processes run, they
 // break under clock drift and under pauses. Seeds to the first failure
-// (go run ./raftkv -bug NAME -seeds 0..999 [-swarm=false], from examples/;
-// unsynced-vote with -seeds 0..2999):
+// (go run ./raftkv -bug NAME -seeds 0..2999 -quiet [-swarm=false], from
+// examples/):
 //
 //	bug               swarm   no swarm
-//	unsynced-ack          9         18
+//	unsynced-ack         13         10
 //	follower-read         0          0
 //	forget-hardstate      0          0
-//	no-term-check        15        138
-//	unsynced-vote      1059        767
-//	lease-no-drift       95        946
-//	lease-ticks         249        631
+//	no-term-check        37        124
+//	unsynced-vote        90       1077
+//	lease-no-drift     1484        644
+//	lease-ticks         152        536
 //
 // Each finding replays byte for byte from its seed (TestPlantedBugsFound).
 package main

@@ -117,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return bad("-bug: %v", err)
 	}
 	if len(bs) > 0 && !given["seeds"] {
-		*seedsFlag = "0..999" // the budget within which every planted bug must be found
+		*seedsFlag = "0..999" // most planted bugs fall within it; lease-no-drift and unsynced-vote may need -seeds 0..2999 (doc.go)
 	}
 	seeds, err := parseSeeds(*seedsFlag)
 	if err != nil {
