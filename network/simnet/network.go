@@ -142,8 +142,16 @@ type hostView struct {
 	ip netip.Addr
 }
 
-// Bind implements simrt.Network.Bind.
-func (h hostView) Bind(addr netip.AddrPort) (simrt.Listener, error) { return h.n.Bind(addr) }
+// Bind implements simrt.Network.Bind. On a host other than 127.0.0.1 an
+// unspecified address (0.0.0.0:p, [::]:p, as a production main binds)
+// means the host's own address: it binds ip:p, so that every host may
+// listen on ":p" and ResetHost frees it with the host.
+func (h hostView) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	if addr.Addr().IsUnspecified() && h.ip != Loopback {
+		addr = netip.AddrPortFrom(h.ip, addr.Port())
+	}
+	return h.n.Bind(addr)
+}
 
 // Dial implements simrt.Network.Dial from the view's address.
 func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
