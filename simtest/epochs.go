@@ -1,7 +1,6 @@
 package simtest
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -94,7 +93,7 @@ func runEpochsSeed(t *testing.T, name string, cfg deterministic.Config, st setti
 	if cfg.EventLog == 0 {
 		cfg.EventLog = st.events
 	}
-	if f := simulateEpochs(t, cfg, epochs, root); f != nil {
+	if f := simulateEpochs(t, name, cfg, epochs, root); f != nil {
 		f.events = lastEvents(f.events, st.events)
 		t.Errorf("%s", f.report(name))
 		if f.fatal {
@@ -103,104 +102,26 @@ func runEpochsSeed(t *testing.T, name string, cfg deterministic.Config, st setti
 	}
 }
 
-// epochRun is what the hooks of every epoch share: they are set once in
-// the first epoch's Config and carry over through the checkpoints.
-type epochRun struct {
-	ctx      *deterministic.Context
-	epoch    int
-	panicked *failure
-}
-
-// simulateEpochs runs the epochs and returns the failure, or nil.
-func simulateEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFunc) (f *failure) {
+// simulateEpochs runs the epochs and returns the failure, or nil. The
+// hooks simtest sets are in the first epoch's Config and carry over
+// through the checkpoints; a failure names the epoch it happened in.
+func simulateEpochs(t *testing.T, name string, cfg deterministic.Config, epochs int, root EpochFunc) *failure {
 	t.Helper()
-	run := &epochRun{}
-	user := cfg.OnTaskPanic
-	cfg.OnTaskPanic = func(task string, value any, stack []byte) {
-		if run.ctx != nil {
-			run.panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
-				time: run.ctx.Now(), stack: stack}
-		}
-		if user != nil {
-			user(task, value, stack)
-		}
-	}
-	var aud *deterministic.Auditor
-	failedBefore := t.Failed()
-	loc := &locator{t: t, aud: &aud}
-	if cfg.EventLog != 0 && !failedBefore {
-		cfg.AfterResume = loc.hook(cfg.AfterResume)
-	}
-	logs := &logRing{}
-	cfg.LogHandler = logs.handler(cfg.LogHandler)
-	build := func(base *failure, what string, fatal, atFirst bool) *failure {
-		f := base
-		if f == nil {
-			f = &failure{what: what}
-		}
-		f.seed, f.fatal = cfg.Seed, fatal
-		f.what = fmt.Sprintf("epoch %d of %d: %s", run.epoch, epochs, f.what)
-		f.start = startTime(cfg)
-		if aud != nil {
-			f.state = aud.State()
-			f.events = aud.Log().Events()
-			f.total = aud.Log().Total()
-		}
-		f.logs, f.logTotal = logs.lines()
-		if loc.found {
-			f.first = loc
-			if atFirst && !f.known {
-				f.task, f.time, f.known = loc.task, loc.time, true
-				f.events, f.total = loc.events, loc.total
+	epoch := 0
+	drive := func(cfg deterministic.Config, enter func(*deterministic.Context)) {
+		failedBefore := t.Failed()
+		r := deterministic.New(cfg)
+		for epoch = range epochs {
+			cp := r.StartAndRecover(func(ctx *deterministic.Context) {
+				enter(ctx)
+				root(t, ctx, epoch)
+			})
+			if t.Failed() && !failedBefore {
+				return
 			}
+			r = deterministic.FromCheckpoint(cp)
 		}
-		if !f.known && len(f.events) > 0 {
-			last := f.events[len(f.events)-1]
-			f.time, f.task = last.Time, last.Task
-		}
-		return f
 	}
-	finished := false
-	defer func() {
-		if finished {
-			return
-		}
-		r := recover()
-		if r == nil { // runtime.Goexit: t.FailNow or t.SkipNow in a task
-			if !t.Skipped() {
-				t.Errorf("%s", build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true).report(t.Name()))
-			}
-			return
-		}
-		var verdict *deterministic.Verdict
-		if err, ok := r.(error); ok {
-			errors.As(err, &verdict)
-		}
-		switch {
-		case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
-			f = build(nil, verdict.Error(), true, false)
-		case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
-			f = build(nil, verdict.Error(), true, false)
-		case run.panicked != nil:
-			f = build(run.panicked, "", true, false)
-		default:
-			f = build(nil, fmt.Sprintf("panic: %v", r), true, false)
-		}
-	}()
-	r := deterministic.New(cfg)
-	for epoch := range epochs {
-		run.epoch = epoch
-		cp := r.StartAndRecover(func(ctx *deterministic.Context) {
-			run.ctx = ctx
-			aud = ctx.Auditor()
-			root(t, ctx, epoch)
-		})
-		if t.Failed() && !failedBefore {
-			finished = true
-			return build(nil, "the test failed (t.Error) inside the simulation", false, true)
-		}
-		r = deterministic.FromCheckpoint(cp)
-	}
-	finished = true
-	return nil
+	label := func(what string) string { return fmt.Sprintf("epoch %d of %d: %s", epoch, epochs, what) }
+	return harness(t, name, cfg, drive, label, nil)
 }

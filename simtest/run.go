@@ -130,6 +130,22 @@ type failure struct {
 // deferred calls run and the test goroutine ends, as t.FailNow intends.
 func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
+	once := func(cfg deterministic.Config, enter func(*deterministic.Context)) {
+		deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
+			enter(ctx)
+			root(t, ctx)
+		})
+	}
+	return harness(t, name, cfg, once, nil, onStart)
+}
+
+// harness runs the simulations of drive under simtest's hooks and returns
+// the failure, or nil. drive starts them with cfg (its panic, resume and
+// log hooks set) and calls enter with each root context before its root
+// runs; it may run several (the epochs of one seed), and should stop once
+// the test has failed. label, if set, rewrites what every failure says.
+func harness(t *testing.T, name string, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
+	t.Helper()
 	var panicked *failure
 	user := cfg.OnTaskPanic
 	var ctx0 *deterministic.Context
@@ -161,6 +177,9 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 			f = &failure{what: what}
 		}
 		f.seed, f.fatal = cfg.Seed, fatal
+		if label != nil {
+			f.what = label(f.what)
+		}
 		f.start = startTime(cfg)
 		if aud != nil {
 			f.state = aud.State()
@@ -212,13 +231,12 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 			f = build(nil, fmt.Sprintf("panic: %v", r), true, false)
 		}
 	}()
-	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
+	drive(cfg, func(ctx *deterministic.Context) {
 		ctx0 = ctx
 		aud = ctx.Auditor()
 		if onStart != nil {
 			onStart(aud)
 		}
-		root(t, ctx)
 	})
 	finished = true
 	if t.Failed() && !failedBefore {
