@@ -336,55 +336,37 @@ func (m *Nemesis) nodes(names []string) []Node {
 }
 
 // cut counts the cuts of each link, so that overlapping partitions heal a
-// link only when the last of them ends.
+// link only when the last of them ends; clog and isolate count the same way.
 func (m *Nemesis) cut(from, to netip.Addr, undo bool) error {
-	k := [2]netip.Addr{from, to}
-	if undo {
-		m.cuts[k]--
-		if m.cuts[k] == 0 {
-			delete(m.cuts, k)
-			return m.c.Net.Heal(from, to)
-		}
-		return nil
-	}
-	m.cuts[k]++
-	if m.cuts[k] == 1 {
-		return m.c.Net.Cut(from, to)
-	}
-	return nil
+	return hold(m.cuts, [2]netip.Addr{from, to}, undo,
+		func() error { return m.c.Net.Cut(from, to) }, func() error { return m.c.Net.Heal(from, to) })
 }
 
 func (m *Nemesis) clog(from, to netip.Addr, undo bool) error {
-	k := [2]netip.Addr{from, to}
-	if undo {
-		m.clogs[k]--
-		if m.clogs[k] == 0 {
-			delete(m.clogs, k)
-			return m.c.Net.Release(from, to)
-		}
-		return nil
-	}
-	m.clogs[k]++
-	if m.clogs[k] == 1 {
-		return m.c.Net.Clog(from, to)
-	}
-	return nil
+	return hold(m.clogs, [2]netip.Addr{from, to}, undo,
+		func() error { return m.c.Net.Clog(from, to) }, func() error { return m.c.Net.Release(from, to) })
 }
 
 func (m *Nemesis) isolate(h netip.Addr, undo bool) error {
+	return hold(m.isolated, h, undo, func() error { return m.c.Net.Isolate(h) }, func() error { return m.c.Net.Rejoin(h) })
+}
+
+// hold counts the faults holding k: apply runs when the first takes hold,
+// release when the last is undone.
+func hold[K comparable](holds map[K]int, k K, undo bool, apply, release func() error) error {
 	if undo {
-		m.isolated[h]--
-		if m.isolated[h] == 0 {
-			delete(m.isolated, h)
-			return m.c.Net.Rejoin(h)
+		holds[k]--
+		if holds[k] != 0 {
+			return nil
 		}
+		delete(holds, k)
+		return release()
+	}
+	holds[k]++
+	if holds[k] != 1 {
 		return nil
 	}
-	m.isolated[h]++
-	if m.isolated[h] == 1 {
-		return m.c.Net.Isolate(h)
-	}
-	return nil
+	return apply()
 }
 
 var _ Network = simnetAdapter{}
