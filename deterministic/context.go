@@ -55,13 +55,17 @@ func (c *Context) Auditor() *Auditor {
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, name: metrics.ChildLabel(c.name, label), attrs: c.attrs, node: c.node.Child(), host: c.host, proc: c.proc}
+	d := *c // every field carries over, but the name, the node and the task label
+	d.name, d.node, d.label = metrics.ChildLabel(c.name, label), c.node.Child(), nil
+	return &d
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.rt.check()
-	return &Context{rt: c.rt, name: c.name, attrs: metrics.WithAttr(c.attrs, key, value), node: c.node, host: c.host, label: c.label, proc: c.proc}
+	d := *c
+	d.attrs = metrics.WithAttr(c.attrs, key, value)
+	return &d
 }
 
 // Name implements simrt.Supervisor.Name.

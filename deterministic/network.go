@@ -80,7 +80,9 @@ func (c *Context) WithHost(ip netip.Addr) *Context {
 		panic("deterministic.Context.WithHost: invalid address")
 	}
 	c.rt.netStack(ip.Unmap()) // declares the host
-	return &Context{rt: c.rt, name: c.name, attrs: c.attrs, node: c.node, host: ip.Unmap(), proc: c.proc}
+	d := *c
+	d.host, d.label = ip.Unmap(), nil
+	return &d
 }
 
 // Host returns the simulated host the context acts as: 127.0.0.1 unless
