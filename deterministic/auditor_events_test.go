@@ -3,6 +3,8 @@ package deterministic
 import (
 	"fmt"
 	"testing"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Encode, Stop and Stopped are audited events, as in the reference:
@@ -23,7 +25,7 @@ func TestAuditorRecordsEncodeStopStopped(t *testing.T) {
 	}
 	state, events := run(-2)
 	want := []struct {
-		label  string
+		label  audit.Label
 		fields [][]byte
 	}{
 		{"encode", nil},

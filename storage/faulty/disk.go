@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // ErrDiskFailed is the cause of the errors of a failing disk
@@ -82,7 +83,7 @@ func (f DiskFault) String() string {
 // Recorder receives a Storage's control events (see SetRecorder). The
 // simulator's auditor is one.
 type Recorder interface {
-	Event(label string, fields ...[]byte)
+	Event(label audit.Label, fields ...[]byte)
 }
 
 // SetDiskFault switches the disk fault to f, from the next operation on
@@ -102,7 +103,7 @@ func (s *Storage) SetDiskFault(f DiskFault) {
 		s.diskEffect = s.addEffect("disk", f.String())
 	}
 	if s.rec != nil {
-		s.rec.Event("storage_disk_fault", []byte(f.String()))
+		s.rec.Event(audit.StorageDiskFault, []byte(f.String()))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/trace"
 )
 
@@ -151,9 +152,9 @@ func TestNetworkSendsBecomeFlows(t *testing.T) {
 	resume := func(i uint64, id uint64, name string) deterministic.Event {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], id)
-		return deterministic.Event{Index: i, Time: at, Task: "<runtime>", Label: "process_task", Fields: [][]byte{b[:], []byte(name)}}
+		return deterministic.Event{Index: i, Time: at, Task: "<runtime>", Label: audit.ProcessTask, Fields: [][]byte{b[:], []byte(name)}}
 	}
-	ev := func(i uint64, task, label string, fields ...string) deterministic.Event {
+	ev := func(i uint64, task string, label audit.Label, fields ...string) deterministic.Event {
 		e := deterministic.Event{Index: i, Time: at, Task: task, Label: label}
 		for _, f := range fields {
 			e.Fields = append(e.Fields, []byte(f))
