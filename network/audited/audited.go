@@ -1,7 +1,9 @@
 // Package audited records every network operation on a runtime's auditor,
 // so that two runs of one seed can be compared: bind, dial, accept, send
 // (with the payload) and recv (with the bytes received). Peek is not
-// recorded. Attempts are recorded before delegating, then the outcome.
+// recorded. Attempts are recorded before delegating, then the outcome. The
+// labels are the constants of package telemetry/audit (audit.BindAttempt,
+// audit.SendSuccess, ...).
 //
 // Smallest use, as the simulator wires it:
 //

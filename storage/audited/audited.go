@@ -4,7 +4,8 @@
 // Each operation records one event before it is delegated, so failed
 // attempts (an open of a blob that is already open, an injected fault) are
 // audited as well as successes. Integers are 8-byte big-endian (versions
-// 2-byte), so field boundaries are unambiguous:
+// 2-byte), so field boundaries are unambiguous. The labels are the
+// constants of package telemetry/audit (audit.Open, audit.Remove, ...):
 //
 //	open        partition, name, min version, max version
 //	remove      partition, 1 || name      (one blob)

@@ -89,7 +89,7 @@ type Recorder interface {
 // SetDiskFault switches the disk fault to f, from the next operation on
 // (an operation already sleeping for Slow completes under the fault it
 // checks after its sleep). The zero value heals the disk. Each call is
-// recorded on the Recorder, if any, as "storage_disk_fault" with f's
+// recorded on the Recorder, if any, as audit.StorageDiskFault with f's
 // String, and, unless f is the zero value, starts a new Effect.
 func (s *Storage) SetDiskFault(f DiskFault) {
 	if f.Slow < 0 {
