@@ -15,6 +15,7 @@ import (
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -427,7 +428,7 @@ func (rt *runtime) afterFunc(d time.Duration, tk *task, f func()) *timer {
 	at := addTime(rt.now, max(d, 0))
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(at))
-	rt.auditor.Event("timer", b[:])
+	rt.auditor.Event(audit.Timer, b[:])
 	if at == never {
 		return &timer{at: at, task: tk, f: f}
 	}
@@ -455,6 +456,6 @@ var fieldNextU64 = []byte("next_u64")
 
 func (s auditedSource) Uint64() uint64 {
 	s.rt.check()
-	s.rt.auditor.Event("rand", fieldNextU64)
+	s.rt.auditor.Event(audit.Rand, fieldNextU64)
 	return s.rt.stream.next(KindRand)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -246,7 +247,7 @@ func (n *Node) start() {
 
 // event records a lifecycle operation on the node.
 func (n *Node) event(op string) {
-	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte(op))
+	n.rt.auditor.Event(audit.Node, []byte(n.cfg.Name), []byte(op))
 }
 
 // Node returns the node the context acts for, or nil outside nodes.
