@@ -166,7 +166,7 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 // draws whether it is enabled for the run
 // (Config.Buggify.SiteProbability); each call of an enabled site draws
 // whether it fires (FireProbability). Each draw comes from the run's
-// generator and is audited as a "buggify" event with the site's name and
+// generator and is audited as an audit.Buggify event with the site's name and
 // the outcome ("enabled", "disabled", "fired", "held").
 func (c *Context) BuggifySite(name string) bool {
 	rt := c.rt

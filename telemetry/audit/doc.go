@@ -16,9 +16,10 @@
 // Events recorded for a node's storage carry the node's name as an extra
 // first field, before the fields listed here.
 //
-// The smallest use, matching an event of a log:
+// The smallest use, matching the events of a run's log (with
+// deterministic.Config.EventLog set):
 //
-//	for _, e := range rt.Auditor().Log().Events() {
+//	for _, e := range ctx.Auditor().Log().Events() {
 //		if e.Label == audit.Spawn {
 //			fmt.Printf("spawn of %s\n", e.Fields[1])
 //		}

@@ -32,7 +32,8 @@ const (
 	// Resolve is a DNS lookup: host, addresses as for ResolverRegister
 	// (0 when the host is unknown).
 	Resolve Label = "resolve"
-	// Buggify is a fault-injection site drawn: site, outcome.
+	// Buggify is a draw of a fault-injection site: site, outcome ("enabled"
+	// or "disabled" on its first call, then "fired" or "held").
 	Buggify Label = "buggify"
 	// Node is a lifecycle or clock operation on a simulated node: node
 	// name, operation ("add", "exit", "kill", "power_off", "restart",
