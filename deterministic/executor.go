@@ -69,6 +69,10 @@ type runtime struct {
 	labelID      string          // their value: the owner's address
 
 	warmed uintptr // where warm's loads go, so that they are not dropped
+
+	// id tells the primitives this run's tasks use from another run's (see
+	// core.Lock); the first task to start makes it.
+	id core.RuntimeID
 }
 
 type failure struct {
