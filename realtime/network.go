@@ -55,9 +55,10 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // The connect blocks the calling goroutine, with a context.Context that an
 // abort of the context's task (or the shutdown) cancels, whichever
 // goroutine dials: Dial then returns simrt.ErrClosed at once, and no
-// goroutine of the connect outlives it. Called on the task's own goroutine
-// (see interrupt.go), Dial is also cut short by the task's simrt.Timeout,
-// and the task unwinds as in the simulator.
+// goroutine of the connect outlives it. Called on a task's goroutine (the
+// context's task's or another's, see interrupt.go), Dial is also cut short
+// by that task's abort or simrt.Timeout, and the task unwinds as in the
+// simulator.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.scope.rt.check()
 	c.scope.rt.netUsed.Store(true)
@@ -85,9 +86,9 @@ func (d *device) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	return tl, nil
 }
 
-// Dial connects with a context that the owner's abort cancels, and, on the
-// owner's goroutine, cut short by the owner's interruption (see
-// Context.Dial).
+// Dial connects with a context that the owner's abort cancels, and that
+// an interruption of the task blocked in the connect (the caller, when it
+// is a task's goroutine) cancels too (see Context.Dial).
 func (d *device) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	t := d.owner
 	dctx, cancel := context.WithCancel(context.Background())
@@ -96,14 +97,17 @@ func (d *device) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	t.closers().add(cc) // an aborted task's set cancels it at once
 	defer t.closers().remove(cc)
 	tg := ioTarget{inner: cc}
-	rec := t.beginIO(&tg)
+	// The task blocked in the connect is the caller's, which need not be
+	// the owner (a context handed to another task).
+	o := d.rt.blockedTask(t, &tg)
+	rec := o != nil && o.beginIO(&tg)
 	sink, stream, err := d.rt.network.tcp.DialContext(dctx, addr)
-	if rec && t.endIO(&tg) {
+	if rec && o.endIO(&tg) {
 		if err == nil {
 			sink.Close()
 			stream.Close()
 		}
-		t.ct.CheckInterrupt()
+		o.ct.CheckInterrupt()
 	}
 	if err != nil {
 		return nil, nil, err

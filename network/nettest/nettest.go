@@ -39,6 +39,8 @@ type Env interface {
 	// Go runs f as a new task and returns a function that parks the
 	// calling task until f has returned.
 	Go(f func(env Env)) (wait func())
+	// Spawn runs f as a new task and returns its handle, to abort it.
+	Spawn(f func(env Env)) *simrt.Handle[struct{}]
 }
 
 // Harness runs one case: it builds a fresh runtime and network, runs body
@@ -56,11 +58,15 @@ type ctxEnv struct {
 func (e ctxEnv) Network() simrt.Network { return e.net }
 
 func (e ctxEnv) Go(f func(Env)) func() {
-	h := simrt.Spawn(e.Context, func(ctx simrt.Context) struct{} {
+	h := e.Spawn(f)
+	return func() { h.Await(e.Context) }
+}
+
+func (e ctxEnv) Spawn(f func(Env)) *simrt.Handle[struct{}] {
+	return simrt.Spawn(e.Context, func(ctx simrt.Context) struct{} {
 		f(ctxEnv{ctx, e.net})
 		return struct{}{}
 	})
-	return func() { h.Await(e.Context) }
 }
 
 var cases = []struct {
@@ -82,6 +88,9 @@ var cases = []struct {
 	{"SendTakenByPeerSucceeds", sendTakenByPeerSucceeds},
 	{"CloseCutsParkedRecv", closeCutsParkedRecv},
 	{"CloseCutsParkedSend", closeCutsParkedSend},
+	{"AbortCutsBlockedRecv", abortCutsBlockedRecv},
+	{"AbortCutsBlockedSend", abortCutsBlockedSend},
+	{"AbortCutsBlockedAccept", abortCutsBlockedAccept},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.
