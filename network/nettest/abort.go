@@ -211,6 +211,26 @@ func abortCutsBlockedAccept(t *testing.T, env Env) {
 	by.check(t, env, "Accept")
 }
 
+// simrt.Timeout cuts a blocked Accept short with ErrTimeout. (What the
+// listener does next differs: the simulator's stays open, production's is
+// closed by the cut.)
+func timeoutCutsBlockedAccept(t *testing.T, env Env) {
+	l := bind(t, env)
+	if l == nil {
+		return
+	}
+	defer l.Close()
+	err := simrt.Timeout(env, settle, func() error {
+		_, si, st, err := l.Accept() // nobody dials
+		if err == nil {
+			si.Close()
+			st.Close()
+		}
+		return err
+	})
+	wantErr(t, err, simrt.ErrTimeout, "Accept under Timeout")
+}
+
 // DialHarness runs one case of RunDial: like Harness, and hang gives an
 // address that a Dial of the network under test blocks on, until it times
 // out or is cut short (for TCP, a listener whose accept queue is full; in

@@ -91,6 +91,7 @@ var cases = []struct {
 	{"AbortCutsBlockedRecv", abortCutsBlockedRecv},
 	{"AbortCutsBlockedSend", abortCutsBlockedSend},
 	{"AbortCutsBlockedAccept", abortCutsBlockedAccept},
+	{"TimeoutCutsBlockedAccept", timeoutCutsBlockedAccept},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.
