@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // BuggifyConfig sets how simrt.Buggify behaves in a simulation. The zero
@@ -208,7 +209,7 @@ func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
 	if hit {
 		outcome = yes
 	}
-	rt.auditor.Event("buggify", []byte(site), []byte(outcome))
+	rt.auditor.Event(audit.Buggify, []byte(site), []byte(outcome))
 	return hit
 }
 
