@@ -11,7 +11,6 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
-	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -29,7 +28,7 @@ type runtime struct {
 	rootLabel  *metrics.TaskLabel // the root task's series
 	rand       *rand.Rand
 	pool       *pool
-	network    *metered.Network
+	network    netStack // the TCP network and its counters (network.go)
 	storage    simrt.Storage
 	disk       simrt.Storage // the directory under storage (storage.go)
 	metrics    *metricsServer

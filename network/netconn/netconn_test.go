@@ -9,9 +9,8 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
-	"github.com/simrt/simrt/internal/gotask"
 	"github.com/simrt/simrt/network/netconn"
-	"github.com/simrt/simrt/network/tcp"
+	"github.com/simrt/simrt/realtime"
 )
 
 // cutByClose parks a netconn Read on a new task, closes the conn from the
@@ -64,9 +63,11 @@ func TestNetConnCloseCutsParkedRead(t *testing.T) {
 		})
 	})
 	t.Run("TCP", func(t *testing.T) {
-		rt := gotask.New()
-		rt.Run(func() {
-			cutByClose(t, rt, rt.Go, func(d time.Duration) { simrt.Select(rt, simrt.After(rt, d, nil)) }, tcp.New(rt, tcp.Config{}))
+		realtime.New(realtime.Config{}).Start(func(ctx simrt.Context) {
+			cutByClose(t, ctx, func(f func()) func() {
+				h := simrt.Spawn(ctx, func(simrt.Context) struct{} { f(); return struct{}{} })
+				return func() { h.Await(ctx) }
+			}, ctx.Sleep, ctx)
 		})
 	})
 }
