@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simrt/simrt/internal/seeds"
+	seeds "github.com/simrt/simrt/sweep"
 )
 
 var (

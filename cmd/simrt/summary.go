@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simrt/simrt/internal/seeds"
+	seeds "github.com/simrt/simrt/sweep"
 )
 
 // reLogged matches a line the test logged (t.Error, t.Fatal, t.Log): the

@@ -16,7 +16,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/simrt/simrt/internal/seeds"
+	seeds "github.com/simrt/simrt/sweep"
 )
 
 const sweepUsage = `usage: simrt sweep ./pkg -run TestX [-seeds 0..9999] [-shard i/n] [-parallel N] [-failfast] [-quiet] [-json] [-- test flags]

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simrt/simrt/internal/seeds"
+	seeds "github.com/simrt/simrt/sweep"
 )
 
 // The end-to-end tests run go test on testdata/sample, whose TestLeader
