@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	seeds "github.com/simrt/simrt/sweep"
+	simsweep "github.com/simrt/simrt/sweep"
 )
 
 // The end-to-end tests run go test on testdata/sample, whose TestLeader
@@ -36,12 +36,12 @@ func failingSeeds(t *testing.T, out string) []uint64 {
 	if m == nil {
 		t.Fatalf("no failing seeds in:\n%s", out)
 	}
-	set, err := seeds.Parse(m[1])
+	set, err := simsweep.Parse(m[1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var list []uint64
-	for s := range (seeds.Shard{I: 0, N: 1}).Pick(set) {
+	for s := range (simsweep.Shard{I: 0, N: 1}).Pick(set) {
 		list = append(list, s)
 	}
 	return list
@@ -235,7 +235,7 @@ func TestBarWithholdsRate(t *testing.T) {
 // it draws the count of seeds done.
 func TestBarDrawsWhenAsked(t *testing.T) {
 	var out, errb bytes.Buffer
-	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: []uint64{1, 2, 4},
+	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: simsweep.Set{{Lo: 1, Hi: 2}, {Lo: 4, Hi: 4}},
 		parallel: 1, stdout: &out, stderr: &errb, events: &out}
 	if code := s.exec(context.Background(), true); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out.String())
@@ -262,7 +262,7 @@ func TestParseArgsEitherOrder(t *testing.T) {
 }
 
 func itoa(n uint64) string {
-	return seeds.Compact([]uint64{n}).String()
+	return simsweep.Compact([]uint64{n}).String()
 }
 
 func newFlagSetForTest(w *bytes.Buffer) *flag.FlagSet {
