@@ -340,3 +340,22 @@ func TestSweepReportsCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestFailFastReportsUpToTheLowestFailure: with -failfast the summary
+// counts the seeds up to the lowest failing one and that failure alone,
+// for any -parallel, though the chunk that failed runs on to its end.
+func TestFailFastReportsUpToTheLowestFailure(t *testing.T) {
+	reSwept := regexp.MustCompile(`swept (\d+) of 40 seeds .*: (\d+) failed`)
+	for _, parallel := range []string{"1", "3"} {
+		out, code := sweepOut(t, "-seeds", "0..39", "-failfast", "-parallel", parallel, "-chunk", "8")
+		m := reSwept.FindStringSubmatch(out)
+		if code != 1 || m == nil {
+			t.Fatalf("parallel %s: exit %d, want 1 and a summary:\n%s", parallel, code, out)
+		}
+		first := failingSeeds(t, out)
+		if len(first) != 1 || m[2] != "1" || m[1] != itoa(first[0]+1) {
+			t.Fatalf("parallel %s: swept %s, %s failed, failing %v; want the seeds up to the lowest failure and it alone:\n%s",
+				parallel, m[1], m[2], first, out)
+		}
+	}
+}
