@@ -145,7 +145,7 @@ func Run[R any](cfg Config[R], body func(w *Worker, seed uint64) (R, error)) (*R
 // seeds of the shard and calls report once for each seed it ran, from
 // its own goroutine before it returns, in any order. Seeds it does not
 // report did not run; reporting a seed twice, or one not in the batch,
-// panics in body.
+// panics in body. The sweep reuses the seeds slice once body returns.
 // A body that panics fails the first seed of its batch it had not
 // reported; RunBatches then hands the seeds after it to body again.
 func RunBatches[R any](cfg Config[R], size int, body func(w *Worker, seeds []uint64, report func(seed uint64, v R, err error))) (*Report[R], error) {
@@ -258,24 +258,25 @@ func (e *engine[R]) run() {
 func (e *engine[R]) work(id int) {
 	w := &Worker{ID: id, Coroutines: &deterministic.Coroutines{}}
 	defer func() { w.Coroutines.Close() }()
+	seeds := make([]uint64, e.size)
+	reported := make([]bool, e.size)
 	for e.ctx.Err() == nil {
 		start := (e.next.Add(1) - 1) * e.size
 		if start >= e.limit.Load() {
 			return
 		}
 		k := min(e.size, e.total-start)
-		seeds := make([]uint64, k)
 		for i := range k {
 			seeds[i] = e.cfg.Seeds.At(e.shard.I + (start+i)*e.shard.N)
+			reported[i] = false
 		}
-		e.batch(w, start, seeds)
+		e.batch(w, start, seeds[:k], reported[:k])
 	}
 }
 
 // batch runs body over seeds, which start at position start, until it
-// returns without a panic.
-func (e *engine[R]) batch(w *Worker, start uint64, seeds []uint64) {
-	reported := make([]bool, len(seeds))
+// returns without a panic; reported[i] records that seeds[i] was.
+func (e *engine[R]) batch(w *Worker, start uint64, seeds []uint64, reported []bool) {
 	report := func(seed uint64, v R, err error) {
 		for i, s := range seeds {
 			if s == seed && !reported[i] {
