@@ -9,10 +9,12 @@ import (
 	"github.com/simrt/simrt/internal/core"
 )
 
-// segment is the bytes of one Send on their way across a link.
+// segment is one Send on its way across a link: its n bytes are the next
+// n of the pipe's flightQueue (segments arrive in the order they were
+// sent, so their bytes leave that queue in order too).
 type segment struct {
 	at time.Time // when they arrive, if the link lets them through
-	b  []byte
+	n  int
 }
 
 // pipe is one direction of a connection: what a sink has sent and its
@@ -28,8 +30,9 @@ type pipe struct {
 	from, to netip.AddrPort
 
 	flight      []segment
-	head        int // flight[head:] is still in flight
-	flightBytes int
+	head        int       // flight[head:] is still in flight
+	flightBytes int       // the length of flightQueue
+	flightQueue byteQueue // the bytes of flight[head:], in order: one buffer per pipe, not one per Send
 	last        time.Time // arrival time of the latest segment
 	shared      byteQueue
 	local       byteQueue
@@ -86,11 +89,10 @@ func (p *pipe) push(bufs [][]byte, total int) {
 	if l.blocked() {
 		n.blocker(l).Held++
 	}
-	seg := make([]byte, 0, total)
 	for _, b := range bufs {
-		seg = append(seg, b...)
+		p.flightQueue.write(b)
 	}
-	p.flight = append(p.flight, segment{at: at, b: seg})
+	p.flight = append(p.flight, segment{at: at, n: total})
 	p.flightBytes += total
 	p.pump()
 }
@@ -113,8 +115,9 @@ func (p *pipe) pump() {
 		s := p.flight[p.head]
 		p.flight[p.head] = segment{}
 		p.head++
-		p.flightBytes -= len(s.b)
-		p.shared.write(s.b)
+		p.flightBytes -= s.n
+		p.shared.write(p.flightQueue.bytes()[:s.n])
+		p.flightQueue.consume(s.n)
 		moved = true
 	}
 	if !p.inFlight() {
@@ -178,9 +181,15 @@ func (p *pipe) stopHold() {
 	}
 }
 
+// dropFlight loses every byte in flight.
+func (p *pipe) dropFlight() {
+	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.flightQueue.reset()
+}
+
 // discard drops every byte and timer of the pipe.
 func (p *pipe) discard() {
-	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.dropFlight()
 	p.shared.reset()
 	p.local.reset()
 	if p.timer != nil {
