@@ -59,3 +59,57 @@ func TestInFlightSendsShareOneBuffer(t *testing.T) {
 		}
 	})
 }
+
+// TestSmallRecvsAreCarved: small Recv results come out of a chunk per
+// pipe, so they cost no allocation of their own, and each is still the
+// caller's alone: writing to one, or appending to it, leaves the others
+// as they were.
+func TestSmallRecvsAreCarved(t *testing.T) {
+	const msgs, size = 1000, 36
+	deterministic.New(deterministic.Config{Seed: 1, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{BufferSize: 1 << 20})
+		l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		si, _, err := n.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, st, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []byte
+		for i := range msgs {
+			all = append(all, bytes.Repeat([]byte{byte(i)}, size)...)
+		}
+		if err := si.Send(all); err != nil {
+			t.Fatal(err)
+		}
+		got := make([][]byte, msgs)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range got {
+			if got[i], err = st.Recv(size); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if allocs := after.Mallocs - before.Mallocs; allocs > msgs/10 {
+			t.Errorf("%d Recvs of %d bytes made %d allocations, want at most %d", msgs, size, allocs, msgs/10)
+		}
+		for i, g := range got {
+			if cap(g) != size {
+				t.Fatalf("Recv %d: cap %d, want %d (the caller's alone)", i, cap(g), size)
+			}
+		}
+		got[0][size-1] = 0xff
+		got[0] = append(got[0], 0xee)
+		for i, g := range got[1:] {
+			if !bytes.Equal(g, bytes.Repeat([]byte{byte(i + 1)}, size)) {
+				t.Fatalf("Recv %d changed by writing to and appending to Recv 0", i+1)
+			}
+		}
+	})
+}

@@ -54,6 +54,35 @@ type pipe struct {
 	onTimer func()      // timerFired, bound once
 	timerAt time.Time
 	hold    simrt.Timer // the hold timer (HoldTimeout)
+
+	carved    []byte // what is left of the chunk small Recv results come from (carve)
+	carveSize int    // the size of that chunk
+}
+
+// Small Recv results are carved out of chunks: carveMax is the largest,
+// and a pipe's chunks grow from carveFirst to carveLast bytes.
+const (
+	carveMax   = 256
+	carveFirst = 256
+	carveLast  = 4096
+)
+
+// carve returns a new slice of k bytes for a Recv's result. A small one is
+// cut from the pipe's current chunk, its capacity k, so that it is the
+// caller's alone (an append to it reallocates) and most small Recvs cost
+// no allocation of their own. A chunk lives as long as any slice cut from
+// it does.
+func (p *pipe) carve(k int) []byte {
+	if k > carveMax {
+		return make([]byte, k)
+	}
+	if len(p.carved) < k {
+		p.carveSize = max(carveFirst, min(2*p.carveSize, carveLast))
+		p.carved = make([]byte, p.carveSize)
+	}
+	out := p.carved[:k:k]
+	p.carved = p.carved[k:]
+	return out
 }
 
 func (p *pipe) inFlight() bool { return p.head < len(p.flight) }
@@ -322,7 +351,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 		}
 		p.pull(k)
 		if p.local.len() >= k {
-			out := make([]byte, k)
+			out := p.carve(k)
 			copy(out, p.local.bytes())
 			p.local.consume(k)
 			return out, nil
