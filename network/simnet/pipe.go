@@ -7,6 +7,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // segment is one Send on its way across a link: its n bytes are the next
@@ -50,10 +51,10 @@ type pipe struct {
 	recvq core.WaitQueue // the stream, waiting for bytes
 	sendq core.WaitQueue // the sink, waiting for the stream to drain
 
-	timer   simrt.Timer // the delivery timer
+	timer   rtapi.Timer // the delivery timer
 	onTimer func()      // timerFired, bound once
 	timerAt time.Time
-	hold    simrt.Timer // the hold timer (HoldTimeout)
+	hold    rtapi.Timer // the hold timer (HoldTimeout)
 
 	carved    []byte // what is left of the chunk small Recv results come from (carve)
 	carveSize int    // the size of that chunk
