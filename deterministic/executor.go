@@ -411,6 +411,8 @@ func (rt *runtime) fireTimers() {
 			return
 		}
 		tm := rt.timers.pop()
+		f := tm.f
+		tm.f = nil // a handle kept after the timer is gone keeps no closure alive
 		if tm.cancelled {
 			rt.timers.recycle(tm)
 			continue
@@ -420,7 +422,7 @@ func (rt *runtime) fireTimers() {
 			tm.task.ct.Unpark()
 			rt.timers.recycle(tm)
 		} else {
-			tm.f()
+			f()
 		}
 	}
 }
