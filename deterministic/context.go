@@ -56,7 +56,7 @@ func (c *Context) Auditor() *Auditor {
 func (c *Context) Child(label string) simrt.Context {
 	c.rt.check()
 	d := *c // every field carries over, but the name, the node and the task label
-	d.name, d.node, d.label = metrics.ChildLabel(c.name, label), c.node.Child(), nil
+	d.name, d.node, d.label = supervise.ChildName(c.name, label), c.node.Child(), nil
 	return &d
 }
 
@@ -64,7 +64,7 @@ func (c *Context) Child(label string) simrt.Context {
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.rt.check()
 	d := *c
-	d.attrs = metrics.WithAttr(c.attrs, key, value)
+	d.attrs = supervise.WithAttr(c.attrs, key, value)
 	return &d
 }
 

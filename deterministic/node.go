@@ -12,7 +12,6 @@ import (
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
-	"github.com/simrt/simrt/telemetry/metrics"
 )
 
 // NodeConfig describes a simulated machine (see Context.AddNode).
@@ -228,8 +227,8 @@ func (n *Node) start() {
 	n.state = NodeRunning
 	ctx := &Context{
 		rt:    rt,
-		name:  metrics.ChildLabel("", n.cfg.Name),
-		attrs: metrics.WithAttr(nil, "node", n.cfg.Name),
+		name:  supervise.ChildName("", n.cfg.Name),
+		attrs: supervise.WithAttr(nil, "node", n.cfg.Name),
 		node:  inc.sup,
 		host:  n.cfg.Host,
 		proc:  inc,

@@ -114,13 +114,13 @@ func (c *Context) Logger() *slog.Logger {
 // Child implements simrt.Supervisor.Child.
 func (c *Context) Child(label string) simrt.Context {
 	c.scope.rt.check()
-	return newContext(c.scope.rt, c.task, metrics.ChildLabel(c.scope.name, label), c.scope.attrs, c.supervisor().Child())
+	return newContext(c.scope.rt, c.task, supervise.ChildName(c.scope.name, label), c.scope.attrs, c.supervisor().Child())
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
 func (c *Context) WithAttribute(key, value string) simrt.Context {
 	c.scope.rt.check()
-	return newContext(c.scope.rt, c.task, c.scope.name, metrics.WithAttr(c.scope.attrs, key, value), c.supervisor())
+	return newContext(c.scope.rt, c.task, c.scope.name, supervise.WithAttr(c.scope.attrs, key, value), c.supervisor())
 }
 
 // Name implements simrt.Supervisor.Name.
