@@ -20,6 +20,7 @@ type NetworkConfig = simnet.Config
 // metered → audited → simnet seen from that host.
 type networkState struct {
 	sim     *simnet.Network
+	ctl     *simnet.Controls // what Context.Network hands out
 	metrics *metered.Metrics             // shared by every host's stack
 	stacks  map[netip.Addr]simrt.Network // looked up, never iterated
 }
@@ -28,6 +29,7 @@ type networkState struct {
 // survive a checkpoint, so a recovered runtime starts with an empty one.
 func (rt *runtime) initNetwork() {
 	rt.network.sim = simnet.New(&Context{rt: rt}, rt.rng, rt.auditor, rt.cfg.Network)
+	rt.network.ctl = simnet.ControlsOf(rt.network.sim)
 	rt.network.metrics = metered.NewMetrics(rt.registry.Registerer())
 	rt.network.stacks = make(map[netip.Addr]simrt.Network)
 }
@@ -96,8 +98,10 @@ func (c *Context) Host() netip.Addr {
 
 // Network returns the simulated network's controls: links (latency,
 // jitter, bandwidth, loss, resets), partitions and clogs. Every change is
-// recorded by the auditor and takes effect at once.
-func (c *Context) Network() *simnet.Network {
+// recorded by the auditor and takes effect at once. The controls cannot
+// bind or dial: connections go through the context (Bind, Dial), whose
+// stack audits and meters them.
+func (c *Context) Network() *simnet.Controls {
 	c.rt.check()
-	return c.rt.network.sim
+	return c.rt.network.ctl
 }
