@@ -14,6 +14,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -47,7 +48,7 @@ type runtime struct {
 	props   *properties // made at the first property or Buggify call
 
 	tree     *supervise.Tree
-	shutdown simrt.Shutdown
+	shutdown rtapi.Shutdown[simrt.Signal, *simrt.Signal]
 
 	registry   *metrics.Registry
 	taskMetric *metrics.Tasks
@@ -176,12 +177,12 @@ func (rt *runtime) unlinkLive(t *task) {
 	t.prevLive, t.nextLive = nil, nil
 }
 
-// spawn implements Spawner.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
+// spawn implements rtapi.Plumbing.SpawnTask for ctx.
+func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 	rt.check()
 	if rt.closing {
 		body.Done(simrt.ErrClosed)
-		return simrt.NoAbort{}
+		return rtapi.NoAbort{}
 	}
 	label := ctx.label
 	if label == nil {
@@ -196,7 +197,7 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	*t = task{name: ctx.name, label: label, body: body}
 	if !ctx.node.SpawnAt(node) {
 		body.Done(simrt.ErrClosed)
-		return simrt.NoAbort{}
+		return rtapi.NoAbort{}
 	}
 	label.Running.Add(1)
 	node.InitChild(&child.node)

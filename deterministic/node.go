@@ -10,6 +10,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 )
@@ -234,7 +235,7 @@ func (n *Node) start() {
 		proc:  inc,
 	}
 	main := n.cfg.Main
-	ctx.SpawnTask(simrt.TaskFuncs{RunFunc: main, DoneFunc: func(error) {
+	ctx.SpawnTask(rtapi.TaskFuncs{RunFunc: func(c rtapi.Plumbing) { main(c.(simrt.Context)) }, DoneFunc: func(error) {
 		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {
 			n.state = NodeExited
 			n.event("exit")

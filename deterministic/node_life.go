@@ -203,7 +203,7 @@ type nodeTimer struct {
 	stopped, fired bool
 }
 
-// Stop implements simrt.Timer.
+// Stop implements rtapi.Timer.
 func (t *nodeTimer) Stop() bool {
 	if t.stopped || t.fired {
 		return false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Ephemeral ports: every dial attempt takes the next port from 32768 on,
@@ -27,7 +28,7 @@ var Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 // Runtime is what the network needs from the runtime it lives in: the
 // current task (to park it), timers and the time.
 type Runtime interface {
-	simrt.Runtime
+	rtapi.Plumbing
 	// Now returns the runtime's current time.
 	Now() time.Time
 }
