@@ -187,7 +187,7 @@ func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
 	}
 	// The node's storage metrics carry its name, as its tasks' do.
 	reg := prometheus.WrapRegistererWithPrefix(cfg.Name+"_",
-		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.registry.Registerer()))
+		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.sh.Registry.Registerer()))
 	n.disk.st = storageStack(rt, mem, rt.rng, faults, rt.auditor, reg)
 	rt.wireFaulty(n.disk.st.fault, cfg.Name) // disk faults: audited, slept, dated (disk.go)
 	rt.netStack(h)                           // declares the host, so faults may name it at once
@@ -222,18 +222,12 @@ func validName(name string) error {
 func (n *Node) start() {
 	rt := n.rt
 	n.incs++
-	inc := &incarnation{n: n, num: n.incs, sup: rt.tree.Root().Child()}
+	inc := &incarnation{n: n, num: n.incs, sup: rt.sh.Tree.Root().Child()}
 	inc.stor = newProcStorage(inc, n.disk.st.stack)
 	n.inc = inc
 	n.state = NodeRunning
-	ctx := &Context{
-		rt:    rt,
-		name:  supervise.ChildName("", n.cfg.Name),
-		attrs: supervise.WithAttr(nil, "node", n.cfg.Name),
-		node:  inc.sup,
-		host:  n.cfg.Host,
-		proc:  inc,
-	}
+	ctx := &Context{rt: rt, host: n.cfg.Host, proc: inc}
+	ctx.Init(rt.sh.NewScope(supervise.ChildName("", n.cfg.Name), supervise.WithAttr(nil, "node", n.cfg.Name)), inc.sup)
 	main := n.cfg.Main
 	ctx.SpawnTask(rtapi.TaskFuncs{RunFunc: func(c rtapi.Plumbing) { main(c.(simrt.Context)) }, DoneFunc: func(error) {
 		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {

@@ -18,21 +18,21 @@ import (
 // task blocked in it (a Timeout, an abort, the shutdown) shuts the half
 // down in the kernel (interrupt.go).
 func (rt *runtime) initNetwork() {
-	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.registry.Registerer())
+	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.sh.Registry.Registerer())
 }
 
 // Bind implements simrt.Network.Bind over TCP. The listener is closed if
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
-	c.scope.rt.check()
-	c.scope.rt.netUsed.Store(true)
-	l, err := c.scope.rt.network.Bind(addr)
+	c.rt().check()
+	c.rt().netUsed.Store(true)
+	l, err := c.rt().network.Bind(addr)
 	if err != nil {
 		return nil, err
 	}
-	tl := &listener{rt: c.scope.rt, owner: c.task, inner: l}
+	tl := &listener{rt: c.rt(), owner: c.task, inner: l}
 	tl.tg = newTarget(l)
-	c.scope.rt.track(c.task, tl)
+	c.rt().track(c.task, tl)
 	return tl, nil
 }
 
@@ -46,7 +46,7 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // (see interrupt.go), Dial is also cut short by the task's simrt.Timeout,
 // and the task unwinds as in the simulator.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	rt := c.scope.rt
+	rt := c.rt()
 	rt.check()
 	rt.netUsed.Store(true)
 	t := c.task
@@ -76,8 +76,8 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // is bounded by Config.ConnectTimeout and cancelled if the task owning
 // this context is aborted.
 func (c *Context) Resolve(host string) ([]netip.Addr, error) {
-	c.scope.rt.check()
-	ctx, cancel := context.WithTimeout(context.Background(), c.scope.rt.cfg.Network.ConnectTimeout)
+	c.rt().check()
+	ctx, cancel := context.WithTimeout(context.Background(), c.rt().cfg.Network.ConnectTimeout)
 	cc := &cancelCloser{cancel: cancel}
 	c.task.closers().add(cc)
 	defer func() {
