@@ -31,21 +31,14 @@ type Context struct {
 
 var _ simrt.Context = (*Context)(nil)
 
-// ctxOf returns the Context whose shell c is: the shell hands the backend
-// only shells it got from this package, each the first field of a Context.
-func ctxOf(c *shell.Context) *Context { return (*Context)(unsafe.Pointer(c)) }
+// ctxOf returns the Context whose shell c is (see shell.Outer).
+func ctxOf(c *shell.Context) *Context { return shell.Outer[Context](c) }
 
-var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // ctxOf needs the shell at offset 0
+var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // shell.Outer needs the shell first
 
 // From returns the simulator context behind ctx. It panics if ctx does not
 // come from this package's runtime.
-func From(ctx simrt.Context) *Context {
-	c, ok := ctx.(*Context)
-	if !ok {
-		panic("deterministic.From: context does not belong to the deterministic runtime")
-	}
-	return c
-}
+func From(ctx simrt.Context) *Context { return shell.From[Context](ctx, "deterministic") }
 
 // Seed returns the seed the simulation was configured with (0 when a
 // Config.Source replaced the seeded generator).

@@ -20,16 +20,17 @@ type NetworkConfig = simnet.Config
 // metered → audited → simnet seen from that host.
 type networkState struct {
 	sim     *simnet.Network
-	ctl     *simnet.Controls             // what Context.Network hands out
+	ctl     simnet.Controls              // what Context.Network hands out
 	metrics *metered.Metrics             // shared by every host's stack
 	stacks  map[netip.Addr]simrt.Network // looked up, never iterated
 }
 
-// initNetwork builds the network of a new runtime. Connections never
-// survive a checkpoint, so a recovered runtime starts with an empty one.
-func (rt *runtime) initNetwork() {
-	rt.network.sim = simnet.New(rt.rootContext(), rt.rng, rt.auditor, rt.cfg.Network)
-	rt.network.ctl = simnet.ControlsOf(rt.network.sim)
+// initNetwork builds the network of a new runtime, which blocks and
+// sleeps through ctx. Connections never survive a checkpoint, so a
+// recovered runtime starts with an empty one.
+func (rt *runtime) initNetwork(ctx *Context) {
+	rt.network.sim = simnet.New(ctx, rt.rng, rt.auditor, rt.cfg.Network)
+	rt.network.ctl = *simnet.ControlsOf(rt.network.sim)
 	rt.network.metrics = metered.NewMetrics(rt.sh.Registry.Registerer())
 	rt.network.stacks = make(map[netip.Addr]simrt.Network)
 }
@@ -104,5 +105,5 @@ func (c *Context) Host() netip.Addr {
 // stack audits and meters them.
 func (c *Context) Network() *simnet.Controls {
 	c.rt.check()
-	return c.rt.network.ctl
+	return &c.rt.network.ctl
 }

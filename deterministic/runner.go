@@ -91,8 +91,8 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 		rt.nodes.disks = r.cp.disks
 	}
 	rt.initStorage(r.cp)
-	rt.initNetwork()
 	ctx := rt.rootContext()
+	rt.initNetwork(ctx)
 	rt.root = &task{name: "", root: true, label: rt.sh.Tasks.Label("", "Root"), fn: func() { root(ctx) }}
 	rt.root.label.Spawned.Add(1)
 	rt.root.label.Running.Add(1)
@@ -127,8 +127,8 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 	return cp
 }
 
-// rootContext returns a new context at the root of the runtime: the root
-// task's, and the one the simulated network works through.
+// rootContext returns the root task's context, which the simulated
+// network also works through.
 func (rt *runtime) rootContext() *Context {
 	c := &Context{rt: rt}
 	c.Init(rt.sh.NewScope("", nil), rt.sh.Tree.Root())

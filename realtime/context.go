@@ -33,21 +33,14 @@ type Context struct {
 
 var _ simrt.Context = (*Context)(nil)
 
-// ctxOf returns the Context whose shell c is: the shell hands the backend
-// only shells it got from this package, each the first field of a Context.
-func ctxOf(c *shell.Context) *Context { return (*Context)(unsafe.Pointer(c)) }
+// ctxOf returns the Context whose shell c is (see shell.Outer).
+func ctxOf(c *shell.Context) *Context { return shell.Outer[Context](c) }
 
-var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // ctxOf needs the shell at offset 0
+var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // shell.Outer needs the shell first
 
 // From returns the production context behind ctx. It panics if ctx does not
 // come from this package's runtime.
-func From(ctx simrt.Context) *Context {
-	c, ok := ctx.(*Context)
-	if !ok {
-		panic("realtime.From: context does not belong to the realtime runtime")
-	}
-	return c
-}
+func From(ctx simrt.Context) *Context { return shell.From[Context](ctx, "realtime") }
 
 // rt returns the context's runtime.
 func (c *Context) rt() *runtime { return c.Scope().Runtime().Backend().(*runtime) }

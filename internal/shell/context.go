@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -260,4 +261,19 @@ func (c *Context) Scan(partition string) ([][]byte, error) {
 	rt := c.scope.rt
 	rt.Check()
 	return rt.backend.Storage(c).Scan(partition)
+}
+
+// Outer returns the runtime context *T whose first field is c. Every
+// *Context a Backend is handed is one (see Backend); a runtime asserts at
+// compile time that its Context embeds the shell at offset 0.
+func Outer[T any](c *Context) *T { return (*T)(unsafe.Pointer(c)) }
+
+// From returns ctx as the runtime context *T of the runtime named name. It
+// panics if ctx belongs to another runtime.
+func From[T any](ctx simrt.Context, name string) *T {
+	c, ok := any(ctx).(*T)
+	if !ok {
+		panic(name + ".From: context does not belong to the " + name + " runtime")
+	}
+	return c
 }
