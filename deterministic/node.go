@@ -11,7 +11,6 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
-	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 )
 
@@ -275,10 +274,11 @@ func (n *Node) State() NodeState { return n.state }
 // 1 from AddNode, one more at every Restart.
 func (n *Node) Incarnation() int { return n.incs }
 
-// Storage returns the node's storage fault layer: its live configuration
-// (Config), its disk fault (SetDiskFault) and pending crash journal. It
-// outlives the node's processes.
-func (n *Node) Storage() *faulty.Storage { return n.disk.st.fault }
+// Storage returns the controls of the node's disk: its live fault
+// configuration (Config), its disk fault (SetDiskFault) and pending crash
+// journal. It outlives the node's processes. Blobs are opened through the
+// node's contexts, never through the controls.
+func (n *Node) Storage() DiskControls { return DiskControls{n.disk.st.fault} }
 
 // SetDiskFault switches the fault of the node's disk (see
 // Context.SetDiskFault); the zero value heals it. The fault outlives the
