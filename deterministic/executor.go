@@ -255,7 +255,7 @@ func abortSpawned(n *supervise.Node) { taskOf(n).Abort() }
 
 // taskOf returns the task of spawn node n.
 func taskOf(n *supervise.Node) *task {
-	return &(*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node)))).task
+	return &supervise.Owner[taskWithContext](n, unsafe.Offsetof(taskWithContext{}.node)).task
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.

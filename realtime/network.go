@@ -7,18 +7,20 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/network/tcp"
 )
 
-// initNetwork wires the production network: tracking (below) over
-// metered over tcp. The tcp network gets no runtime: halves carry no
-// context and are handed between tasks, so each operation blocks its own
-// goroutine, bounded by the configured timeouts; an interruption of the
+// initNetwork wires the production network, the shell's stack: tracking
+// (below) over metered over tcp. The tcp network gets no runtime: halves
+// carry no context and are handed between tasks, so each operation blocks
+// its own goroutine, bounded by the configured timeouts; an interruption of the
 // task blocked in it (a Timeout, an abort, the shutdown) shuts the half
 // down in the kernel (interrupt.go).
 func (rt *runtime) initNetwork() {
-	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.sh.Registry.Registerer())
+	m := metered.NewMetrics(rt.sh.Registry.Registerer())
+	rt.network = shell.NetworkStack(tcp.New(nil, rt.cfg.Network), nil, m, nil).(*metered.Network) // Dial needs its DialContext
 }
 
 // Bind implements simrt.Network.Bind over TCP. The listener is closed if

@@ -176,7 +176,7 @@ func (t *task) Yield() {
 // taskOf returns the task whose spawn node n is: the tree hands back only
 // spawn nodes, and every spawn node is the node field of a task.
 func taskOf(n *supervise.Node) *task {
-	return (*task)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(task{}.node))))
+	return supervise.Owner[task](n, unsafe.Offsetof(task{}.node))
 }
 
 // abortSpawned is the tree's abortTask: it aborts the task of a spawn node.
