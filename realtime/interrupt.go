@@ -223,10 +223,10 @@ func (t *task) markGoroutine() {
 	}
 	t.ct.SetWaiter(&x.waiter) // this is the task's goroutine, about to block
 	x.unmarked = getProfLabel()
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.scope.profLabels()))
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.Scope().ProfLabels()))
 	m := getProfLabel()
 	x.marker.Store((*struct{})(m))
-	t.ctx.scope.rt.marked.add(m, t)
+	t.rt().marked.add(m, t)
 }
 
 // marked reports whether markGoroutine has run.

@@ -23,15 +23,15 @@ func BenchmarkPingPong64Layers(b *testing.B) {
 		name string
 		net  func(c *Context) simrt.Network
 	}{
-		{"tcp", func(c *Context) simrt.Network { return c.scope.rt.network.tcp }},
-		{"device", func(c *Context) simrt.Network { return &device{rt: c.scope.rt, owner: c.task} }},
+		{"tcp", func(c *Context) simrt.Network { return c.rt().network.tcp }},
+		{"device", func(c *Context) simrt.Network { return &device{rt: c.rt(), owner: c.task} }},
 		{"stack", func(c *Context) simrt.Network { return c }},
 	} {
 		b.Run(layer.name, func(b *testing.B) {
 			b.ReportAllocs()
 			New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Start(func(ctx simrt.Context) {
 				c := ctx.(*Context)
-				c.scope.rt.netUsed.Store(true) // as Bind does: tasks are marked as they start
+				c.rt().netUsed.Store(true) // as Bind does: tasks are marked as they start
 				pingPong64(b, c, layer.net(c))
 			})
 		})

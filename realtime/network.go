@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/network/tcp"
 )
@@ -32,21 +33,21 @@ type netStack struct {
 // an interruption of the task blocked in it (a Timeout, an abort, the
 // shutdown) shuts the half down in the kernel (interrupt.go).
 func (rt *runtime) initNetwork() {
-	rt.network = netStack{tcp: tcp.New(rt.cfg.Network), metrics: metered.NewMetrics(rt.registry.Registerer())}
+	rt.network = netStack{tcp: tcp.New(rt.cfg.Network), metrics: metered.NewMetrics(rt.sh.Registry.Registerer())}
 }
 
 // netFor returns the network owner's context opens connections on: the
 // counters over owner's device.
 func (rt *runtime) netFor(owner *task) *metered.Network {
-	return metered.WithMetrics(&device{rt: rt, owner: owner}, rt.network.metrics)
+	return shell.NetworkStack(&device{rt: rt, owner: owner}, nil, rt.network.metrics, nil).(*metered.Network)
 }
 
 // Bind implements simrt.Network.Bind over TCP. The listener is closed if
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
-	c.scope.rt.check()
-	c.scope.rt.netUsed.Store(true)
-	return c.scope.rt.netFor(c.task).Bind(addr)
+	c.rt().check()
+	c.rt().netUsed.Store(true)
+	return c.rt().netFor(c.task).Bind(addr)
 }
 
 // Dial implements simrt.Network.Dial over TCP. The connection is closed if
@@ -60,9 +61,9 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // by that task's abort or simrt.Timeout, and the task unwinds as in the
 // simulator.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	c.scope.rt.check()
-	c.scope.rt.netUsed.Store(true)
-	return c.scope.rt.netFor(c.task).Dial(addr)
+	c.rt().check()
+	c.rt().netUsed.Store(true)
+	return c.rt().netFor(c.task).Dial(addr)
 }
 
 // device is tcp under the interruption layer, for the connections and
@@ -120,8 +121,8 @@ func (d *device) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // is bounded by Config.ConnectTimeout and cancelled if the task owning
 // this context is aborted.
 func (c *Context) Resolve(host string) ([]netip.Addr, error) {
-	c.scope.rt.check()
-	ctx, cancel := context.WithTimeout(context.Background(), c.scope.rt.cfg.Network.ConnectTimeout)
+	c.rt().check()
+	ctx, cancel := context.WithTimeout(context.Background(), c.rt().cfg.Network.ConnectTimeout)
 	cc := &cancelCloser{cancel: cancel}
 	c.task.closers().add(cc)
 	defer func() {
