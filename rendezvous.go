@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // An unbuffered channel has no buffer for a value to wait in: a sender and a
@@ -178,7 +179,7 @@ func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
 	return v, false
 }
 
-func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
+func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -203,7 +204,7 @@ func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
 	}
 }
 
-func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
+func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v, ok = c.tryRecvSync(); ok || c.closed {

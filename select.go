@@ -2,6 +2,7 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Case is one branch of a Select. Cases are made by the primitives:
@@ -33,18 +34,18 @@ type Case interface {
 // whatever else became ready at the same time, since that partner has
 // already taken or delivered the value. Select with no cases parks forever
 // (until aborted).
-func Select(ctx Runtime, cases ...Case) int {
+func Select(ctx rtapi.Plumbing, cases ...Case) int {
 	return selectCases(ctx, false, cases)
 }
 
 // SelectBiased is Select that, when several cases are ready at once, takes
 // the earliest in the list (the reference runtime's select), for code that
 // relies on the order of its cases.
-func SelectBiased(ctx Runtime, cases ...Case) int {
+func SelectBiased(ctx rtapi.Plumbing, cases ...Case) int {
 	return selectCases(ctx, true, cases)
 }
 
-func selectCases(ctx Runtime, biased bool, cases []Case) int {
+func selectCases(ctx rtapi.Plumbing, biased bool, cases []Case) int {
 	t := ctx.CurrentTask()
 	t.Point()
 	defer func() {
@@ -153,14 +154,14 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selection
 // waiter returns the calling task's reusable waiter for a wait on a
 // primitive guarded by mu, which the caller holds. It binds mu to the task
 // (see core.Lock.Bind), so that in the simulator the lock stops locking.
-func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
+func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
 	w := ctx.CurrentTask().Waiter()
 	mu.Bind(w.Task)
 	return w
 }
 
 // waitUntil is waitUntilOn for a wait that does not describe itself.
-func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+func waitUntil(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
 	waitUntilOn(ctx, mu, q, nil, forward, attempt)
 }
 
@@ -170,7 +171,7 @@ func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), at
 // on says what the task waits on, for failure reports (see core.Blocker;
 // nil says nothing). forward passes on a wake-up the task did not use if
 // the wait unwinds (see park).
-func waitUntilOn(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
+func waitUntilOn(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
 	w := waiter(ctx, mu)
 	for {
 		q.Push(w)
@@ -210,6 +211,6 @@ func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, f
 }
 
 // Reschedule lets every other ready task run once before the caller goes on.
-func Reschedule(ctx Runtime) {
+func Reschedule(ctx rtapi.Plumbing) {
 	ctx.CurrentTask().Yield()
 }

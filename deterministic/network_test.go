@@ -18,6 +18,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/netconn"
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/simnet"
 )
@@ -263,7 +264,7 @@ func tlsEcho(t *testing.T, ctx *deterministic.Context) {
 		t.Fatalf("Bind: %v", err)
 	}
 	server := simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) error {
-		nl := simrt.NetListener(ctx, l)
+		nl := netconn.NewListener(ctx, l)
 		c, err := nl.Accept()
 		if err != nil {
 			return err
@@ -282,7 +283,7 @@ func tlsEcho(t *testing.T, ctx *deterministic.Context) {
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
-	c := simrt.NetConn(ctx, si, st, netip.AddrPort{}, addr)
+	c := netconn.New(ctx, si, st, netip.AddrPort{}, addr)
 	defer c.Close()
 	tc := tls.Client(c, &tls.Config{RootCAs: pool, ServerName: "sim.test", Time: ctx.Now})
 	tc.SetDeadline(ctx.Now().Add(time.Minute))

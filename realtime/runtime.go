@@ -11,7 +11,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
-	"github.com/simrt/simrt/network/metered"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -22,13 +22,13 @@ type runtime struct {
 	cfg        Config
 	log        *slog.Logger
 	tree       *supervise.Tree
-	shutdown   simrt.Shutdown
+	shutdown   rtapi.Shutdown[simrt.Signal, *simrt.Signal]
 	registry   *metrics.Registry
 	taskMetric *metrics.Tasks
 	rootLabel  *metrics.TaskLabel // the root task's series
 	rand       *rand.Rand
 	pool       *pool
-	network    *metered.Network
+	network    netStack // the TCP network and its counters (network.go)
 	storage    simrt.Storage
 	disk       simrt.Storage // the directory under storage (storage.go)
 	metrics    *metricsServer
@@ -79,8 +79,8 @@ func (rt *runtime) check() {
 	}
 }
 
-// spawn implements Spawner.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
+// spawn implements rtapi.Plumbing.SpawnTask for ctx.
+func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
 	rt.check()
 	label := ctx.taskLabel()
 	label.Spawned.Add(1)
@@ -93,7 +93,7 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 		rt.leave()
 		t.endAndRelease()
 		work.Done(simrt.ErrClosed)
-		return simrt.NoAbort{}
+		return rtapi.NoAbort{}
 	}
 	t.start(ctx.task)
 	return &t.node

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // ResetHost breaks every connection with an end at h and closes every
@@ -54,7 +56,7 @@ func (n *Network) ResetHost(h netip.Addr) int {
 		delete(n.listeners, a)
 		l.closeLocked()
 	}
-	n.event("host_reset", h.String(), strconv.Itoa(count), strconv.Itoa(len(addrs)))
+	n.event(audit.HostReset, h.String(), strconv.Itoa(count), strconv.Itoa(len(addrs)))
 	return count
 }
 
@@ -62,7 +64,7 @@ func (n *Network) ResetHost(h netip.Addr) int {
 // lost, what arrived stays readable, and then Recv fails (the sink counts
 // as gone). The dead sender's own Send fails.
 func (p *pipe) senderDead() {
-	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.dropFlight()
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil
