@@ -1,3 +1,5 @@
+//simrt:allow-file the sweep engine starts simulations on native goroutines; it never runs inside one
+
 package sweep
 
 import (

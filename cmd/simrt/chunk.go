@@ -54,92 +54,105 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64, r
 		s.processFailed(chunk, err.Error())
 		return
 	}
-	var (
-		seen    int
-		current uint64
-		running bool
-		block   []string
-		pending *sweepFailure // the seed that ended last, not yet reported
-		bad     bool          // it failed
-		tail    []string      // the last lines, for a process that dies
-	)
-	flush := func() {
-		if pending == nil {
-			return
-		}
-		if bad {
-			report(pending.seed, *pending, *pending)
-		} else {
-			report(pending.seed, *pending, nil)
-		}
-		pending = nil
-	}
-	finish := func() {
-		if !running {
-			return
-		}
-		running = false
-		seen++
-		bad = false
-		for _, l := range block {
-			if m := reReport.FindStringSubmatch(l); m != nil && m[1] == strconv.FormatUint(current, 10) {
-				bad = true
-			}
-		}
-		pending = &sweepFailure{seed: current, report: slices.Clone(block)}
-	}
+	log := &chunkLog{report: report}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		tail = append(tail, line)
-		if len(tail) > 40 {
-			tail = tail[1:]
-		}
-		if m := reRun.FindStringSubmatch(line); m != nil {
-			finish()
-			flush()
-			current, _ = strconv.ParseUint(m[1], 10, 64)
-			running, block = true, block[:0]
-			continue
-		}
-		if m := reFail.FindStringSubmatch(line); m != nil {
-			finish()
-			if seed, _ := strconv.ParseUint(m[1], 10, 64); pending != nil && pending.seed == seed {
-				bad = true
-			}
-			continue
-		}
-		if reEnd.MatchString(line) {
-			finish()
-			continue
-		}
-		if running {
-			block = append(block, line)
-		}
+		log.line(sc.Text())
 	}
 	err = cmd.Wait()
-	flush()
+	log.flush()
 	if ctx.Err() != nil {
 		return // interrupted: the seed still running was cut short, not failed
 	}
-	if running {
-		running = false
-		seen++
-		f := sweepFailure{seed: current, report: append(block, fmt.Sprintf("(the test process died: %v)", err)), crashed: true}
-		report(current, f, f)
+	if log.running {
+		log.running = false
+		log.seen++
+		f := sweepFailure{seed: log.current, report: append(log.block, fmt.Sprintf("(the test process died: %v)", err)), crashed: true}
+		report(log.current, f, f)
 		// The process ran the seeds in order: start a new one for the rest.
-		if i := slices.Index(chunk, current); i >= 0 && i+1 < len(chunk) {
+		if i := slices.Index(chunk, log.current); i >= 0 && i+1 < len(chunk) {
 			s.runChunk(ctx, bin, dir, chunk[i+1:], report)
 		}
 		return
 	}
 	switch {
-	case seen == 0 && err != nil:
-		s.processFailed(chunk, fmt.Sprintf("%v\n%s", err, strings.Join(tail, "\n")))
-	case seen == 0:
+	case log.seen == 0 && err != nil:
+		s.processFailed(chunk, fmt.Sprintf("%v\n%s", err, strings.Join(log.tail, "\n")))
+	case log.seen == 0:
 		s.noSeedRan()
 	}
+}
+
+// chunkLog reads the log of one test process line by line and reports
+// each seed's verdict once, when the next seed starts (see runChunk).
+type chunkLog struct {
+	report  func(uint64, sweepFailure, error)
+	seen    int // seeds that ended
+	current uint64
+	running bool
+	block   []string      // the running seed's lines
+	pending *sweepFailure // the seed that ended last, not yet reported
+	bad     bool          // it failed
+	tail    []string      // the last lines, for a process that dies
+}
+
+// line takes one line of the log.
+func (c *chunkLog) line(line string) {
+	c.tail = append(c.tail, line)
+	if len(c.tail) > 40 {
+		c.tail = c.tail[1:]
+	}
+	if m := reRun.FindStringSubmatch(line); m != nil {
+		c.finish()
+		c.flush()
+		c.current, _ = strconv.ParseUint(m[1], 10, 64)
+		c.running, c.block = true, c.block[:0]
+		return
+	}
+	if m := reFail.FindStringSubmatch(line); m != nil {
+		c.finish()
+		if seed, _ := strconv.ParseUint(m[1], 10, 64); c.pending != nil && c.pending.seed == seed {
+			c.bad = true
+		}
+		return
+	}
+	if reEnd.MatchString(line) {
+		c.finish()
+		return
+	}
+	if c.running {
+		c.block = append(c.block, line)
+	}
+}
+
+// finish ends the running seed: it is pending until the next one starts.
+func (c *chunkLog) finish() {
+	if !c.running {
+		return
+	}
+	c.running = false
+	c.seen++
+	c.bad = false
+	for _, l := range c.block {
+		if m := reReport.FindStringSubmatch(l); m != nil && m[1] == strconv.FormatUint(c.current, 10) {
+			c.bad = true
+		}
+	}
+	c.pending = &sweepFailure{seed: c.current, report: slices.Clone(c.block)}
+}
+
+// flush reports the pending seed.
+func (c *chunkLog) flush() {
+	if c.pending == nil {
+		return
+	}
+	if c.bad {
+		c.report(c.pending.seed, *c.pending, *c.pending)
+	} else {
+		c.report(c.pending.seed, *c.pending, nil)
+	}
+	c.pending = nil
 }
 
 // progress hears of each seed as it ends (the sweep engine calls it, one
