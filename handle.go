@@ -52,10 +52,11 @@ func (s *spawned[T]) Done(err error) {
 // reason, every task it spawned is aborted. Spawning from an aborted context
 // returns a handle that is already closed.
 //
-// The handle completes when the runtime reports the task's outcome (the done
-// callback of rtapi.Plumbing.SpawnTask), not when f returns: by the time Await returns the
-// value, the runtime has finished its bookkeeping for the task (it no longer
-// counts as running, and its StopSignals are released), in every runtime.
+// The handle completes when the runtime reports the task's outcome (the
+// Done call of rtapi.Plumbing.SpawnTask), not when f returns: by the time
+// Await returns the value, the runtime has finished its bookkeeping for the
+// task (it no longer counts as running, and its StopSignals are released),
+// in every runtime.
 //
 // Spawn may be called from any task of the runtime that owns ctx.
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {

@@ -21,10 +21,13 @@ import (
 // Fire) are not checked.
 type Lock struct {
 	mu sync.Mutex
-	// bound is the RuntimeID of the sequential runtime whose task first
-	// waited on the primitive (Bind), 0 until then; from then on Lock and
-	// Unlock do nothing. It is written once, by that task while it holds
-	// mu; the production runtime only ever reads it.
+	// solo is set once a task of a sequential runtime has waited on the
+	// primitive (Bind); from then on Lock and Unlock do nothing. It is
+	// written once, by that task while it holds mu; the production runtime
+	// only ever reads it.
+	solo bool
+	// bound is the RuntimeID of that task's runtime, in what would
+	// otherwise be padding. Written with solo.
 	bound RuntimeID
 	// owner is a simulated task that entered the primitive (see Enter),
 	// whose scheduler the primitive's task-less operations reach. Never
@@ -56,14 +59,14 @@ func NewRuntimeID() RuntimeID {
 
 // Lock locks l.
 func (l *Lock) Lock() {
-	if l.bound == 0 {
+	if !l.solo {
 		l.mu.Lock()
 	}
 }
 
 // Unlock unlocks l.
 func (l *Lock) Unlock() {
-	if l.bound == 0 {
+	if !l.solo {
 		l.mu.Unlock()
 	}
 }
@@ -74,13 +77,13 @@ func (l *Lock) Unlock() {
 // Unlock becomes a no-op too). It panics if l is bound to another runtime
 // than t's.
 func (l *Lock) Bind(t *Task) {
-	if b := l.bound; b == 0 {
+	if !l.solo {
 		if id := t.runtimeID(); id != 0 {
-			l.bound = id
+			l.solo, l.bound = true, id
 			l.mu.Unlock()
 		}
-	} else if b != t.runtimeID() {
-		panic(secondRuntime())
+	} else if l.bound != t.runtimeID() {
+		panicSecondRuntime()
 	}
 }
 
@@ -90,15 +93,29 @@ func (l *Lock) Bind(t *Task) {
 // the simulator's scheduler too (see Point). It panics if a task of
 // another runtime entered l before. Call it without l held.
 func (l *Lock) Enter(t *Task) {
+	// A production task that no simulated task preceded has nothing to
+	// record or check, and its scheduling point does nothing.
+	if t.flags.Load()&flagSequential != 0 || l.owner != nil {
+		l.enter(t) // out of line, so that Enter inlines
+	}
+}
+
+// enter is Enter for a simulated task, or on a primitive a simulated task
+// has entered.
+func (l *Lock) enter(t *Task) {
 	if o := l.owner; o == nil {
-		if t.flags.Load()&flagSequential != 0 {
-			l.owner = t // written only by tasks of a sequential runtime
-		}
+		l.owner = t // t is sequential: see Enter
 	} else if o.runtimeID() != t.runtimeID() {
-		panic(secondRuntime())
+		panicSecondRuntime()
 	}
 	t.Point()
 }
+
+// panicSecondRuntime panics with secondRuntime's message. It is kept out
+// of line so that Enter stays small enough to inline.
+//
+//go:noinline
+func panicSecondRuntime() { panic(secondRuntime()) }
 
 // secondRuntime returns the message of the panic of a primitive used from
 // a second runtime, naming the primitive from the stack (the first
