@@ -21,7 +21,7 @@ type Chan[T any] struct {
 	ticker bool // the channel is a Ticker's (for reports; site is NewTicker's caller)
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
-	rv     *rendezvous[T] // set on an unbuffered channel, which uses nothing above but mu and closed
+	rv     *rendezvous[T] // set on an unbuffered channel, which uses no buffer
 }
 
 // NewChan returns a channel that holds at most capacity values. With
@@ -187,10 +187,6 @@ func (c *Chan[T]) closeOp() {
 	c.closed = true
 	c.recvq.NotifyAll()
 	c.sendq.NotifyAll()
-	if c.rv != nil {
-		c.rv.recvq.wakeAll()
-		c.rv.sendq.wakeAll()
-	}
 }
 
 // Len returns the number of queued values (always 0 on an unbuffered
@@ -218,94 +214,84 @@ func (c *Chan[T]) forwardSend() {
 // OnRecv is a Select case that receives a value (ok=false once the channel
 // is closed and drained) and passes it to f, which may be nil.
 func (c *Chan[T]) OnRecv(f func(v T, ok bool)) Case {
-	if c.rv != nil {
-		return &syncRecvCase[T]{c: c, f: f}
-	}
-	return &recvCase[T]{c: c, f: f}
+	return &primCase[recvState[T], func(T, bool)]{p: (*chanRecv[T])(c), f: f}
 }
 
 // OnSend is a Select case that sends v (err is ErrClosed on a closed
 // channel) and then calls f, which may be nil. On an unbuffered channel the
 // case completes when a receiver takes v.
 func (c *Chan[T]) OnSend(v T, f func(err error)) Case {
-	if c.rv != nil {
-		return &syncSendCase[T]{c: c, v: v, f: f}
-	}
-	return &sendCase[T]{c: c, v: v, f: f}
+	return &primCase[sendState[T], func(error)]{p: (*chanSend[T])(c), f: f, s: sendState[T]{v: v}}
 }
 
-type recvCase[T any] struct {
-	c  *Chan[T]
-	f  func(T, bool)
+// recvState is the state of a receive case: its waiter, for a partner to
+// complete in place, and what it received.
+type recvState[T any] struct {
+	w  syncWaiter[T]
 	v  T
 	ok bool
 }
 
-func (rc *recvCase[T]) arm(w *core.Waiter) bool {
-	c := rc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	var done bool
-	if rc.v, rc.ok, done = c.tryRecv(); done {
-		return true
-	}
-	c.recvq.Push(w)
-	return false
-}
-
-func (rc *recvCase[T]) disarm(w *core.Waiter) {
-	c := rc.c
-	c.mu.Lock()
-	c.recvq.Remove(w)
-	if w.Notified {
-		c.forwardRecv()
-	}
-	c.mu.Unlock()
-}
-
-func (rc *recvCase[T]) fire() {
-	if rc.f != nil {
-		rc.f(rc.v, rc.ok)
-	}
-}
-
-func (rc *recvCase[T]) release() {}
-
-type sendCase[T any] struct {
-	c   *Chan[T]
+// sendState is the state of a send case: its waiter, the value it offers
+// and the outcome.
+type sendState[T any] struct {
+	w   syncWaiter[T]
 	v   T
-	f   func(error)
 	err error
 }
 
-func (sc *sendCase[T]) arm(w *core.Waiter) bool {
-	c := sc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	var done bool
-	if done, sc.err = c.trySend(sc.v); done {
-		return true
+func (c *chanRecv[T]) armCase(s *recvState[T], w *core.Waiter, sel *core.Selection) bool {
+	ch := (*Chan[T])(c)
+	if ch.rv != nil {
+		return ch.armSyncRecv(s, w.Task, sel)
 	}
-	c.sendq.Push(w)
-	return false
+	return armNotified(&ch.mu, &ch.recvq, w, func() bool {
+		var done bool
+		s.v, s.ok, done = ch.tryRecv()
+		return done
+	})
 }
 
-func (sc *sendCase[T]) disarm(w *core.Waiter) {
-	c := sc.c
-	c.mu.Lock()
-	c.sendq.Remove(w)
-	if w.Notified {
-		c.forwardSend()
+func (c *chanRecv[T]) disarmCase(s *recvState[T], w *core.Waiter) bool {
+	ch := (*Chan[T])(c)
+	if ch.rv != nil {
+		return ch.disarmSyncRecv(s)
 	}
-	c.mu.Unlock()
+	return disarmNotified(&ch.mu, &ch.recvq, w, ch.forwardRecv)
 }
 
-func (sc *sendCase[T]) fire() {
-	if sc.f != nil {
-		sc.f(sc.err)
+func (c *chanRecv[T]) fireCase(s *recvState[T], f func(T, bool)) {
+	if f != nil {
+		f(s.v, s.ok)
 	}
 }
 
-func (sc *sendCase[T]) release() {}
+func (c *chanRecv[T]) describeCase(*recvState[T]) string { return c.BlockedOn() }
+
+func (c *chanSend[T]) armCase(s *sendState[T], w *core.Waiter, sel *core.Selection) bool {
+	ch := (*Chan[T])(c)
+	if ch.rv != nil {
+		return ch.armSyncSend(s, w.Task, sel)
+	}
+	return armNotified(&ch.mu, &ch.sendq, w, func() bool {
+		var done bool
+		done, s.err = ch.trySend(s.v)
+		return done
+	})
+}
+
+func (c *chanSend[T]) disarmCase(s *sendState[T], w *core.Waiter) bool {
+	ch := (*Chan[T])(c)
+	if ch.rv != nil {
+		return ch.disarmSyncSend(s)
+	}
+	return disarmNotified(&ch.mu, &ch.sendq, w, ch.forwardSend)
+}
+
+func (c *chanSend[T]) fireCase(s *sendState[T], f func(error)) {
+	if f != nil {
+		f(s.err)
+	}
+}
+
+func (c *chanSend[T]) describeCase(*sendState[T]) string { return c.BlockedOn() }

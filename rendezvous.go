@@ -1,7 +1,7 @@
 package simrt
 
 import (
-	"sync/atomic"
+	"unsafe"
 
 	"github.com/simrt/simrt/internal/core"
 )
@@ -12,114 +12,36 @@ import (
 // completes its own wait when it runs again (a Select re-arms its cases and
 // takes the earliest ready one): a sender that has handed its value over
 // cannot take it back because the receiver's Select chose another case
-// meanwhile. So a task waiting on an unbuffered channel leaves a syncWaiter,
-// and a partner completes it in place, after claiming the waiter's
-// selection: the state the waiting Select (or plain Send or Recv) shares
-// with everyone who might complete one of its cases. The first claim wins;
-// the Select then returns the case that was completed for it, whatever else
-// became ready meanwhile.
+// meanwhile. So a task waiting on an unbuffered channel leaves a syncWaiter
+// on the channel's queue, and a partner completes it in place, after
+// claiming the waiter's selection (see core.WaitQueue.Claim): the state the
+// waiting Select (or plain Send or Recv) shares with everyone who might
+// complete one of its cases. The first claim wins; the Select then returns
+// the case that was completed for it, whatever else became ready meanwhile.
 
-// selection is the claim state of one waiting Select.
-type selection struct {
-	state atomic.Uint32
-}
-
-// Selection states. Only the owner moves arming to waiting and back; only a
-// partner, holding the channel's lock, moves waiting to done.
-const (
-	// selArming: the owner is looking at its cases (and may complete one
-	// itself), so no partner may complete any. A partner that finds a
-	// waiter in this state wakes its task, which looks again once it has
-	// parked; in the simulator a task never parks halfway through arming,
-	// so no partner ever sees it.
-	selArming uint32 = iota
-	// selWaiting: the owner is parked, or about to; the first partner to
-	// claim it completes one of its waiters.
-	selWaiting
-	// selDone: a partner completed one of its waiters.
-	selDone
-)
-
-// syncWaiter is a task waiting at an unbuffered channel: to send v, or to
-// receive into v. It sits on the channel's queue, guarded by its lock.
+// syncWaiter is a task waiting at a channel to be completed in place: to
+// send v, or to receive into v. It sits on one of the channel's queues,
+// guarded by its lock. Its Waiter is its first field, so that the
+// *core.Waiter a queue holds is the syncWaiter's address (see syncOf).
 type syncWaiter[T any] struct {
-	sel  *selection
-	task *core.Task
-	v    T    // the value offered (send) or taken (receive)
-	done bool // a partner completed the wait: v was taken, or delivered
-	// the queue the waiter is on, nil when off every queue, and its links
-	q          *syncQueue[T]
-	prev, next *syncWaiter[T]
+	core.Waiter
+	v T // the value offered (send) or taken (receive)
 }
 
-// syncQueue is a FIFO of waiters at an unbuffered channel.
-type syncQueue[T any] struct {
-	head, tail *syncWaiter[T]
+// syncOf returns the syncWaiter whose Waiter w is. Every waiter on the
+// queues of a channel that completes its waiters in place is one.
+func syncOf[T any](w *core.Waiter) *syncWaiter[T] {
+	return (*syncWaiter[T])(unsafe.Pointer(w))
 }
 
-func (q *syncQueue[T]) push(w *syncWaiter[T]) {
-	w.q, w.prev, w.next = q, q.tail, nil
-	if q.tail != nil {
-		q.tail.next = w
-	} else {
-		q.head = w
-	}
-	q.tail = w
+// reset makes w an unqueued waiter of t in sel offering v.
+func (w *syncWaiter[T]) reset(t *core.Task, sel *core.Selection, v T) {
+	w.Reset(t, sel)
+	w.v = v
 }
 
-// remove takes w off q if it is still there.
-func (q *syncQueue[T]) remove(w *syncWaiter[T]) {
-	if w.q != q {
-		return
-	}
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		q.head = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		q.tail = w.prev
-	}
-	w.q, w.prev, w.next = nil, nil, nil
-}
-
-// claim takes off q and returns the first waiter whose selection it could
-// claim, skipping the caller's own (own; nil for a plain Send or Recv). A
-// waiter still arming is woken to look again and left in place; one whose
-// selection a partner already claimed through another case is left for its
-// task to take off. The caller completes the returned waiter (v, done) and
-// wakes its task, all before it releases the channel's lock.
-func (q *syncQueue[T]) claim(own *selection) *syncWaiter[T] {
-	for w := q.head; w != nil; w = w.next {
-		if w.sel == own {
-			continue
-		}
-		if w.sel.state.CompareAndSwap(selWaiting, selDone) {
-			q.remove(w)
-			return w
-		}
-		if w.sel.state.Load() == selArming {
-			w.task.Unpark()
-		}
-	}
-	return nil
-}
-
-// wakeAll takes every waiter off q and wakes its task, without completing
-// it: the task finds out what happened (the channel closed) when it looks
-// again.
-func (q *syncQueue[T]) wakeAll() {
-	for w := q.head; w != nil; w = q.head {
-		q.remove(w)
-		w.task.Unpark()
-	}
-}
-
-// rendezvous holds the waiters of an unbuffered channel.
+// rendezvous is what an unbuffered channel keeps besides its queues.
 type rendezvous[T any] struct {
-	sendq, recvq syncQueue[T]
 	// spare is a plain wait's waiter that is no longer in use (nothing
 	// refers to a waiter once it is off the queues and its wait has
 	// returned), kept so that steady traffic allocates nothing.
@@ -128,15 +50,15 @@ type rendezvous[T any] struct {
 
 // getWait returns a reset waiter for a plain Send or Recv by t. Called
 // with mu held.
-func (r *rendezvous[T]) getWait(t *core.Task) *syncWait[T] {
+func (r *rendezvous[T]) getWait(t *core.Task, v T) *syncWait[T] {
 	sw := r.spare
 	if sw == nil {
 		sw = new(syncWait[T])
 	} else {
 		r.spare = nil
-		sw.sel.state.Store(selArming)
+		sw.sel.Arm()
 	}
-	sw.w = syncWaiter[T]{sel: &sw.sel, task: t}
+	sw.w.reset(t, &sw.sel, v)
 	return sw
 }
 
@@ -144,15 +66,32 @@ func (r *rendezvous[T]) getWait(t *core.Task) *syncWait[T] {
 // mu held.
 func (r *rendezvous[T]) putWait(sw *syncWait[T]) {
 	var zero T
-	sw.w.v, sw.w.task = zero, nil
+	sw.w.v, sw.w.Task = zero, nil
 	r.spare = sw
 }
 
 // syncWait is the waiter and selection of a plain Send or Recv, in one
 // allocation.
 type syncWait[T any] struct {
-	sel selection
+	sel core.Selection
 	w   syncWaiter[T]
+}
+
+// handTo completes the claimed waiter r of a receiver with v and wakes its
+// task. Called with mu held.
+func handTo[T any](r *core.Waiter, v T) {
+	syncOf[T](r).v = v
+	r.Done.Store(true)
+	r.Task.Unpark()
+}
+
+// takeFrom completes the claimed waiter s of a sender, returning its value,
+// and wakes its task. Called with mu held.
+func takeFrom[T any](s *core.Waiter) T {
+	v := syncOf[T](s).v
+	s.Done.Store(true)
+	s.Task.Unpark()
+	return v
 }
 
 // trySendSync hands v to a waiting receiver. Called with mu held.
@@ -160,9 +99,8 @@ func (c *Chan[T]) trySendSync(v T) bool {
 	if c.closed {
 		return false
 	}
-	if r := c.rv.recvq.claim(nil); r != nil {
-		r.v, r.done = v, true
-		r.task.Unpark()
+	if r := c.recvq.Claim(nil); r != nil {
+		handTo(r, v)
 		return true
 	}
 	return false
@@ -170,10 +108,8 @@ func (c *Chan[T]) trySendSync(v T) bool {
 
 // tryRecvSync takes the value of a waiting sender. Called with mu held.
 func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
-	if s := c.rv.sendq.claim(nil); s != nil {
-		v, s.done = s.v, true
-		s.task.Unpark()
-		return v, true
+	if s := c.sendq.Claim(nil); s != nil {
+		return takeFrom[T](s), true
 	}
 	return v, false
 }
@@ -187,11 +123,10 @@ func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
 	if c.trySendSync(v) {
 		return nil
 	}
-	sw := c.rv.getWait(ctx.CurrentTask())
+	sw := c.rv.getWait(ctx.CurrentTask(), v)
 	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
-	sw.w.v = v
 	for {
-		if c.waitSync(&sw.w, &c.rv.sendq, (*chanSend[T])(c)) {
+		if c.waitSync(&sw.w, &c.sendq, (*chanSend[T])(c)) {
 			return nil // a receiver took v
 		}
 		if c.closed {
@@ -209,10 +144,10 @@ func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
 	if v, ok = c.tryRecvSync(); ok || c.closed {
 		return v, ok
 	}
-	sw := c.rv.getWait(ctx.CurrentTask())
+	sw := c.rv.getWait(ctx.CurrentTask(), v)
 	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
 	for {
-		if c.waitSync(&sw.w, &c.rv.recvq, (*chanRecv[T])(c)) {
+		if c.waitSync(&sw.w, &c.recvq, (*chanRecv[T])(c)) {
 			return sw.w.v, true // a sender delivered
 		}
 		if v, ok = c.tryRecvSync(); ok || c.closed {
@@ -227,140 +162,92 @@ func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
 // receiver had already been given is then lost with the task, as if the
 // task had ended right after its Recv returned. on says what the task
 // waits on, for failure reports.
-func (c *Chan[T]) waitSync(w *syncWaiter[T], q *syncQueue[T], on core.Blocker) bool {
-	c.mu.Bind(w.task)
-	q.push(w)
-	w.sel.state.Store(selWaiting) // under mu: no partner sees w arming
+func (c *Chan[T]) waitSync(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
+	c.mu.Bind(w.Task)
+	q.Push(&w.Waiter)
+	w.Sel.Wait() // under mu: no partner sees w arming
 	c.mu.Unlock()
 	parked := false
 	defer func() {
 		if !parked { // unwinding: no partner may claim w any more
-			w.sel.state.Store(selDone)
+			w.Sel.Close()
 			c.mu.Lock()
-			q.remove(w)
+			q.Remove(&w.Waiter)
 		}
 	}()
-	w.task.ParkOn(on)
+	w.Task.ParkOn(on)
 	parked = true
-	claimed := !w.sel.state.CompareAndSwap(selWaiting, selArming)
+	claimed := w.Sel.Reclaim()
 	c.mu.Lock()
-	q.remove(w)
-	return claimed && w.done
+	q.Remove(&w.Waiter)
+	return claimed && w.Done.Load()
 }
 
-// syncCase is a Select case on an unbuffered channel: Select arms it with
-// its selection, and a partner may complete it while the Select waits.
-type syncCase interface {
-	Case
-	// armSync completes the case if a partner is waiting (or the channel
-	// is closed) and reports true; otherwise it queues a waiter of sel.
-	armSync(w *core.Waiter, sel *selection) bool
-	// disarmSync takes the waiter off its queue and reports whether a
-	// partner completed it.
-	disarmSync() bool
-}
-
-const errSyncArm = "simrt: a case on an unbuffered channel armed outside Select"
-
-type syncRecvCase[T any] struct {
-	c  *Chan[T]
-	f  func(T, bool)
-	w  syncWaiter[T]
-	v  T
-	ok bool
-}
-
-func (rc *syncRecvCase[T]) armSync(w *core.Waiter, sel *selection) bool {
-	c := rc.c
+// armSyncRecv arms a receive case on an unbuffered channel: it takes the
+// value of a waiting sender, or reports the channel closed, or queues the
+// case's waiter of sel.
+func (c *Chan[T]) armSyncRecv(s *recvState[T], t *core.Task, sel *core.Selection) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	if s := c.rv.sendq.claim(sel); s != nil {
-		rc.v, rc.ok, s.done = s.v, true, true
-		s.task.Unpark()
+	c.mu.Bind(t)
+	if p := c.sendq.Claim(sel); p != nil {
+		s.v, s.ok = takeFrom[T](p), true
 		return true
 	}
 	if c.closed {
 		var zero T
-		rc.v, rc.ok = zero, false
+		s.v, s.ok = zero, false
 		return true
 	}
-	rc.w = syncWaiter[T]{sel: sel, task: w.Task}
-	c.rv.recvq.push(&rc.w)
+	var zero T
+	s.w.reset(t, sel, zero)
+	c.recvq.Push(&s.w.Waiter)
 	return false
 }
 
-func (rc *syncRecvCase[T]) disarmSync() bool {
-	c := rc.c
+// disarmSyncRecv takes a receive case's waiter off the queue and reports
+// whether a sender completed it.
+func (c *Chan[T]) disarmSyncRecv(s *recvState[T]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv.recvq.remove(&rc.w)
-	if rc.w.done {
-		rc.v, rc.ok = rc.w.v, true
+	c.recvq.Remove(&s.w.Waiter)
+	if s.w.Done.Load() {
+		s.v, s.ok = s.w.v, true
 		return true
 	}
 	return false
 }
 
-// arm and disarm are never called: Select arms a syncCase with armSync.
-func (rc *syncRecvCase[T]) arm(*core.Waiter) bool { panic(errSyncArm) }
-func (rc *syncRecvCase[T]) disarm(*core.Waiter)   { panic(errSyncArm) }
-
-func (rc *syncRecvCase[T]) fire() {
-	if rc.f != nil {
-		rc.f(rc.v, rc.ok)
-	}
-}
-
-func (rc *syncRecvCase[T]) release() {}
-
-type syncSendCase[T any] struct {
-	c   *Chan[T]
-	v   T
-	f   func(error)
-	w   syncWaiter[T]
-	err error
-}
-
-func (sc *syncSendCase[T]) armSync(w *core.Waiter, sel *selection) bool {
-	c := sc.c
+// armSyncSend arms a send case on an unbuffered channel: it reports the
+// channel closed, or hands the value to a waiting receiver, or queues the
+// case's waiter of sel.
+func (c *Chan[T]) armSyncSend(s *sendState[T], t *core.Task, sel *core.Selection) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
+	c.mu.Bind(t)
 	if c.closed {
-		sc.err = ErrClosed
+		s.err = ErrClosed
 		return true
 	}
-	if r := c.rv.recvq.claim(sel); r != nil {
-		r.v, r.done = sc.v, true
-		r.task.Unpark()
-		sc.err = nil
+	if r := c.recvq.Claim(sel); r != nil {
+		handTo(r, s.v)
+		s.err = nil
 		return true
 	}
-	sc.w = syncWaiter[T]{sel: sel, task: w.Task, v: sc.v}
-	c.rv.sendq.push(&sc.w)
+	s.w.reset(t, sel, s.v)
+	c.sendq.Push(&s.w.Waiter)
 	return false
 }
 
-func (sc *syncSendCase[T]) disarmSync() bool {
-	c := sc.c
+// disarmSyncSend takes a send case's waiter off the queue and reports
+// whether a receiver completed it.
+func (c *Chan[T]) disarmSyncSend(s *sendState[T]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv.sendq.remove(&sc.w)
-	if sc.w.done {
-		sc.err = nil
+	c.sendq.Remove(&s.w.Waiter)
+	if s.w.Done.Load() {
+		s.err = nil
 		return true
 	}
 	return false
 }
-
-func (sc *syncSendCase[T]) arm(*core.Waiter) bool { panic(errSyncArm) }
-func (sc *syncSendCase[T]) disarm(*core.Waiter)   { panic(errSyncArm) }
-
-func (sc *syncSendCase[T]) fire() {
-	if sc.f != nil {
-		sc.f(sc.err)
-	}
-}
-
-func (sc *syncSendCase[T]) release() {}
