@@ -1,10 +1,12 @@
 package simrt_test
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
 )
 
 // The benchmarks of this file measure Select and channel hops on each
@@ -68,5 +70,62 @@ func BenchmarkChanHop(b *testing.B) {
 			pong.Recv(ctx)
 		}
 		ping.Close()
+	})
+}
+
+// BenchmarkParkFloor is the floor under BenchmarkChanHop and realtime's
+// BenchmarkChanPingPong: one round trip between two tasks that do nothing
+// but hand a turn back and forth with Park and Unpark (what a channel hop
+// costs before the channel does anything), against two goroutines doing
+// the same over two Go channels of capacity 1.
+func BenchmarkParkFloor(b *testing.B) {
+	onRuntimes(b, func(b *testing.B, ctx simrt.Context) {
+		var turn atomic.Uint32 // 1: the partner's turn
+		var partner atomic.Pointer[core.Task]
+		me := ctx.CurrentTask()
+		var stop atomic.Bool
+		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+			t := ctx.CurrentTask()
+			partner.Store(t)
+			me.Unpark()
+			for {
+				for turn.Load() != 1 {
+					t.Park()
+				}
+				if stop.Load() {
+					return struct{}{}
+				}
+				turn.Store(0)
+				me.Unpark()
+			}
+		})
+		for partner.Load() == nil {
+			me.Park()
+		}
+		p := partner.Load()
+		for b.Loop() {
+			turn.Store(1)
+			p.Unpark()
+			for turn.Load() != 0 {
+				me.Park()
+			}
+		}
+		stop.Store(true)
+		turn.Store(1)
+		p.Unpark()
+	})
+	b.Run("go", func(b *testing.B) {
+		b.ReportAllocs()
+		ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
+		go func() {
+			for range ping {
+				pong <- struct{}{}
+			}
+		}()
+		for b.Loop() {
+			ping <- struct{}{}
+			<-pong
+		}
+		close(ping)
 	})
 }

@@ -41,7 +41,7 @@ func siteOf(pc uintptr) string {
 // describe names the channel for a report: "chan made at node.go:140".
 func (c *Chan[T]) describe() string {
 	var b strings.Builder
-	if c.rv != nil {
+	if c.unbuffered {
 		b.WriteString("unbuffered ")
 	}
 	b.WriteString("chan")
@@ -50,7 +50,7 @@ func (c *Chan[T]) describe() string {
 		b.WriteString(site)
 	}
 	switch {
-	case c.rv != nil:
+	case c.unbuffered:
 	case c.limit > 0:
 		b.WriteString(" (capacity ")
 		b.WriteString(strconv.Itoa(c.limit))
@@ -80,7 +80,7 @@ type chanSend[T any] Chan[T]
 
 // BlockedOn implements core.Blocker.
 func (c *chanSend[T]) BlockedOn() string {
-	if c.rv != nil { // unbuffered: it waits for a receiver, not for room
+	if c.unbuffered { // unbuffered: it waits for a receiver, not for room
 		return "send on " + (*Chan[T])(c).describe()
 	}
 	return "send on " + (*Chan[T])(c).describe() + ", full"

@@ -1,6 +1,8 @@
 package simrt
 
 import (
+	"sync/atomic"
+
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -8,8 +10,15 @@ import (
 // Send parks while a bounded channel is full; Recv parks while it is empty.
 // On an unbuffered channel (NewChan(0)) Send and Recv meet: each parks until
 // the other side arrives, as with a Go channel made by make(chan T). It
-// works the same in both runtimes. The zero value is not usable; use
-// NewChan or NewUnboundedChan.
+// works the same in both runtimes. A receiver parked on a Chan is handed
+// its value by the sender directly, as Go's runtime does, so it need not
+// take the channel's lock again when it wakes; receivers are served in the
+// order they parked. A receiver aborted at the moment a value is handed to
+// it gives the value back when it unwinds: to the next parked receiver, or
+// to the head of a buffered channel (which may then hold one value more
+// than its capacity); on an unbuffered channel with nobody else waiting it
+// is lost with the receiver, whose sender has already returned. The zero value is not
+// usable; use NewChan or NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
 	site   uintptr
@@ -21,7 +30,12 @@ type Chan[T any] struct {
 	ticker bool // the channel is a Ticker's (for reports; site is NewTicker's caller)
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
-	rv     *rendezvous[T] // set on an unbuffered channel, which uses no buffer
+	// unbuffered is set on a channel made by NewChan(0), which uses no
+	// buffer: its senders wait to be completed in place too.
+	unbuffered bool
+	// spare is a plain wait's waiter that is no longer in use, kept so
+	// that steady traffic allocates nothing (see getWait).
+	spare atomic.Pointer[syncWait[T]]
 }
 
 // NewChan returns a channel that holds at most capacity values. With
@@ -33,7 +47,7 @@ func NewChan[T any](capacity int) *Chan[T] {
 		panic("simrt.NewChan: negative capacity (use 0 for an unbuffered channel, NewUnboundedChan for no limit)")
 	}
 	if capacity == 0 {
-		return &Chan[T]{rv: new(rendezvous[T]), site: callerPC()}
+		return &Chan[T]{unbuffered: true, site: callerPC()}
 	}
 	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity, site: callerPC()}
 }
@@ -47,13 +61,18 @@ func (c *Chan[T]) full() bool { return c.limit > 0 && c.n >= c.limit }
 
 func (c *Chan[T]) push(v T) {
 	if c.n == len(c.buf) {
-		nb := make([]T, 2*len(c.buf))
-		k := copy(nb, c.buf[c.head:])
-		copy(nb[k:], c.buf[:c.head])
-		c.buf, c.head = nb, 0
+		c.grow()
 	}
 	c.buf[(c.head+c.n)%len(c.buf)] = v
 	c.n++
+}
+
+// grow doubles the ring buffer.
+func (c *Chan[T]) grow() {
+	nb := make([]T, 2*len(c.buf))
+	k := copy(nb, c.buf[c.head:])
+	copy(nb[k:], c.buf[:c.head])
+	c.buf, c.head = nb, 0
 }
 
 func (c *Chan[T]) pop() T {
@@ -65,12 +84,23 @@ func (c *Chan[T]) pop() T {
 	return v
 }
 
+// pushFront puts v back at the head of the buffer, past the channel's
+// capacity if it is full: it was the oldest value (see handBack).
+func (c *Chan[T]) pushFront(v T) {
+	if c.n == len(c.buf) {
+		c.grow()
+	}
+	c.head = (c.head - 1 + len(c.buf)) % len(c.buf)
+	c.buf[c.head] = v
+	c.n++
+}
+
 // Send queues v, parking while the channel is full; on an unbuffered
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
 // channel is (or becomes) closed; v is then not delivered.
 func (c *Chan[T]) Send(ctx Runtime, v T) error {
 	c.mu.Enter(ctx.CurrentTask())
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.sendSync(ctx, v)
 	}
 	c.mu.Lock()
@@ -97,7 +127,7 @@ func (c *Chan[T]) TrySend(v T) bool {
 func (c *Chan[T]) trySendOp(v T) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.trySendSync(v)
 	}
 	done, err := c.trySend(v)
@@ -111,11 +141,16 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 	if c.closed {
 		return true, ErrClosed
 	}
+	if c.n == 0 { // receivers park only on an empty channel
+		if r := c.recvq.Claim(nil); r != nil {
+			handTo(r, v)
+			return true, nil
+		}
+	}
 	if c.full() {
 		return false, nil
 	}
 	c.push(v)
-	c.recvq.NotifyOne()
 	return true, nil
 }
 
@@ -124,19 +159,15 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 // values still queued and then ok=false.
 func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
 	c.mu.Enter(ctx.CurrentTask())
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.recvSync(ctx)
 	}
 	c.mu.Lock()
-	v, ok, done := c.tryRecv()
-	if !done {
-		waitUntilOn(ctx, &c.mu, &c.recvq, (*chanRecv[T])(c), c.forwardRecv, func() bool {
-			v, ok, done = c.tryRecv()
-			return done
-		})
+	if v, ok, done := c.tryRecv(); done {
+		c.mu.Unlock()
+		return v, ok
 	}
-	c.mu.Unlock()
-	return v, ok
+	return c.recvParked(ctx.CurrentTask())
 }
 
 // TryRecv returns the next value without parking; ok is false when the
@@ -150,7 +181,7 @@ func (c *Chan[T]) TryRecv() (v T, ok bool) {
 func (c *Chan[T]) tryRecvOp() (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.tryRecvSync()
 	}
 	v, ok, _ = c.tryRecv()
@@ -197,13 +228,6 @@ func (c *Chan[T]) Len() int {
 	return c.n
 }
 
-// forwardRecv passes an unused receive notification on. Called with mu held.
-func (c *Chan[T]) forwardRecv() {
-	if c.n > 0 || c.closed {
-		c.recvq.NotifyOne()
-	}
-}
-
 // forwardSend passes an unused send notification on. Called with mu held.
 func (c *Chan[T]) forwardSend() {
 	if !c.full() || c.closed {
@@ -241,23 +265,20 @@ type sendState[T any] struct {
 }
 
 func (c *chanRecv[T]) armCase(s *recvState[T], w *core.Waiter, sel *core.Selection) bool {
-	ch := (*Chan[T])(c)
-	if ch.rv != nil {
-		return ch.armSyncRecv(s, w.Task, sel)
-	}
-	return armNotified(&ch.mu, &ch.recvq, w, func() bool {
-		var done bool
-		s.v, s.ok, done = ch.tryRecv()
-		return done
-	})
+	return (*Chan[T])(c).armRecv(s, w.Task, sel)
 }
 
-func (c *chanRecv[T]) disarmCase(s *recvState[T], w *core.Waiter) bool {
+func (c *chanRecv[T]) disarmCase(s *recvState[T], _ *core.Waiter) bool {
+	return (*Chan[T])(c).disarmRecv(s)
+}
+
+// undoCase gives back a value a sender handed to the case of a Select
+// that unwinds instead of taking it (see handBack).
+func (c *chanRecv[T]) undoCase(s *recvState[T]) {
 	ch := (*Chan[T])(c)
-	if ch.rv != nil {
-		return ch.disarmSyncRecv(s)
-	}
-	return disarmNotified(&ch.mu, &ch.recvq, w, ch.forwardRecv)
+	ch.mu.Lock()
+	ch.handBack(s.v)
+	ch.mu.Unlock()
 }
 
 func (c *chanRecv[T]) fireCase(s *recvState[T], f func(T, bool)) {
@@ -270,7 +291,7 @@ func (c *chanRecv[T]) describeCase(*recvState[T]) string { return c.BlockedOn() 
 
 func (c *chanSend[T]) armCase(s *sendState[T], w *core.Waiter, sel *core.Selection) bool {
 	ch := (*Chan[T])(c)
-	if ch.rv != nil {
+	if ch.unbuffered {
 		return ch.armSyncSend(s, w.Task, sel)
 	}
 	return armNotified(&ch.mu, &ch.sendq, w, func() bool {
@@ -282,7 +303,7 @@ func (c *chanSend[T]) armCase(s *sendState[T], w *core.Waiter, sel *core.Selecti
 
 func (c *chanSend[T]) disarmCase(s *sendState[T], w *core.Waiter) bool {
 	ch := (*Chan[T])(c)
-	if ch.rv != nil {
+	if ch.unbuffered {
 		return ch.disarmSyncSend(s)
 	}
 	return disarmNotified(&ch.mu, &ch.sendq, w, ch.forwardSend)

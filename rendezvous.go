@@ -6,18 +6,24 @@ import (
 	"github.com/simrt/simrt/internal/core"
 )
 
-// An unbuffered channel has no buffer for a value to wait in: a sender and a
-// receiver meet, and the one that arrives second completes both sides at
-// once. That does not fit the rest of the primitives, where a woken task
-// completes its own wait when it runs again (a Select re-arms its cases and
-// takes the earliest ready one): a sender that has handed its value over
+// A receiver parked on a channel is completed in place by the sender that
+// arrives: the sender claims the receiver's selection (see
+// core.WaitQueue.Claim), the state the waiting Select (or plain Recv)
+// shares with everyone who might complete one of its cases, hands it the
+// value and wakes it; the woken receiver has nothing left to do, and takes
+// no lock. The first claim wins; a Select then returns the case that was
+// completed for it, whatever else became ready meanwhile.
+//
+// An unbuffered channel has no buffer for a value to wait in, so its
+// senders wait the same way: the receiver that arrives takes the value of
+// a parked sender and completes it. A sender that has handed its value over
 // cannot take it back because the receiver's Select chose another case
-// meanwhile. So a task waiting on an unbuffered channel leaves a syncWaiter
-// on the channel's queue, and a partner completes it in place, after
-// claiming the waiter's selection (see core.WaitQueue.Claim): the state the
-// waiting Select (or plain Send or Recv) shares with everyone who might
-// complete one of its cases. The first claim wins; the Select then returns
-// the case that was completed for it, whatever else became ready meanwhile.
+// meanwhile; claiming the selection first is what makes that impossible.
+//
+// A receiver that unwinds (aborted) at the moment a value is handed to it
+// gives the value back (handBack): to the next parked receiver, or to the
+// head of a buffered channel's queue. Senders on a full buffered channel
+// are notified and look again (see Send).
 
 // syncWaiter is a task waiting at a channel to be completed in place: to
 // send v, or to receive into v. It sits on one of the channel's queues,
@@ -29,7 +35,8 @@ type syncWaiter[T any] struct {
 }
 
 // syncOf returns the syncWaiter whose Waiter w is. Every waiter on the
-// queues of a channel that completes its waiters in place is one.
+// receive queue of a channel, and on the send queue of an unbuffered one,
+// is one.
 func syncOf[T any](w *core.Waiter) *syncWaiter[T] {
 	return (*syncWaiter[T])(unsafe.Pointer(w))
 }
@@ -40,41 +47,35 @@ func (w *syncWaiter[T]) reset(t *core.Task, sel *core.Selection, v T) {
 	w.v = v
 }
 
-// rendezvous is what an unbuffered channel keeps besides its queues.
-type rendezvous[T any] struct {
-	// spare is a plain wait's waiter that is no longer in use (nothing
-	// refers to a waiter once it is off the queues and its wait has
-	// returned), kept so that steady traffic allocates nothing.
-	spare *syncWait[T]
+// syncWait is the waiter and selection of a plain Send or Recv, in one
+// allocation.
+type syncWait[T any] struct {
+	sel core.Selection
+	w   syncWaiter[T]
 }
 
-// getWait returns a reset waiter for a plain Send or Recv by t. Called
-// with mu held.
-func (r *rendezvous[T]) getWait(t *core.Task, v T) *syncWait[T] {
-	sw := r.spare
+// getWait returns a reset waiter for a plain Send or Recv by t, offering v.
+// Called with mu held. A waiter is kept in spare once its wait has
+// returned (nothing refers to it then), so that steady traffic allocates
+// nothing; putWait stores it without the lock, which a woken receiver does
+// not take again.
+func (c *Chan[T]) getWait(t *core.Task, v T) *syncWait[T] {
+	sw := c.spare.Load()
 	if sw == nil {
 		sw = new(syncWait[T])
 	} else {
-		r.spare = nil
+		c.spare.Store(nil)
 		sw.sel.Arm()
 	}
 	sw.w.reset(t, &sw.sel, v)
 	return sw
 }
 
-// putWait keeps sw, whose wait has returned, for the next one. Called with
-// mu held.
-func (r *rendezvous[T]) putWait(sw *syncWait[T]) {
+// putWait keeps sw, whose wait has returned, for the next one.
+func (c *Chan[T]) putWait(sw *syncWait[T]) {
 	var zero T
 	sw.w.v, sw.w.Task = zero, nil
-	r.spare = sw
-}
-
-// syncWait is the waiter and selection of a plain Send or Recv, in one
-// allocation.
-type syncWait[T any] struct {
-	sel core.Selection
-	w   syncWaiter[T]
+	c.spare.Store(sw)
 }
 
 // handTo completes the claimed waiter r of a receiver with v and wakes its
@@ -94,6 +95,23 @@ func takeFrom[T any](s *core.Waiter) T {
 	return v
 }
 
+// handBack gives back v, a value handed to a receiver that unwound instead
+// of taking it: to the next parked receiver, else to the head of the
+// buffer (it was the oldest value; the buffer may then hold one more than
+// its capacity until a receiver takes it). On an unbuffered channel with
+// no receiver parked the value is lost with the receiver, as if its task
+// had ended right after its Recv returned: its sender has already
+// returned. Called with mu held.
+func (c *Chan[T]) handBack(v T) {
+	if r := c.recvq.Claim(nil); r != nil {
+		handTo(r, v)
+		return
+	}
+	if !c.unbuffered {
+		c.pushFront(v)
+	}
+}
+
 // trySendSync hands v to a waiting receiver. Called with mu held.
 func (c *Chan[T]) trySendSync(v T) bool {
 	if c.closed {
@@ -106,63 +124,94 @@ func (c *Chan[T]) trySendSync(v T) bool {
 	return false
 }
 
+// tryRecvFor takes a value, if there is one, for a receive of selection
+// sel (nil for a plain Recv), from the buffer or from a parked sender of
+// an unbuffered channel. done reports whether the receive is over: a value
+// was taken, or the channel is closed and drained. Called with mu held.
+func (c *Chan[T]) tryRecvFor(sel *core.Selection) (v T, ok, done bool) {
+	if !c.unbuffered {
+		return c.tryRecv()
+	}
+	if s := c.sendq.Claim(sel); s != nil {
+		return takeFrom[T](s), true, true
+	}
+	return v, false, c.closed
+}
+
 // tryRecvSync takes the value of a waiting sender. Called with mu held.
 func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
-	if s := c.sendq.Claim(nil); s != nil {
-		return takeFrom[T](s), true
-	}
-	return v, false
+	v, ok, _ = c.tryRecvFor(nil)
+	return v, ok
 }
 
 func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return ErrClosed
 	}
 	if c.trySendSync(v) {
+		c.mu.Unlock()
 		return nil
 	}
-	sw := c.rv.getWait(ctx.CurrentTask(), v)
-	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
+	sw := c.getWait(ctx.CurrentTask(), v)
 	for {
-		if c.waitSync(&sw.w, &c.sendq, (*chanSend[T])(c)) {
+		if c.parkClaimable(&sw.w, &c.sendq, (*chanSend[T])(c)) {
+			c.putWait(sw)
 			return nil // a receiver took v
 		}
-		if c.closed {
-			return ErrClosed
-		}
-		if c.trySendSync(v) {
-			return nil
+		c.mu.Lock()
+		c.sendq.Remove(&sw.w.Waiter)
+		if c.closed || c.trySendSync(v) {
+			err := error(nil)
+			if c.closed {
+				err = ErrClosed
+			}
+			c.putWait(sw)
+			c.mu.Unlock()
+			return err
 		}
 	}
 }
 
 func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok = c.tryRecvSync(); ok || c.closed {
+	if v, ok, done := c.tryRecvFor(nil); done {
+		c.mu.Unlock()
 		return v, ok
 	}
-	sw := c.rv.getWait(ctx.CurrentTask(), v)
-	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
+	return c.recvParked(ctx.CurrentTask())
+}
+
+// recvParked parks t on the receive queue until a sender hands it a value,
+// or it finds the receive over when it looks again after another wake-up
+// (the channel closed). Called with mu held; returns with mu released.
+func (c *Chan[T]) recvParked(t *core.Task) (v T, ok bool) {
+	sw := c.getWait(t, v)
 	for {
-		if c.waitSync(&sw.w, &c.recvq, (*chanRecv[T])(c)) {
-			return sw.w.v, true // a sender delivered
+		if c.parkClaimable(&sw.w, &c.recvq, (*chanRecv[T])(c)) {
+			v = sw.w.v // a sender delivered: no lock needed
+			c.putWait(sw)
+			return v, true
 		}
-		if v, ok = c.tryRecvSync(); ok || c.closed {
+		c.mu.Lock()
+		c.recvq.Remove(&sw.w.Waiter)
+		var done bool
+		if v, ok, done = c.tryRecvFor(nil); done {
+			c.putWait(sw)
+			c.mu.Unlock()
 			return v, ok
 		}
 	}
 }
 
-// waitSync queues w on q and parks until a partner completes it (true) or
-// the task is woken for another reason (false: look again). It is called
-// and returns with mu held. If the park unwinds, w is taken off q; a value a
-// receiver had already been given is then lost with the task, as if the
-// task had ended right after its Recv returned. on says what the task
-// waits on, for failure reports.
-func (c *Chan[T]) waitSync(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
+// parkClaimable queues w on q, opens its selection to partners and parks
+// until a partner completes it (true) or the task is woken for another
+// reason (false: look again, w may still be queued). It is called with mu
+// held and returns with mu released. If the park unwinds, w is taken off q
+// and a value a sender had already handed it is given back (see
+// handBack). on says what the task waits on, for failure reports.
+func (c *Chan[T]) parkClaimable(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
 	c.mu.Bind(w.Task)
 	q.Push(&w.Waiter)
 	w.Sel.Wait() // under mu: no partner sees w arming
@@ -173,30 +222,32 @@ func (c *Chan[T]) waitSync(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker)
 			w.Sel.Close()
 			c.mu.Lock()
 			q.Remove(&w.Waiter)
+			if q == &c.recvq && w.Done.Load() {
+				c.handBack(w.v)
+			}
+			c.mu.Unlock()
 		}
 	}()
 	w.Task.ParkOn(on)
+	for w.Sel.Reclaim() && !w.Done.Load() {
+		// Claimed, but the partner is still handing over (a production
+		// task woken early): it wakes the task again once it is Done.
+		w.Task.Park()
+	}
 	parked = true
-	claimed := w.Sel.Reclaim()
-	c.mu.Lock()
-	q.Remove(&w.Waiter)
-	return claimed && w.Done.Load()
+	return w.Done.Load()
 }
 
-// armSyncRecv arms a receive case on an unbuffered channel: it takes the
-// value of a waiting sender, or reports the channel closed, or queues the
-// case's waiter of sel.
-func (c *Chan[T]) armSyncRecv(s *recvState[T], t *core.Task, sel *core.Selection) bool {
+// armRecv arms a receive case: it takes a value (from the buffer, or from
+// a parked sender of an unbuffered channel), or reports the channel closed
+// and drained, or queues the case's waiter of sel, for a sender to
+// complete in place.
+func (c *Chan[T]) armRecv(s *recvState[T], t *core.Task, sel *core.Selection) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mu.Bind(t)
-	if p := c.sendq.Claim(sel); p != nil {
-		s.v, s.ok = takeFrom[T](p), true
-		return true
-	}
-	if c.closed {
-		var zero T
-		s.v, s.ok = zero, false
+	if v, ok, done := c.tryRecvFor(sel); done {
+		s.v, s.ok = v, ok
 		return true
 	}
 	var zero T
@@ -205,9 +256,9 @@ func (c *Chan[T]) armSyncRecv(s *recvState[T], t *core.Task, sel *core.Selection
 	return false
 }
 
-// disarmSyncRecv takes a receive case's waiter off the queue and reports
+// disarmRecv takes a receive case's waiter off the queue and reports
 // whether a sender completed it.
-func (c *Chan[T]) disarmSyncRecv(s *recvState[T]) bool {
+func (c *Chan[T]) disarmRecv(s *recvState[T]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.recvq.Remove(&s.w.Waiter)

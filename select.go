@@ -20,6 +20,9 @@ type Case interface {
 	disarm(w *core.Waiter) bool
 	// fire runs the case's callback after it completed, outside any lock.
 	fire()
+	// undo gives back what a partner handed the case in place (a value
+	// received) when the Select unwinds instead of taking it.
+	undo()
 	// release frees what the case holds (a timer) once Select returns.
 	release()
 	// blockedOn says what the case waits for, for failure reports.
@@ -48,6 +51,12 @@ type releaser[S any] interface {
 	releaseCase(s *S)
 }
 
+// undoer is a waitable whose cases a partner completes by handing them
+// something, which must be given back if the Select unwinds.
+type undoer[S any] interface {
+	undoCase(s *S)
+}
+
 // primCase is a Select case on the primitive p.
 type primCase[S, F any] struct {
 	p waitable[S, F]
@@ -62,6 +71,12 @@ func (c *primCase[S, F]) arm(w *core.Waiter, sel *core.Selection) bool {
 func (c *primCase[S, F]) disarm(w *core.Waiter) bool { return c.p.disarmCase(&c.s, w) }
 func (c *primCase[S, F]) fire()                      { c.p.fireCase(&c.s, c.f) }
 func (c *primCase[S, F]) blockedOn() string          { return c.p.describeCase(&c.s) }
+
+func (c *primCase[S, F]) undo() {
+	if u, ok := c.p.(undoer[S]); ok {
+		u.undoCase(&c.s)
+	}
+}
 
 func (c *primCase[S, F]) release() {
 	if r, ok := c.p.(releaser[S]); ok {
@@ -103,11 +118,14 @@ func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward fu
 // choice comes from the run's decision stream, so a seed gives the same
 // choice every time (Config.BiasedSelect, or SelectBiased, keeps the
 // earliest instead). A case that was not chosen consumes nothing: a value
-// offered by a channel stays there. A parked Select with a case on an
-// unbuffered channel is completed by the first partner to arrive there,
-// whatever else became ready at the same time, since that partner has
-// already taken or delivered the value. Select with no cases parks forever
-// (until aborted).
+// offered by a channel stays there. A parked Select is completed in place
+// by the first partner to arrive at one of its channel cases (a sender to
+// any channel it receives from, a receiver on an unbuffered channel it
+// sends on), since that partner has already delivered or taken the value,
+// unless another case woke it first: then partners pass it by until it has
+// looked at its cases again, as in Go. Select with no cases parks forever
+// (until aborted). A value a sender handed to a Select that is aborted at
+// that moment goes back to the channel (see Chan).
 func Select(ctx Runtime, cases ...Case) int {
 	return selectCases(ctx, false, cases)
 }
@@ -188,7 +206,9 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *core.Sele
 		if !ok {
 			sel.Close() // unwinding: no partner may complete a case any more
 			for i, c := range cases {
-				c.disarm(&waiters[i])
+				if c.disarm(&waiters[i]) {
+					c.undo()
+				}
 			}
 		}
 	}()

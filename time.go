@@ -49,7 +49,7 @@ func (c *afterState) onTimer() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.w != nil {
-		c.w.Notified = true
+		c.w.MarkNotified()
 		c.w.Task.Unpark()
 	}
 }

@@ -100,9 +100,22 @@ func (q *WaitQueue) NotifyOne() bool {
 		return false
 	}
 	q.Remove(w)
-	w.Notified = true
+	w.MarkNotified()
 	w.Task.Unpark()
 	return true
+}
+
+// MarkNotified sets w.Notified and, for a waiter with a selection, closes
+// the selection to partners: the task has been woken to look again, as by
+// the first of its cases to become ready, and a partner must not complete
+// another of its waiters in place meanwhile (it passes the task by, as
+// Go's runtime passes by a select that another case already woke). The
+// caller, holding the primitive's lock, wakes the task.
+func (w *Waiter) MarkNotified() {
+	w.Notified = true
+	if w.Sel != nil {
+		w.Sel.state.CompareAndSwap(selWaiting, selNotified)
+	}
 }
 
 // NotifyAll wakes every queued waiter.
@@ -121,7 +134,7 @@ func (q *WaitQueue) NotifyAll() {
 func (q *WaitQueue) TakeAll(tasks []*Task) []*Task {
 	for w := q.head; w != nil; w = q.head {
 		q.Remove(w)
-		w.Notified = true
+		w.MarkNotified()
 		tasks = append(tasks, w.Task)
 	}
 	return tasks
@@ -131,8 +144,8 @@ func (q *WaitQueue) TakeAll(tasks []*Task) []*Task {
 // claim, skipping those of own (the caller's own selection, so that a
 // Select does not complete itself; nil for none). A waiter whose task is
 // still arming is woken to look again and left in place; one whose
-// selection was claimed through another of its waiters is left for its
-// task to take off. The caller completes the returned waiter (the value,
+// selection was claimed through another of its waiters, or notified, is
+// left for its task to take off. The caller completes the returned waiter (the value,
 // then Done) and wakes its task.
 func (q *WaitQueue) Claim(own *Selection) *Waiter {
 	for w := q.head; w != nil; w = w.next {
@@ -203,6 +216,9 @@ const (
 	// selDone: a partner completed one of its waiters, or the owner
 	// unwound.
 	selDone
+	// selNotified: a notifier woke the owner to look again (see
+	// MarkNotified); partners pass it by.
+	selNotified
 )
 
 // Arm puts s back in the arming state, for a new wait.
@@ -215,7 +231,18 @@ func (s *Selection) Wait() { s.state.Store(selWaiting) }
 // partners again and reports whether a partner claimed it first (then one
 // of its waiters is, or is about to be, Done).
 func (s *Selection) Reclaim() (claimed bool) {
-	return !s.state.CompareAndSwap(selWaiting, selArming)
+	for {
+		switch st := s.state.Load(); st {
+		case selDone:
+			return true
+		case selArming:
+			return false
+		default: // waiting or notified; a partner may claim it meanwhile
+			if s.state.CompareAndSwap(st, selArming) {
+				return false
+			}
+		}
+	}
 }
 
 // Close closes s to partners for good, whatever its state: its owner is
