@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Chan is a FIFO channel between tasks: unbuffered, bounded or unbounded.
@@ -98,7 +99,7 @@ func (c *Chan[T]) pushFront(v T) {
 // Send queues v, parking while the channel is full; on an unbuffered
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
 // channel is (or becomes) closed; v is then not delivered.
-func (c *Chan[T]) Send(ctx Runtime, v T) error {
+func (c *Chan[T]) Send(ctx rtapi.Plumbing, v T) error {
 	c.mu.Enter(ctx.CurrentTask())
 	if c.unbuffered {
 		return c.sendSync(ctx, v)
@@ -157,7 +158,7 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 // Recv returns the next value, parking while the channel is empty (on an
 // unbuffered channel: until a sender arrives). After Close, it returns the
 // values still queued and then ok=false.
-func (c *Chan[T]) Recv(ctx Runtime) (v T, ok bool) {
+func (c *Chan[T]) Recv(ctx rtapi.Plumbing) (v T, ok bool) {
 	c.mu.Enter(ctx.CurrentTask())
 	if c.unbuffered {
 		return c.recvSync(ctx)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -25,7 +25,7 @@ type Context interface {
 	Resolver
 	Metrics
 	Strategizer
-	Runtime
+	rtapi.Plumbing
 	Asserter
 }
 
@@ -55,17 +55,8 @@ type Name struct {
 // Attribute is one constant metric label set with WithAttribute.
 type Attribute = metrics.Attr
 
-// Spawner starts tasks and coordinates shutdown. Use Spawn to start a task;
-// SpawnTask is the runtime half that Spawn is built on.
+// Spawner coordinates shutdown. Start tasks with Spawn.
 type Spawner interface {
-	// SpawnTask starts t as a new task below this context: the runtime calls
-	// t.Run on the new task, then t.Done with the outcome (nil after Run
-	// returned, a *PanicError after a caught panic, ErrClosed when the task
-	// was aborted or could not start). Done may be called again later (an
-	// aborted task reports ErrClosed at once and again when it has unwound);
-	// only the first call counts. The returned Aborter aborts the task and
-	// everything below it. Prefer Spawn.
-	SpawnTask(t Task) Aborter
 	// Stop signals every StopSignal with value (the first value wins) and
 	// waits until every signal taken before the first Stop has been
 	// released, or until timeout passes (ErrTimeout). A timeout <= 0 waits
@@ -76,44 +67,6 @@ type Spawner interface {
 	// Stop open. Taken after Stop, it has already fired and holds nothing.
 	Stopped() *StopSignal
 }
-
-// Task is the work SpawnTask runs. Spawn provides one; runtimes call Run on
-// the new task and Done with its outcome.
-type Task interface {
-	Run(ctx Context)
-	Done(err error)
-}
-
-// Aborter stops a task and everything below it.
-type Aborter interface {
-	Abort()
-}
-
-// TaskFuncs adapts two functions to a Task. Either may be nil.
-type TaskFuncs struct {
-	RunFunc  func(ctx Context)
-	DoneFunc func(err error)
-}
-
-// Run implements Task.Run.
-func (t TaskFuncs) Run(ctx Context) {
-	if t.RunFunc != nil {
-		t.RunFunc(ctx)
-	}
-}
-
-// Done implements Task.Done.
-func (t TaskFuncs) Done(err error) {
-	if t.DoneFunc != nil {
-		t.DoneFunc(err)
-	}
-}
-
-// NoAbort is the Aborter of a task that never started.
-type NoAbort struct{}
-
-// Abort implements Aborter and does nothing.
-func (NoAbort) Abort() {}
 
 // Clock tells and waits for runtime time: simulated in the simulator, the
 // wall clock in production.
@@ -182,23 +135,4 @@ type Strategy interface {
 	// have returned. Calls may run concurrently; f must not block on runtime
 	// primitives.
 	ForEach(n int, f func(i int))
-}
-
-// Runtime is the scheduler interface the blocking primitives (Chan, Mutex,
-// Select, Timeout, ...) are written against. Both runtimes implement it;
-// user code has no reason to call it.
-type Runtime interface {
-	// CurrentTask returns the task that is making this call.
-	CurrentTask() *core.Task
-	// AfterFunc calls f once d of runtime time has passed, unless the
-	// returned timer is stopped first. f runs outside any task and must only
-	// wake tasks; it must not block.
-	AfterFunc(d time.Duration, f func()) Timer
-}
-
-// Timer is a pending AfterFunc call. *time.Timer is one.
-type Timer interface {
-	// Stop prevents the call and reports true, or reports false if the
-	// call already happened or the timer was already stopped.
-	Stop() bool
 }

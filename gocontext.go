@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // TaskContext is a context.Context for code that takes one (a client
@@ -66,8 +67,8 @@ func GoContext(ctx Context) (*TaskContext, context.CancelFunc) {
 	for s := scope; s != nil; s = s.parent {
 		s.bind(c)
 	}
-	ctx.Child("gocontext").SpawnTask(TaskFuncs{
-		RunFunc:  func(ctx Context) { c.Wait(ctx) },
+	ctx.Child("gocontext").SpawnTask(rtapi.TaskFuncs{
+		RunFunc:  func(ctx rtapi.Plumbing) { c.Wait(ctx) },
 		DoneFunc: func(error) { c.cancel(context.Canceled) }, // at once if aborted, or never started
 	})
 	return c, func() { c.cancel(context.Canceled) }
@@ -122,7 +123,7 @@ func (c *TaskContext) AfterFunc(f func()) (stop func() bool) {
 }
 
 // Wait parks until the context is cancelled and returns Err.
-func (c *TaskContext) Wait(ctx Runtime) error {
+func (c *TaskContext) Wait(ctx rtapi.Plumbing) error {
 	c.mu.Lock()
 	if c.err == nil {
 		waitUntilOn(ctx, &c.mu, &c.q, contextWait, nil, func() bool { return c.err != nil })

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Handle is the outcome of a task (from Spawn) or of any other work that
@@ -21,7 +22,7 @@ type Handle[T any] struct {
 	v     T
 	err   error
 	q     core.WaitQueue
-	abort Aborter
+	abort rtapi.Aborter
 	f     func(Context) T // the task's function, until it runs
 }
 
@@ -34,11 +35,11 @@ const (
 // seen through a type that keeps Run and Done out of Handle's method set.
 type spawned[T any] Handle[T]
 
-func (s *spawned[T]) Run(ctx Context) {
+func (s *spawned[T]) Run(ctx rtapi.Plumbing) {
 	h := (*Handle[T])(s)
 	f := h.f
 	h.f = nil
-	h.v = f(ctx) // read only once Done(nil) has completed the handle
+	h.v = f(ctx.(Context)) // read only once Done(nil) has completed the handle
 }
 
 func (s *spawned[T]) Done(err error) {
@@ -117,7 +118,7 @@ func (h *Handle[T]) value() (T, error) {
 // Await parks until the outcome is known and returns it: the task's value,
 // ErrClosed if it was aborted or never started, or a *PanicError (matching
 // ErrExited) if it panicked and the runtime catches panics.
-func (h *Handle[T]) Await(ctx Runtime) (T, error) {
+func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
 	if ctx != nil { // Await(nil) of a done handle is allowed and is no scheduling point
 		h.mu.Enter(ctx.CurrentTask())
 	}
@@ -196,7 +197,7 @@ func (h *Handle[T]) describeCase(*result[T]) string { return (*awaitWait[T])(h).
 // SelectHandles parks until the first of handles completes and returns its
 // index and outcome; every handle is aborted when it returns. With no
 // handles it returns -1 and ErrClosed.
-func SelectHandles[T any](ctx Runtime, handles ...*Handle[T]) (int, T, error) {
+func SelectHandles[T any](ctx rtapi.Plumbing, handles ...*Handle[T]) (int, T, error) {
 	var zero T
 	if len(handles) == 0 {
 		return -1, zero, ErrClosed

@@ -1,18 +1,22 @@
 package simrt
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/simrt/simrt/rtapi"
+)
 
 // deferredSpawner keeps the task it is given so that the test can run the
 // task's function and report its outcome as two separate steps, the way a
 // runtime does with its bookkeeping in between.
 type deferredSpawner struct {
 	Context // only SpawnTask is used
-	task    Task
+	task    rtapi.Task
 }
 
-func (s *deferredSpawner) SpawnTask(t Task) Aborter {
+func (s *deferredSpawner) SpawnTask(t rtapi.Task) rtapi.Aborter {
 	s.task = t
-	return NoAbort{}
+	return rtapi.NoAbort{}
 }
 
 // TestSpawnCompletesWhenRuntimeReports pins that a task handle completes

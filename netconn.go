@@ -9,13 +9,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/simrt/simrt/rtapi"
 )
 
 // ConnRuntime is what the net.Conn adapters need from a runtime: parking,
 // timers and the time in which deadlines are measured. Every Context
 // satisfies it.
 type ConnRuntime interface {
-	Runtime
+	rtapi.Plumbing
 	// Now returns the runtime's current time.
 	Now() time.Time
 }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Once runs a function exactly once, like sync.Once, but a concurrent
@@ -22,7 +23,7 @@ type Once struct {
 // the caller's stack), and so does f being unwound because its task was
 // aborted or its Timeout ran out. A call of Do from within f on the same
 // Once never returns.
-func (o *Once) Do(ctx Runtime, f func()) {
+func (o *Once) Do(ctx rtapi.Plumbing, f func()) {
 	o.mu.Enter(ctx.CurrentTask())
 	if o.done.Load() {
 		return

@@ -2,6 +2,7 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Oneshot carries at most one value from a sender to a receiver. The zero
@@ -65,7 +66,7 @@ func (o *Oneshot[T]) resultLocked() (T, error) {
 
 // Recv parks until a value is sent (and returns it) or the oneshot is
 // closed (ErrClosed). Any number of receivers see the same value.
-func (o *Oneshot[T]) Recv(ctx Runtime) (T, error) {
+func (o *Oneshot[T]) Recv(ctx rtapi.Plumbing) (T, error) {
 	o.mu.Enter(ctx.CurrentTask())
 	o.mu.Lock()
 	if o.doneLocked() {

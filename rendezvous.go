@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // A receiver parked on a channel is completed in place by the sender that
@@ -144,7 +145,7 @@ func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
 	return v, ok
 }
 
-func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
+func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -174,7 +175,7 @@ func (c *Chan[T]) sendSync(ctx Runtime, v T) error {
 	}
 }
 
-func (c *Chan[T]) recvSync(ctx Runtime) (v T, ok bool) {
+func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
 	c.mu.Lock()
 	if v, ok, done := c.tryRecvFor(nil); done {
 		c.mu.Unlock()

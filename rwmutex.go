@@ -2,6 +2,7 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // RWMutex is a reader/writer lock whose Lock and RLock park the task
@@ -23,7 +24,7 @@ type RWMutex struct {
 
 // RLock parks until no writer holds or waits for the lock, and takes a
 // read lock.
-func (m *RWMutex) RLock(ctx Runtime) {
+func (m *RWMutex) RLock(ctx rtapi.Plumbing) {
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canRead() {
@@ -69,7 +70,7 @@ func (m *RWMutex) rUnlockOp() {
 
 // Lock parks until no reader or writer holds the lock, and takes it for
 // writing.
-func (m *RWMutex) Lock(ctx Runtime) {
+func (m *RWMutex) Lock(ctx rtapi.Plumbing) {
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canWrite() {
@@ -145,7 +146,7 @@ func (m *RWMutex) unlockLocked() {
 // released again; a writer that leaves without the lock lets in the
 // readers it was holding back. on says what the task waits on, for
 // failure reports.
-func (m *RWMutex) waitGranted(ctx Runtime, q *core.WaitQueue, on core.Blocker, release func()) {
+func (m *RWMutex) waitGranted(ctx rtapi.Plumbing, q *core.WaitQueue, on core.Blocker, release func()) {
 	w := waiter(ctx, &m.mu)
 	q.Push(w)
 	granted := false

@@ -2,6 +2,7 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Case is one branch of a Select. Cases are made by the primitives:
@@ -126,18 +127,18 @@ func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward fu
 // looked at its cases again, as in Go. Select with no cases parks forever
 // (until aborted). A value a sender handed to a Select that is aborted at
 // that moment goes back to the channel (see Chan).
-func Select(ctx Runtime, cases ...Case) int {
+func Select(ctx rtapi.Plumbing, cases ...Case) int {
 	return selectCases(ctx, false, cases)
 }
 
 // SelectBiased is Select that, when several cases are ready at once, takes
 // the earliest in the list (the reference runtime's select), for code that
 // relies on the order of its cases.
-func SelectBiased(ctx Runtime, cases ...Case) int {
+func SelectBiased(ctx rtapi.Plumbing, cases ...Case) int {
 	return selectCases(ctx, true, cases)
 }
 
-func selectCases(ctx Runtime, biased bool, cases []Case) int {
+func selectCases(ctx rtapi.Plumbing, biased bool, cases []Case) int {
 	t := ctx.CurrentTask()
 	t.Point()
 	defer func() {
@@ -217,7 +218,7 @@ func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *core.Sele
 }
 
 // waitUntil is waitUntilOn for a wait that does not describe itself.
-func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+func waitUntil(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
 	waitUntilOn(ctx, mu, q, nil, forward, attempt)
 }
 
@@ -227,7 +228,7 @@ func waitUntil(ctx Runtime, mu *core.Lock, q *core.WaitQueue, forward func(), at
 // on says what the task waits on, for failure reports (see core.Blocker;
 // nil says nothing). forward passes on a wake-up the task did not use if
 // the wait unwinds (see core.Wait).
-func waitUntilOn(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
+func waitUntilOn(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
 	w := ctx.CurrentTask().Waiter()
 	for {
 		core.Wait(mu, w, q, on, forward)
@@ -240,7 +241,7 @@ func waitUntilOn(ctx Runtime, mu *core.Lock, q *core.WaitQueue, on core.Blocker,
 // waiter returns the calling task's reusable waiter for a wait on a
 // primitive guarded by mu, which the caller holds. It binds mu to the task
 // (see core.Lock.Bind), so that in the simulator the lock stops locking.
-func waiter(ctx Runtime, mu *core.Lock) *core.Waiter {
+func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
 	w := ctx.CurrentTask().Waiter()
 	mu.Bind(w.Task)
 	return w
@@ -266,6 +267,6 @@ func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, f
 }
 
 // Reschedule lets every other ready task run once before the caller goes on.
-func Reschedule(ctx Runtime) {
+func Reschedule(ctx rtapi.Plumbing) {
 	ctx.CurrentTask().Yield()
 }

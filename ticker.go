@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Ticker delivers ticks at regular intervals of runtime time, like
@@ -25,7 +26,7 @@ type Ticker struct {
 	d     time.Duration
 	start time.Time
 	gen   uint64 // counts Stops and Resets: a timer set before is stale
-	timer Timer
+	timer rtapi.Timer
 	dead  bool // the owning task has ended
 }
 
@@ -115,7 +116,7 @@ func (t *Ticker) end() {
 // Recv parks until the next tick and returns the runtime time at which it
 // was delivered. On a stopped ticker it parks until aborted, as a receive
 // from a stopped time.Ticker's channel blocks.
-func (t *Ticker) Recv(ctx Runtime) time.Time {
+func (t *Ticker) Recv(ctx rtapi.Plumbing) time.Time {
 	v, _ := t.ticks.Recv(ctx)
 	return v
 }

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // After is a Select case that completes once d of runtime time has passed,
 // counted from the moment Select first looks at it, and then calls f, which
 // may be nil. d <= 0 completes at once.
-func After(ctx Runtime, d time.Duration, f func()) Case {
+func After(ctx rtapi.Plumbing, d time.Duration, f func()) Case {
 	return &primCase[afterState, func()]{p: afterWait{}, f: f, s: afterState{rt: ctx, d: d}}
 }
 
@@ -20,13 +21,13 @@ type afterWait struct{}
 
 // afterState is the timer of one After case.
 type afterState struct {
-	rt      Runtime
+	rt      rtapi.Plumbing
 	d       time.Duration
 	fired   atomic.Bool
 	mu      core.Lock
 	w       *core.Waiter
 	started bool
-	timer   Timer
+	timer   rtapi.Timer
 }
 
 func (afterWait) armCase(c *afterState, w *core.Waiter, _ *core.Selection) bool {
@@ -82,7 +83,7 @@ func (afterWait) releaseCase(c *afterState) {
 // runs out, f wins. Timeouts nest; the one whose time ran out is the one
 // that returns ErrTimeout. A context made by GoContext inside f reports the
 // deadline, and is cancelled when the time runs out or Timeout returns.
-func Timeout(ctx Runtime, d time.Duration, f func() error) (err error) {
+func Timeout(ctx rtapi.Plumbing, d time.Duration, f func() error) (err error) {
 	t := ctx.CurrentTask()
 	sc := &timeoutScope{}
 	if outer := t.InnermostDeadline(); outer != nil {

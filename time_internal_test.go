@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // manualRuntime keeps the timers it is asked for; the test fires them.
@@ -12,7 +13,10 @@ type manualRuntime struct{ timers []*manualTimer }
 
 func (r *manualRuntime) CurrentTask() *core.Task { return nil }
 
-func (r *manualRuntime) AfterFunc(_ time.Duration, f func()) Timer {
+// SpawnTask is not used by these tests.
+func (r *manualRuntime) SpawnTask(rtapi.Task) rtapi.Aborter { panic("manualRuntime: SpawnTask") }
+
+func (r *manualRuntime) AfterFunc(_ time.Duration, f func()) rtapi.Timer {
 	tm := &manualTimer{f: f}
 	r.timers = append(r.timers, tm)
 	return tm

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // WaitGroup waits for a collection of tasks to finish, like
@@ -49,7 +50,7 @@ func (wg *WaitGroup) Add(delta int) {
 func (wg *WaitGroup) Done() { wg.Add(-1) }
 
 // Wait parks until the counter is zero.
-func (wg *WaitGroup) Wait(ctx Runtime) {
+func (wg *WaitGroup) Wait(ctx rtapi.Plumbing) {
 	wg.mu.Enter(ctx.CurrentTask())
 	wg.mu.Lock()
 	if wg.n != 0 {
@@ -72,13 +73,13 @@ func (wg *WaitGroup) Go(ctx Context, f func(ctx Context)) {
 	// 0: not started; 1: f runs, its deferred Done counts; 2: counted
 	// without running (the task was aborted before it started).
 	var state atomic.Uint32
-	ctx.SpawnTask(TaskFuncs{
-		RunFunc: func(ctx Context) {
+	ctx.SpawnTask(rtapi.TaskFuncs{
+		RunFunc: func(ctx rtapi.Plumbing) {
 			if !state.CompareAndSwap(0, 1) {
 				return
 			}
 			defer wg.Done()
-			f(ctx)
+			f(ctx.(Context))
 		},
 		DoneFunc: func(error) {
 			if state.CompareAndSwap(0, 2) {

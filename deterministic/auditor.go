@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"time"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -39,7 +41,7 @@ func appendString(b []byte, f string) []byte {
 // prefixed with its length, so field boundaries and event boundaries are
 // both part of the fingerprint. Fields are neither retained nor copied
 // (large ones are hashed in place).
-func (a *Auditor) Event(label string, fields ...[]byte) {
+func (a *Auditor) Event(label audit.Label, fields ...[]byte) {
 	b := a.begin(label)
 	crc := uint32(0)
 	for _, f := range fields {
@@ -68,7 +70,7 @@ func (a *Auditor) hashBytes(b []byte, crc uint32, p []byte) ([]byte, uint32) {
 	return append(b, p...), crc
 }
 
-func (a *Auditor) end(b []byte, crc uint32, label string, fields [][]byte) {
+func (a *Auditor) end(b []byte, crc uint32, label audit.Label, fields [][]byte) {
 	a.digest = crc32.Update(crc, castagnoli, b)
 	a.buf = b[:0]
 	if a.log != nil {
@@ -79,7 +81,7 @@ func (a *Auditor) end(b []byte, crc uint32, label string, fields [][]byte) {
 // EventChunks records an event whose single payload field is given in
 // chunks; the chunk boundaries are not part of the fingerprint, so the
 // same bytes sent in one piece or several audit the same.
-func (a *Auditor) EventChunks(label string, prefix [][]byte, chunks [][]byte) {
+func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byte) {
 	b := a.begin(label)
 	crc := uint32(0)
 	for _, f := range prefix {
@@ -105,38 +107,39 @@ func (a *Auditor) EventChunks(label string, prefix [][]byte, chunks [][]byte) {
 	a.end(b, crc, label, logged)
 }
 
-func (a *Auditor) begin(label string) []byte {
+func (a *Auditor) begin(label audit.Label) []byte {
 	b := a.buf[:0]
 	b = binary.BigEndian.AppendUint64(b, 4)
 	b = binary.BigEndian.AppendUint32(b, a.digest)
-	return appendString(b, label)
+	return appendString(b, string(label))
 }
 
-// processTask is Event("process_task", id, name) without the variadic slice.
+// processTask is Event(audit.ProcessTask, id, name) without the variadic
+// slice.
 func (a *Auditor) processTask(id uint64, name string) {
-	b := a.begin("process_task")
+	b := a.begin(audit.ProcessTask)
 	b = binary.BigEndian.AppendUint64(b, 8)
 	b = binary.BigEndian.AppendUint64(b, id)
 	b = appendString(b, name)
 	if a.log != nil {
 		var idb [8]byte
 		binary.BigEndian.PutUint64(idb[:], id)
-		a.end(b, 0, "process_task", [][]byte{idb[:], []byte(name)})
+		a.end(b, 0, audit.ProcessTask, [][]byte{idb[:], []byte(name)})
 		return
 	}
 	a.digest = crc32.Update(0, castagnoli, b)
 	a.buf = b[:0]
 }
 
-// spawn is Event("spawn", id, name) without allocating.
+// spawn is Event(audit.Spawn, id, name) without allocating.
 func (a *Auditor) spawn(id uint64, name string) {
 	if a.log != nil {
 		var idb [8]byte
 		binary.BigEndian.PutUint64(idb[:], id)
-		a.Event("spawn", idb[:], []byte(name))
+		a.Event(audit.Spawn, idb[:], []byte(name))
 		return
 	}
-	b := a.begin("spawn")
+	b := a.begin(audit.Spawn)
 	b = binary.BigEndian.AppendUint64(b, 8)
 	b = binary.BigEndian.AppendUint64(b, id)
 	b = appendString(b, name)
@@ -183,8 +186,8 @@ type Event struct {
 	// Task is the name of the running task ("" for the root, "<runtime>"
 	// outside any task).
 	Task string
-	// Label is the event's kind ("process_task", "rand", "send", ...).
-	Label string
+	// Label is the event's kind (audit.ProcessTask, audit.Rand, ...).
+	Label audit.Label
 	// Fields are the event's fields, as audited.
 	Fields [][]byte
 	// State is the auditor state after the event.
@@ -233,13 +236,13 @@ type logEntry struct {
 	index  uint64
 	now    int64
 	task   string
-	label  string
+	label  audit.Label
 	data   []byte // the fields, back to back
 	ends   []int  // end offset of each field in data
 	digest uint32
 }
 
-func (l *EventLog) add(a *Auditor, label string, fields [][]byte) {
+func (l *EventLog) add(a *Auditor, label audit.Label, fields [][]byte) {
 	var e *logEntry
 	if l.Limit > 0 && len(l.entries) == l.Limit {
 		e = &l.entries[l.start]

@@ -3,6 +3,8 @@ package deterministic
 import (
 	"fmt"
 	"testing"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Encode, Stop and Stopped are audited events, as in the reference:
@@ -23,18 +25,18 @@ func TestAuditorRecordsEncodeStopStopped(t *testing.T) {
 	}
 	state, events := run(-2)
 	want := []struct {
-		label  string
+		label  audit.Label
 		fields [][]byte
 	}{
-		{"encode", nil},
-		{"stop", [][]byte{{0xff, 0xff, 0xff, 0xfe}}},
-		{"stopped", nil},
+		{audit.Encode, nil},
+		{audit.Stop, [][]byte{{0xff, 0xff, 0xff, 0xfe}}},
+		{audit.Stopped, nil},
 	}
 	var got []Event
 	var before []string // the state before each event in got
 	for i, e := range events {
 		switch e.Label {
-		case "encode", "stop", "stopped":
+		case audit.Encode, audit.Stop, audit.Stopped:
 			got = append(got, e)
 			if i == 0 {
 				before = append(before, "00000000")

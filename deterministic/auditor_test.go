@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 func runWithMetric(name, help string) string {
@@ -98,7 +99,7 @@ func TestAuditorEventLog(t *testing.T) {
 		t.Fatalf("kept %d events, want 3", len(events))
 	}
 	for i, e := range events {
-		if e.Label != "rand" || string(e.Fields[0]) != "next_u64" {
+		if e.Label != audit.Rand || string(e.Fields[0]) != "next_u64" {
 			t.Errorf("event %d = %v", i, e)
 		}
 		if i > 0 && e.Index != events[i-1].Index+1 {

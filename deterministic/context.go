@@ -10,6 +10,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -73,8 +74,8 @@ func (c *Context) Name() simrt.Name {
 	return simrt.Name{Label: c.name, Attributes: append([]simrt.Attribute(nil), c.attrs...)}
 }
 
-// SpawnTask implements simrt.Spawner.SpawnTask; use simrt.Spawn.
-func (c *Context) SpawnTask(t simrt.Task) simrt.Aborter {
+// SpawnTask implements rtapi.Plumbing.SpawnTask; use simrt.Spawn.
+func (c *Context) SpawnTask(t rtapi.Task) rtapi.Aborter {
 	return c.rt.spawn(c, t)
 }
 
@@ -84,7 +85,15 @@ func (c *Context) Stop(value int, timeout time.Duration) error {
 	var b [4]byte
 	b[0], b[1], b[2], b[3] = byte(value>>24), byte(value>>16), byte(value>>8), byte(value)
 	c.rt.auditor.Event("stop", b[:])
-	return c.rt.shutdown.Stop(c, value, timeout)
+	drained := c.rt.shutdown.Stop(value)
+	if timeout <= 0 {
+		drained.Wait(c)
+		return nil
+	}
+	if simrt.Select(c, drained.OnFire(nil), simrt.After(c, timeout, nil)) == 1 {
+		return simrt.ErrTimeout
+	}
+	return nil
 }
 
 // Stopped implements simrt.Spawner.Stopped.
@@ -95,7 +104,7 @@ func (c *Context) Stopped() *simrt.StopSignal {
 	if c.rt.current != nil {
 		t = &c.rt.current.ct
 	}
-	return c.rt.shutdown.Stopped(t)
+	return (*simrt.StopSignal)(c.rt.shutdown.Stopped(t))
 }
 
 // Now implements simrt.Clock.Now: the simulated time, on a node's clock
@@ -143,12 +152,12 @@ func simNanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// CurrentTask implements simrt.Runtime.
+// CurrentTask implements rtapi.Plumbing.
 func (c *Context) CurrentTask() *core.Task { return &c.rt.currentTask().ct }
 
-// AfterFunc implements simrt.Runtime: f runs in the executor, between
+// AfterFunc implements rtapi.Plumbing: f runs in the executor, between
 // tasks, once d of simulated time has passed.
-func (c *Context) AfterFunc(d time.Duration, f func()) simrt.Timer {
+func (c *Context) AfterFunc(d time.Duration, f func()) rtapi.Timer {
 	c.rt.check()
 	if c.proc != nil {
 		return c.proc.afterFunc(d, f)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // DiskFault is a standing fault of a simulated disk: slow, failing (EIO),
@@ -71,6 +72,6 @@ type nodeRecorder struct {
 	node []byte
 }
 
-func (r nodeRecorder) Event(label string, fields ...[]byte) {
+func (r nodeRecorder) Event(label audit.Label, fields ...[]byte) {
 	r.a.Event(label, append([][]byte{r.node}, fields...)...)
 }

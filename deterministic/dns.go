@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // encodeAddrs is the audited form of an optional address list.
@@ -24,7 +25,7 @@ func encodeAddrs(addrs []netip.Addr, present bool) []byte {
 // removes the entry. The table survives FromCheckpoint.
 func (c *Context) RegisterHost(host string, addrs []netip.Addr) {
 	c.rt.check()
-	c.rt.auditor.Event("resolver_register", []byte(host), encodeAddrs(addrs, addrs != nil))
+	c.rt.auditor.Event(audit.ResolverRegister, []byte(host), encodeAddrs(addrs, addrs != nil))
 	if addrs == nil {
 		delete(c.rt.dns, host)
 		return
@@ -36,7 +37,7 @@ func (c *Context) RegisterHost(host string, addrs []netip.Addr) {
 func (c *Context) Resolve(host string) ([]netip.Addr, error) {
 	c.rt.check()
 	addrs, ok := c.rt.dns[host]
-	c.rt.auditor.Event("resolve", []byte(host), encodeAddrs(addrs, ok))
+	c.rt.auditor.Event(audit.Resolve, []byte(host), encodeAddrs(addrs, ok))
 	if !ok {
 		return nil, &simrt.ResolveError{Host: host}
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -47,7 +49,7 @@ type runtime struct {
 	props   *properties // made at the first property or Buggify call
 
 	tree     *supervise.Tree
-	shutdown simrt.Shutdown
+	shutdown rtapi.Shutdown[simrt.Signal, *simrt.Signal]
 
 	registry   *metrics.Registry
 	taskMetric *metrics.Tasks
@@ -176,12 +178,12 @@ func (rt *runtime) unlinkLive(t *task) {
 	t.prevLive, t.nextLive = nil, nil
 }
 
-// spawn implements Spawner.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
+// spawn implements rtapi.Plumbing.SpawnTask for ctx.
+func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 	rt.check()
 	if rt.closing {
 		body.Done(simrt.ErrClosed)
-		return simrt.NoAbort{}
+		return rtapi.NoAbort{}
 	}
 	label := ctx.label
 	if label == nil {
@@ -196,7 +198,7 @@ func (rt *runtime) spawn(ctx *Context, body simrt.Task) simrt.Aborter {
 	*t = task{name: ctx.name, label: label, body: body}
 	if !ctx.node.SpawnAt(node) {
 		body.Done(simrt.ErrClosed)
-		return simrt.NoAbort{}
+		return rtapi.NoAbort{}
 	}
 	label.Running.Add(1)
 	node.InitChild(&child.node)
@@ -426,7 +428,7 @@ func (rt *runtime) afterFunc(d time.Duration, tk *task, f func()) *timer {
 	at := addTime(rt.now, max(d, 0))
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(at))
-	rt.auditor.Event("timer", b[:])
+	rt.auditor.Event(audit.Timer, b[:])
 	if at == never {
 		return &timer{at: at, task: tk, f: f}
 	}
@@ -454,6 +456,6 @@ var fieldNextU64 = []byte("next_u64")
 
 func (s auditedSource) Uint64() uint64 {
 	s.rt.check()
-	s.rt.auditor.Event("rand", fieldNextU64)
+	s.rt.auditor.Event(audit.Rand, fieldNextU64)
 	return s.rt.stream.next(KindRand)
 }

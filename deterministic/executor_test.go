@@ -86,7 +86,7 @@ func TestDroppedSleeperBeforeLiveDeadline(t *testing.T) {
 }
 
 func TestDroppedSleeperBeyondTimeout(t *testing.T) {
-	mustPanic(t, "runtime timeout", func() {
+	mustVerdict(t, ErrRunTimeout, func() {
 		Timed(10 * time.Second).Start(func(ctx *Context) {
 			started := simrt.NewOneshot[struct{}]()
 			sleeper := simrt.Spawn(ctx.Child("sleeper"), func(ctx simrt.Context) struct{} {
@@ -102,7 +102,7 @@ func TestDroppedSleeperBeyondTimeout(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	mustPanic(t, "runtime timeout", func() {
+	mustVerdict(t, ErrRunTimeout, func() {
 		Timed(10 * time.Second).Start(func(ctx *Context) {
 			for {
 				ctx.Sleep(time.Second)
@@ -158,7 +158,7 @@ func TestClockSaturatesAtEndOfTime(t *testing.T) {
 // nobody sends to.
 func TestSleepPastEndOfTimeStalls(t *testing.T) {
 	for _, d := range []time.Duration{math.MaxInt64, math.MaxInt64 - time.Millisecond} {
-		mustPanic(t, "runtime stalled", func() {
+		mustVerdict(t, ErrStalled, func() {
 			New(Config{}).Start(func(ctx *Context) {
 				ctx.Sleep(time.Millisecond)
 				ctx.Sleep(d)
@@ -206,7 +206,7 @@ func TestStartTime(t *testing.T) {
 }
 
 func TestStall(t *testing.T) {
-	mustPanic(t, "runtime stalled", func() {
+	mustVerdict(t, ErrStalled, func() {
 		New(Config{}).Start(func(ctx *Context) {
 			simrt.NewSignal().Wait(ctx)
 		})
@@ -234,7 +234,7 @@ func TestExternalSimulated(t *testing.T) {
 		delivery.Send(struct{}{})
 	}()
 	stalledBeforeDelivery := false
-	mustPanic(t, "runtime stalled", func() {
+	mustVerdict(t, ErrStalled, func() {
 		defer func() { stalledBeforeDelivery = !delivered.Load() }()
 		New(Config{}).Start(func(ctx *Context) {
 			if _, err := delivery.Recv(ctx); err == nil {

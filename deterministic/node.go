@@ -10,8 +10,10 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -235,7 +237,7 @@ func (n *Node) start() {
 		proc:  inc,
 	}
 	main := n.cfg.Main
-	ctx.SpawnTask(simrt.TaskFuncs{RunFunc: main, DoneFunc: func(error) {
+	ctx.SpawnTask(rtapi.TaskFuncs{RunFunc: func(c rtapi.Plumbing) { main(c.(simrt.Context)) }, DoneFunc: func(error) {
 		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {
 			n.state = NodeExited
 			n.event("exit")
@@ -245,7 +247,7 @@ func (n *Node) start() {
 
 // event records a lifecycle operation on the node.
 func (n *Node) event(op string) {
-	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte(op))
+	n.rt.auditor.Event(audit.Node, []byte(n.cfg.Name), []byte(op))
 }
 
 // Node returns the node the context acts for, or nil outside nodes.

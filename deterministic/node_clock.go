@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"time"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // NodeClock is a node's clock: an offset from the global simulated time and
@@ -79,7 +81,7 @@ func (n *Node) SetClock(c NodeClock) error {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(c.Offset))
 	binary.BigEndian.PutUint64(b[8:], math.Float64bits(c.Drift))
-	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("set_clock"), b[:])
+	n.rt.auditor.Event(audit.Node, []byte(n.cfg.Name), []byte("set_clock"), b[:])
 	return nil
 }
 
@@ -92,7 +94,7 @@ func (n *Node) JumpClock(d time.Duration) {
 	n.rt.nodes.counts.clock++
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(d))
-	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("jump_clock"), b[:])
+	n.rt.auditor.Event(audit.Node, []byte(n.cfg.Name), []byte("jump_clock"), b[:])
 }
 
 // Clock returns the node's clock configuration now (its offset does not

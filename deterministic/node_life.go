@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // pauseState is what a paused node holds back: its tasks that became ready
@@ -105,7 +107,7 @@ func (n *Node) Pause(d time.Duration) error {
 	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(d))
-	n.rt.auditor.Event("node", []byte(n.cfg.Name), []byte("pause"), b[:])
+	n.rt.auditor.Event(audit.Node, []byte(n.cfg.Name), []byte("pause"), b[:])
 	n.state = NodePaused
 	n.rt.nodes.paused++
 	n.rt.nodes.counts.pause++
@@ -203,7 +205,7 @@ type nodeTimer struct {
 	stopped, fired bool
 }
 
-// Stop implements simrt.Timer.
+// Stop implements rtapi.Timer.
 func (t *nodeTimer) Stop() bool {
 	if t.stopped || t.fired {
 		return false

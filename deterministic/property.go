@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // BuggifyConfig sets how simrt.Buggify behaves in a simulation. The zero
@@ -165,7 +166,7 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 // draws whether it is enabled for the run
 // (Config.Buggify.SiteProbability); each call of an enabled site draws
 // whether it fires (FireProbability). Each draw comes from the run's
-// generator and is audited as a "buggify" event with the site's name and
+// generator and is audited as an audit.Buggify event with the site's name and
 // the outcome ("enabled", "disabled", "fired", "held").
 func (c *Context) BuggifySite(name string) bool {
 	rt := c.rt
@@ -208,7 +209,7 @@ func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
 	if hit {
 		outcome = yes
 	}
-	rt.auditor.Event("buggify", []byte(site), []byte(outcome))
+	rt.auditor.Event(audit.Buggify, []byte(site), []byte(outcome))
 	return hit
 }
 

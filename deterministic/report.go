@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // The simulator's own verdicts on a run. Start panics with a *Verdict that
@@ -169,9 +169,9 @@ func (t *sleepWait) BlockedOn() string {
 type taskRef supervise.Node
 
 var _ core.TaskNamer = (*taskRef)(nil)
-var _ simrt.Aborter = (*taskRef)(nil)
+var _ rtapi.Aborter = (*taskRef)(nil)
 
-// Abort implements simrt.Aborter.
+// Abort implements rtapi.Aborter.
 func (r *taskRef) Abort() { (*supervise.Node)(r).Abort() }
 
 // TaskName implements core.TaskNamer.

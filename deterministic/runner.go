@@ -4,8 +4,8 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Runner runs one simulation. Make it with New, Seeded, Timed or
@@ -171,4 +171,4 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 }
 
 var _ core.Backend = (*task)(nil)
-var _ simrt.Runtime = (*Context)(nil)
+var _ rtapi.Plumbing = (*Context)(nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -35,7 +36,7 @@ type task struct {
 	node *supervise.Node // spawn node; nil for the root
 	proc *incarnation    // the node process the task belongs to, if any
 	fn   func()          // the root's function
-	body simrt.Task      // a spawned task's work, which also takes its outcome ...
+	body rtapi.Task      // a spawned task's work, which also takes its outcome ...
 	ctx  simrt.Context   // ... and its context
 	co   *coroutine
 

@@ -35,7 +35,7 @@ type timer struct {
 	cancelled bool
 }
 
-// Stop implements simrt.Timer: a stopped timer stays in the heap, inert.
+// Stop implements rtapi.Timer: a stopped timer stays in the heap, inert.
 func (tm *timer) Stop() bool {
 	if tm.cancelled {
 		return false

@@ -14,6 +14,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/logging"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -128,24 +129,32 @@ func (c *Context) Name() simrt.Name {
 	return simrt.Name{Label: c.scope.name, Attributes: append([]simrt.Attribute(nil), c.scope.attrs...)}
 }
 
-// SpawnTask implements simrt.Spawner.SpawnTask; use simrt.Spawn. The task
+// SpawnTask implements rtapi.Plumbing.SpawnTask; use simrt.Spawn. The task
 // runs on a new goroutine. Once shutdown has begun, the handle is closed at
 // once.
-func (c *Context) SpawnTask(t simrt.Task) simrt.Aborter {
+func (c *Context) SpawnTask(t rtapi.Task) rtapi.Aborter {
 	return c.scope.rt.spawn(c, t)
 }
 
 // Stop implements simrt.Spawner.Stop.
 func (c *Context) Stop(value int, timeout time.Duration) error {
 	c.scope.rt.check()
-	return c.scope.rt.shutdown.Stop(c, value, timeout)
+	drained := c.scope.rt.shutdown.Stop(value)
+	if timeout <= 0 {
+		drained.Wait(c)
+		return nil
+	}
+	if simrt.Select(c, drained.OnFire(nil), simrt.After(c, timeout, nil)) == 1 {
+		return simrt.ErrTimeout
+	}
+	return nil
 }
 
 // Stopped implements simrt.Spawner.Stopped. The signal is released when
 // the task owning this context ends, if not before.
 func (c *Context) Stopped() *simrt.StopSignal {
 	c.scope.rt.check()
-	return c.scope.rt.shutdown.Stopped(&c.task.ct)
+	return (*simrt.StopSignal)(c.scope.rt.shutdown.Stopped(&c.task.ct))
 }
 
 // Now implements simrt.Clock.Now: the wall clock.
@@ -179,7 +188,7 @@ func (c *Context) SleepUntil(at time.Time) {
 	}
 }
 
-// CurrentTask implements simrt.Runtime: the task that owns this context.
+// CurrentTask implements rtapi.Plumbing: the task that owns this context.
 // It panics if that task has ended (the context escaped its task).
 func (c *Context) CurrentTask() *core.Task {
 	c.scope.rt.check()
@@ -193,9 +202,9 @@ func (c *Context) CurrentTask() *core.Task {
 	return &c.task.ct
 }
 
-// AfterFunc implements simrt.Runtime with a wall-clock timer; f runs on its
+// AfterFunc implements rtapi.Plumbing with a wall-clock timer; f runs on its
 // own goroutine.
-func (c *Context) AfterFunc(d time.Duration, f func()) simrt.Timer {
+func (c *Context) AfterFunc(d time.Duration, f func()) rtapi.Timer {
 	c.scope.rt.check()
 	return time.AfterFunc(d, f)
 }
@@ -265,4 +274,4 @@ func (c *Context) Encode() string {
 	return c.scope.rt.registry.Encode()
 }
 
-var _ simrt.Runtime = (*Context)(nil)
+var _ rtapi.Plumbing = (*Context)(nil)

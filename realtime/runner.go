@@ -98,6 +98,6 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	if f := rt.failure.Load(); f != nil {
 		panic(f.value)
 	}
-	stop, _ = stopped.Fired()
+	stop, _ = stopped.Event().Fired()
 	return stop, nil
 }

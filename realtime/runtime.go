@@ -12,6 +12,7 @@ import (
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/network/metered"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -22,7 +23,7 @@ type runtime struct {
 	cfg        Config
 	log        *slog.Logger
 	tree       *supervise.Tree
-	shutdown   simrt.Shutdown
+	shutdown   rtapi.Shutdown[simrt.Signal, *simrt.Signal]
 	registry   *metrics.Registry
 	taskMetric *metrics.Tasks
 	rootLabel  *metrics.TaskLabel // the root task's series
@@ -79,8 +80,8 @@ func (rt *runtime) check() {
 	}
 }
 
-// spawn implements Spawner.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
+// spawn implements rtapi.Plumbing.SpawnTask for ctx.
+func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
 	rt.check()
 	label := ctx.taskLabel()
 	label.Spawned.Add(1)
@@ -93,7 +94,7 @@ func (rt *runtime) spawn(ctx *Context, work simrt.Task) simrt.Aborter {
 		rt.leave()
 		t.endAndRelease()
 		work.Done(simrt.ErrClosed)
-		return simrt.NoAbort{}
+		return rtapi.NoAbort{}
 	}
 	t.start(ctx.task)
 	return &t.node

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // StopOnSignal wires process signals to graceful shutdown in one call: the
@@ -45,7 +46,8 @@ func StopOnSignal(ctx simrt.Context, timeout time.Duration, sigs ...os.Signal) (
 			bridge.Wait()
 		})
 	}
-	abort := ctx.Child("signals").SpawnTask(simrt.TaskFuncs{RunFunc: func(c simrt.Context) {
+	abort := ctx.Child("signals").SpawnTask(rtapi.TaskFuncs{RunFunc: func(p rtapi.Plumbing) {
+		c := p.(simrt.Context)
 		s, err := got.Recv(c)
 		unwire()
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
+	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -34,7 +35,7 @@ type task struct {
 	ct   core.Task
 	ctx  Context                // the context the task receives
 	node supervise.Node         // spawn node; unused by the root
-	work simrt.Task             // the spawned work, which also takes the outcome; nil for the root
+	work rtapi.Task             // the spawned work, which also takes the outcome; nil for the root
 	io   atomic.Pointer[taskIO] // made on first use
 }
 

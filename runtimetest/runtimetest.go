@@ -10,6 +10,8 @@
 //	func TestConformance(t *testing.T) {
 //		runtimetest.Run(t, runtimetest.Runner{
 //			Simulated: true,
+//			Stalled:   deterministic.ErrStalled,
+//			TimedOut:  deterministic.ErrRunTimeout,
 //			Start: func(t *testing.T, o runtimetest.Options, root func(simrt.Context)) {
 //				cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
 //				deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
@@ -52,10 +54,12 @@
 //     gives the same bytes every run; production draws from crypto/rand.
 //   - Schedules: a simulator run twice with one seed interleaves its tasks
 //     the same way and ends with the same metric text, byte for byte.
-//   - Deadlocks: a simulator panics "runtime stalled" when no task can
-//     progress and no timer is pending; a production runtime just waits,
-//     so that case is skipped there. Likewise only a simulation can make a
-//     function and its Timeout finish at the same instant.
+//   - Deadlocks and run timeouts: a simulator stops the run with a verdict,
+//     a panic whose value is an error matching Runner.Stalled (no task can
+//     progress and no timer is pending) or Runner.TimedOut (Options.Timeout
+//     has passed); a production runtime just waits, so those cases are
+//     skipped there. Likewise only a simulation can make a function and its
+//     Timeout finish at the same instant.
 //
 // # Reference tests without a Go form
 //
@@ -93,6 +97,14 @@ type Runner struct {
 	// simulated runtime's clock starts at the Unix epoch.
 	Simulated bool
 
+	// Stalled and TimedOut are the verdicts of a Simulated runtime: Start
+	// panics with an error matching Stalled (errors.Is) when no task can
+	// make progress and no timer is pending, and with one matching TimedOut
+	// once Options.Timeout of its time has passed. For the simulator they
+	// are deterministic.ErrStalled and deterministic.ErrRunTimeout. A
+	// runtime that is not Simulated leaves them nil.
+	Stalled, TimedOut error
+
 	// Skip lists cases to skip, by subtest name, with the reason. It is
 	// meant for a runtime that is still being written; a finished runtime
 	// leaves it empty.
@@ -110,8 +122,8 @@ type Options struct {
 	// Simulated ignore it.
 	Seed uint64
 	// Timeout bounds the run in the runtime's own time, so that a broken
-	// runtime fails a case instead of hanging it: a simulator panics
-	// "runtime timeout" once this much simulated time has passed. A
+	// runtime fails a case instead of hanging it: a simulator panics with
+	// its Runner.TimedOut verdict once this much simulated time has passed. A
 	// production runtime may enforce it approximately or not at all. The
 	// suite always sets it.
 	Timeout time.Duration
@@ -144,10 +156,14 @@ func concat(lists ...[]testCase) []testCase {
 }
 
 // Run runs every case of the suite as a subtest of t, each on a fresh
-// runtime started through r. It panics if r.Start is nil.
+// runtime started through r. It panics if r.Start is nil, or if r is
+// Simulated and Stalled or TimedOut is nil.
 func Run(t *testing.T, r Runner) {
 	if r.Start == nil {
 		panic("runtimetest.Run: Runner.Start is nil")
+	}
+	if r.Simulated && (r.Stalled == nil || r.TimedOut == nil) {
+		panic("runtimetest.Run: a Simulated Runner needs Stalled and TimedOut (the errors its verdicts match)")
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package runtimetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,7 +15,8 @@ import (
 var simulationCases = []testCase{
 	{"Randomness", "the context reads random bytes; a simulation draws them from its seed (same seed, same bytes), production from crypto/rand", randomness},
 	{"SameSeedSameRun", "a simulation run twice with one seed interleaves its tasks the same way and encodes the same metric text, byte for byte; another seed interleaves them differently (production promises neither)", sameSeedSameRun},
-	{"DeadlockDetection", "a simulation with no runnable task and no pending timer panics \"runtime stalled\" (production has no such check)", deadlockDetection},
+	{"DeadlockDetection", "a simulation with no runnable task and no pending timer panics with an error matching Runner.Stalled (production has no such check)", deadlockDetection},
+	{"RunTimeout", "a simulation still running after Options.Timeout of simulated time panics with an error matching Runner.TimedOut, after unwinding its tasks (production has no such check)", runTimeout},
 }
 
 func randomness(t *testing.T, r Runner) {
@@ -109,7 +111,41 @@ func deadlockDetection(t *testing.T, r Runner) {
 	v, panicked := r.runPanics(t, Options{}, func(ctx simrt.Context) {
 		simrt.NewChan[int](1).Recv(ctx) // nobody will ever send
 	})
-	if !panicked || !strings.HasPrefix(fmt.Sprint(v), "runtime stalled") {
-		t.Fatalf("Start panicked %v with %v, want \"runtime stalled\"", panicked, v)
+	checkVerdict(t, v, panicked, r.Stalled, r.TimedOut)
+}
+
+func runTimeout(t *testing.T, r Runner) {
+	if !r.Simulated {
+		t.Skip("only a simulated runtime stops a run at its timeout")
+	}
+	unwound := false
+	v, panicked := r.runPanics(t, Options{Timeout: time.Second}, func(ctx simrt.Context) {
+		simrt.Spawn(ctx, func(ctx simrt.Context) int {
+			defer func() { unwound = true }()
+			parkForever(ctx)
+			return 0
+		})
+		for {
+			ctx.Sleep(100 * time.Millisecond) // always a timer pending: never stalled
+		}
+	})
+	checkVerdict(t, v, panicked, r.TimedOut, r.Stalled)
+	if !unwound {
+		t.Errorf("a parked task's deferred calls did not run before Start panicked")
+	}
+}
+
+// checkVerdict fails t unless Start panicked with an error that matches
+// want and not other.
+func checkVerdict(t *testing.T, v any, panicked bool, want, other error) {
+	t.Helper()
+	err, ok := v.(error)
+	switch {
+	case !panicked:
+		t.Fatalf("Start returned; want a panic matching %q", want)
+	case !ok:
+		t.Fatalf("Start panicked with %v (%T), not an error; want one matching %q", v, v, want)
+	case !errors.Is(err, want) || errors.Is(err, other):
+		t.Fatalf("Start panicked with %v; want an error matching %q only", err, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // CheckDeterminism runs root twice with the seed of Run (cfg.Seed, or
@@ -178,15 +179,15 @@ func causes(a, b *deterministic.Event) []string {
 		first = []string{"one run did more than the other: " + causeMap, causeGoroutine}
 	case a.Label != b.Label:
 		first = []string{"the runs did different things at the same point: " + causeMap, causeGoroutine, causeClock}
-	case e.Label == "process_task" || a.Task != b.Task:
+	case e.Label == audit.ProcessTask || a.Task != b.Task:
 		first = []string{"the executor resumed a different task: " + causeGoroutine, causeMap}
 	case !a.Time.Equal(b.Time):
 		first = []string{"the same event happened at another simulated time: " + causeClock, causeGoroutine}
-	case e.Label == "spawn":
+	case e.Label == audit.Spawn:
 		first = []string{"a different task was spawned: " + causeMap}
-	case e.Label == "timer":
+	case e.Label == audit.Timer:
 		first = []string{"a timer was set for another deadline: " + causeClock, causeMap, causeRand}
-	case e.Label == "rand":
+	case e.Label == audit.Rand:
 		first = []string{"a different kind of random draw: " + causeMap, causeRand}
 	default:
 		first = []string{"the event's payload differs: " + causeMap, causeClock, causeRand}

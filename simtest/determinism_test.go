@@ -7,6 +7,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // pickPeerFromMap is deliberately nondeterministic: it picks the peer to
@@ -54,7 +55,7 @@ func TestDeterminismCheckNamesFirstDivergence(t *testing.T) {
 	if d.First == nil || d.Second == nil {
 		t.Fatalf("both runs should have an event at #%d", d.Index)
 	}
-	if d.First.Label != "spawn" || d.Second.Label != "spawn" {
+	if d.First.Label != audit.Spawn || d.Second.Label != audit.Spawn {
 		t.Errorf("divergent kinds %q, %q; want spawn (the map picked another peer)", d.First.Label, d.Second.Label)
 	}
 	if string(d.First.Fields[1]) == string(d.Second.Fields[1]) {
@@ -75,7 +76,7 @@ func TestDeterminismCheckNamesFirstDivergence(t *testing.T) {
 }
 
 func TestCompareLongerRun(t *testing.T) {
-	a := []deterministic.Event{{Index: 0, Label: "spawn"}, {Index: 1, Label: "rand"}}
+	a := []deterministic.Event{{Index: 0, Label: audit.Spawn}, {Index: 1, Label: audit.Rand}}
 	if d := Compare(a, a[:1]); d == nil || d.Index != 1 || d.First == nil || d.Second != nil {
 		t.Errorf("Compare = %+v", d)
 	}

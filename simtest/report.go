@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // locator finds where a simulation's test was first marked failed (a
@@ -130,7 +131,7 @@ func (h teeHandler) WithGroup(name string) slog.Handler {
 func formatEvent(e deterministic.Event, start time.Time, focus string, hasFocus bool) string {
 	var b strings.Builder
 	f := e.Fields
-	resume := e.Label == "process_task" && len(f) == 2 && len(f[0]) == 8
+	resume := e.Label == audit.ProcessTask && len(f) == 2 && len(f[0]) == 8
 	if hasFocus && (e.Task == focus && !resume || resume && string(f[1]) == focus) {
 		b.WriteString("> ")
 	} else {
@@ -141,17 +142,17 @@ func formatEvent(e deterministic.Event, start time.Time, focus string, hasFocus 
 		fmt.Fprintf(&b, "%s: ", taskName(e.Task))
 	}
 	switch {
-	case resume || e.Label == "spawn" && len(f) == 2 && len(f[0]) == 8:
+	case resume || e.Label == audit.Spawn && len(f) == 2 && len(f[0]) == 8:
 		verb := "resume"
 		if !resume {
 			verb = "spawn"
 		}
 		fmt.Fprintf(&b, "%s task #%d %s", verb, binary.BigEndian.Uint64(f[0]), taskName(string(f[1])))
-	case e.Label == "timer" && len(f) == 1 && len(f[0]) == 8:
+	case e.Label == audit.Timer && len(f) == 1 && len(f[0]) == 8:
 		at := time.Unix(0, int64(binary.BigEndian.Uint64(f[0]))).UTC()
 		fmt.Fprintf(&b, "timer for +%v", at.Sub(start))
 	default:
-		b.WriteString(e.Label)
+		b.WriteString(string(e.Label))
 		for _, x := range f {
 			b.WriteByte(' ')
 			b.WriteString(formatField(x))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Func is a simulation's root: it runs as the root task of a fresh runtime,
@@ -198,7 +199,7 @@ func harness(t *testing.T, name string, cfg deterministic.Config, drive func(det
 		if !f.known && len(f.events) > 0 {
 			last := f.events[len(f.events)-1]
 			f.time, f.task = last.Time, last.Task
-			if last.Label == "process_task" && len(last.Fields) == 2 {
+			if last.Label == audit.ProcessTask && len(last.Fields) == 2 {
 				f.task = string(last.Fields[1])
 			}
 		}

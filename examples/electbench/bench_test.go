@@ -207,7 +207,7 @@ func BenchmarkAnatomy(b *testing.B) {
 			b.Fatal(run.err)
 		}
 		for _, e := range run.log.Events() {
-			labels[e.Label]++
+			labels[string(e.Label)]++
 		}
 		audited += int(run.log.Total())
 		seed++

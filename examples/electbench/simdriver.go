@@ -10,6 +10,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // The simrt driver runs the scenario the way a simrt user writes a
@@ -130,7 +131,7 @@ type simNode struct {
 	ctx   simrt.Context
 	inbox *simrt.Chan[simEvent]
 	out   [Nodes]simrt.Sink
-	timer [TimerHeartbeat + 1]simrt.Timer
+	timer [TimerHeartbeat + 1]rtapi.Timer
 	gen   [TimerHeartbeat + 1]uint64
 	fire  [TimerHeartbeat + 1]func()
 	frame [frameSize]byte

@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/simrt/simrt"
-
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Runtime runs tasks on goroutines. The zero value is not usable; use New.
@@ -87,7 +86,7 @@ func (r *Runtime) Go(f func()) (wait func()) {
 // Run runs f as a task and waits for it.
 func (r *Runtime) Run(f func()) { r.Go(f)() }
 
-// CurrentTask implements simrt.Runtime. It panics when the calling
+// CurrentTask implements rtapi.Plumbing. It panics when the calling
 // goroutine is not a task of r.
 func (r *Runtime) CurrentTask() *core.Task {
 	r.mu.Lock()
@@ -99,8 +98,14 @@ func (r *Runtime) CurrentTask() *core.Task {
 	return t
 }
 
-// AfterFunc implements simrt.Runtime with a wall-clock timer.
-func (r *Runtime) AfterFunc(d time.Duration, f func()) simrt.Timer {
+// SpawnTask implements rtapi.Plumbing for the primitives' sake only: r is
+// not a simrt.Context, so it cannot run a spawned task, and panics.
+func (r *Runtime) SpawnTask(rtapi.Task) rtapi.Aborter {
+	panic("gotask: SpawnTask on a Runtime that is not a simrt.Context; use Go")
+}
+
+// AfterFunc implements rtapi.Plumbing with a wall-clock timer.
+func (r *Runtime) AfterFunc(d time.Duration, f func()) rtapi.Timer {
 	return time.AfterFunc(d, f)
 }
 

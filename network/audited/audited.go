@@ -1,7 +1,9 @@
 // Package audited records every network operation on a runtime's auditor,
 // so that two runs of one seed can be compared: bind, dial, accept, send
 // (with the payload) and recv (with the bytes received). Peek is not
-// recorded. Attempts are recorded before delegating, then the outcome.
+// recorded. Attempts are recorded before delegating, then the outcome. The
+// labels are the constants of package telemetry/audit (audit.BindAttempt,
+// audit.SendSuccess, ...).
 //
 // Smallest use, as the simulator wires it:
 //
@@ -13,19 +15,20 @@ import (
 	"net/netip"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Recorder receives one event per call: a label and its fields, each
 // length-prefixed by the recorder.
 type Recorder interface {
-	Event(label string, fields ...[]byte)
+	Event(label audit.Label, fields ...[]byte)
 }
 
 // chunkRecorder is a Recorder that can take one payload field in chunks,
 // without their boundaries (the simulator's auditor can). Without it the
 // chunks are joined first.
 type chunkRecorder interface {
-	EventChunks(label string, prefix [][]byte, chunks [][]byte)
+	EventChunks(label audit.Label, prefix [][]byte, chunks [][]byte)
 }
 
 // Network wraps a simrt.Network and records each operation. Every listener
@@ -44,13 +47,13 @@ func New(inner simrt.Network, rec Recorder) *Network { return &Network{inner: in
 // bind_failure(local, error) or bind_success(local).
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	a := addrField(addr)
-	n.rec.Event("bind_attempt", a)
+	n.rec.Event(audit.BindAttempt, a)
 	l, err := n.inner.Bind(addr)
 	if err != nil {
-		n.rec.Event("bind_failure", a, []byte(err.Error()))
+		n.rec.Event(audit.BindFailure, a, []byte(err.Error()))
 		return nil, err
 	}
-	n.rec.Event("bind_success", a)
+	n.rec.Event(audit.BindSuccess, a)
 	return &listener{inner: l, rec: n.rec}, nil
 }
 
@@ -58,13 +61,13 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // dial_failure(remote, error) or dial_success(remote).
 func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	a := addrField(addr)
-	n.rec.Event("dial_attempt", a)
+	n.rec.Event(audit.DialAttempt, a)
 	si, st, err := n.inner.Dial(addr)
 	if err != nil {
-		n.rec.Event("dial_failure", a, []byte(err.Error()))
+		n.rec.Event(audit.DialFailure, a, []byte(err.Error()))
 		return nil, nil, err
 	}
-	n.rec.Event("dial_success", a)
+	n.rec.Event(audit.DialSuccess, a)
 	return &sink{inner: si, rec: n.rec, remote: a}, &stream{inner: st, rec: n.rec, remote: a}, nil
 }
 
@@ -77,14 +80,14 @@ type listener struct {
 // accept_failure(local, error) or accept_success(local, peer).
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	a := addrField(l.inner.Addr())
-	l.rec.Event("accept_attempt", a)
+	l.rec.Event(audit.AcceptAttempt, a)
 	peer, si, st, err := l.inner.Accept()
 	if err != nil {
-		l.rec.Event("accept_failure", a, []byte(err.Error()))
+		l.rec.Event(audit.AcceptFailure, a, []byte(err.Error()))
 		return peer, nil, nil, err
 	}
 	p := addrField(peer)
-	l.rec.Event("accept_success", a, p)
+	l.rec.Event(audit.AcceptSuccess, a, p)
 	return peer, &sink{inner: si, rec: l.rec, remote: p}, &stream{inner: st, rec: l.rec, remote: p}, nil
 }
 
@@ -112,20 +115,20 @@ type sink struct {
 func (s *sink) Send(bufs ...[]byte) error {
 	if cr, ok := s.rec.(chunkRecorder); ok {
 		s.scratch[0] = s.remote
-		cr.EventChunks("send_attempt", s.scratch[:1], bufs)
+		cr.EventChunks(audit.SendAttempt, s.scratch[:1], bufs)
 	} else {
 		var joined []byte
 		for _, b := range bufs {
 			joined = append(joined, b...)
 		}
-		s.rec.Event("send_attempt", s.remote, joined)
+		s.rec.Event(audit.SendAttempt, s.remote, joined)
 	}
 	if err := s.inner.Send(bufs...); err != nil {
-		s.rec.Event("send_failure", s.remote, []byte(err.Error()))
+		s.rec.Event(audit.SendFailure, s.remote, []byte(err.Error()))
 		return err
 	}
 	s.scratch[0] = s.remote
-	s.rec.Event("send_success", s.scratch[:1]...)
+	s.rec.Event(audit.SendSuccess, s.scratch[:1]...)
 	return nil
 }
 
@@ -146,14 +149,14 @@ type stream struct {
 func (s *stream) Recv(n int) ([]byte, error) {
 	binary.BigEndian.PutUint64(s.n[:], uint64(n))
 	s.scratch[0], s.scratch[1] = s.remote, s.n[:]
-	s.rec.Event("recv_attempt", s.scratch[:]...)
+	s.rec.Event(audit.RecvAttempt, s.scratch[:]...)
 	b, err := s.inner.Recv(n)
 	if err != nil {
-		s.rec.Event("recv_failure", s.remote, []byte(err.Error()))
+		s.rec.Event(audit.RecvFailure, s.remote, []byte(err.Error()))
 		return nil, err
 	}
 	s.scratch[0], s.scratch[1] = s.remote, b
-	s.rec.Event("recv_success", s.scratch[:]...)
+	s.rec.Event(audit.RecvSuccess, s.scratch[:]...)
 	s.scratch[1] = nil
 	return b, nil
 }

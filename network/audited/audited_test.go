@@ -9,6 +9,7 @@ import (
 	"github.com/simrt/simrt/network/audited"
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 func TestConformance(t *testing.T) {
@@ -58,8 +59,8 @@ func TestSameOperationsSameState(t *testing.T) {
 // recorder joins chunks itself: the wrapper must then join them.
 type recorder struct{ events []string }
 
-func (r *recorder) Event(label string, fields ...[]byte) {
-	s := label
+func (r *recorder) Event(label audit.Label, fields ...[]byte) {
+	s := string(label)
 	for _, f := range fields {
 		s += " " + string(f)
 	}

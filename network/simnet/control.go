@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // The methods below change the network while the simulation runs. Each is
@@ -40,7 +42,7 @@ func (n *Network) SetLink(from, to netip.Addr, l Link) error {
 		k := n.link(from.Unmap(), to.Unmap())
 		k.cfg, k.explicit, k.cfgBy = l, true, by
 		return nil
-	}, "net_set_link", from.String(), to.String(), l.String())
+	}, audit.NetSetLink, from.String(), to.String(), l.String())
 }
 
 // SetDefaultLink sets the link between every pair of hosts that has not
@@ -58,7 +60,7 @@ func (n *Network) SetDefaultLink(l Link) {
 			}
 		}
 		return nil
-	}, "net_set_default_link", l.String())
+	}, audit.NetSetDefaultLink, l.String())
 }
 
 // Cut partitions the link from one host to another, one way: bytes sent
@@ -89,7 +91,7 @@ func (n *Network) cut(from, to netip.Addr, by *Effect) {
 		k.cut, k.cutBy = true, by
 		n.countHeld(by, func(l *link) bool { return l == k })
 		return nil
-	}, "net_cut", from.String(), to.String())
+	}, audit.NetCut, from.String(), to.String())
 }
 
 // Heal undoes Cut for the link from one host to another. Held bytes are
@@ -99,7 +101,7 @@ func (n *Network) Heal(from, to netip.Addr) {
 		k := n.link(from.Unmap(), to.Unmap())
 		k.cut, k.cutBy = false, nil
 		return nil
-	}, "net_heal", from.String(), to.String())
+	}, audit.NetHeal, from.String(), to.String())
 }
 
 // Partition cuts the links between a and b both ways. It returns an error
@@ -143,7 +145,7 @@ func (n *Network) Isolate(h netip.Addr) error {
 		st.isolated, st.isolatedBy = true, by
 		n.countHeld(by, func(l *link) bool { return l.from == st || l.to == st })
 		return nil
-	}, "net_isolate", h.String())
+	}, audit.NetIsolate, h.String())
 }
 
 // Rejoin ends Isolate for h. Links cut one by one stay cut.
@@ -152,7 +154,7 @@ func (n *Network) Rejoin(h netip.Addr) {
 		st := n.host(h.Unmap())
 		st.isolated, st.isolatedBy = false, nil
 		return nil
-	}, "net_rejoin", h.String())
+	}, audit.NetRejoin, h.String())
 }
 
 // HealAll heals every cut and rejoins every isolated host. Clogs stay.
@@ -167,7 +169,7 @@ func (n *Network) HealAll() {
 			h.isolated, h.isolatedBy = false, nil
 		}
 		return nil
-	}, "net_heal_all")
+	}, audit.NetHealAll)
 }
 
 // Clog holds everything on the link from one host to another, bytes and
@@ -185,7 +187,7 @@ func (n *Network) Clog(from, to netip.Addr) error {
 		k.clogged, k.clogBy = true, by
 		n.countHeld(by, func(l *link) bool { return l == k })
 		return nil
-	}, "net_clog", from.String(), to.String())
+	}, audit.NetClog, from.String(), to.String())
 }
 
 // Release ends Clog on the link from one host to another: what it held is
@@ -195,13 +197,13 @@ func (n *Network) Release(from, to netip.Addr) {
 		k := n.link(from.Unmap(), to.Unmap())
 		k.clogged, k.clogBy = false, nil
 		return nil
-	}, "net_release", from.String(), to.String())
+	}, audit.NetRelease, from.String(), to.String())
 }
 
 // change applies f under the lock, records the event, wakes dials waiting
 // on a path, and lets every pipe deliver what the change let through. When
 // f fails, nothing is recorded and its error is returned.
-func (n *Network) change(f func() error, label string, fields ...string) error {
+func (n *Network) change(f func() error, label audit.Label, fields ...string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err := f(); err != nil {

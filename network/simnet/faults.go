@@ -1,5 +1,7 @@
 package simnet
 
+import "github.com/simrt/simrt/telemetry/audit"
+
 // faultCounts counts the faults a network injected: control calls that
 // break links and the faults its links drew. The counts are not audited:
 // they describe a run, they do not take part in its fingerprint. Guarded by
@@ -12,17 +14,17 @@ type faultCounts struct {
 }
 
 // countControl counts a control event by its label. Called with mu held.
-func (f *faultCounts) countControl(label string, fields []string) {
+func (f *faultCounts) countControl(label audit.Label, fields []string) {
 	switch label {
-	case "net_cut":
+	case audit.NetCut:
 		f.cut++
-	case "net_isolate":
+	case audit.NetIsolate:
 		f.isolate++
-	case "net_clog":
+	case audit.NetClog:
 		f.clog++
-	case "host_reset":
+	case audit.HostReset:
 		f.hostReset++
-	case "net_reset":
+	case audit.NetReset:
 		if len(fields) == 3 && fields[2] == "hold_timeout" {
 			f.holdReset++
 		} else {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Ephemeral ports: every dial attempt takes the next port from 32768 on,
@@ -27,7 +29,7 @@ var Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 // Runtime is what the network needs from the runtime it lives in: the
 // current task (to park it), timers and the time.
 type Runtime interface {
-	simrt.Runtime
+	rtapi.Plumbing
 	// Now returns the runtime's current time.
 	Now() time.Time
 }
@@ -35,7 +37,7 @@ type Runtime interface {
 // Recorder receives the network's control events (link changes,
 // partitions, clogs, resets). The simulator's auditor satisfies it.
 type Recorder interface {
-	Event(label string, fields ...[]byte)
+	Event(label audit.Label, fields ...[]byte)
 }
 
 // Config sets the network's limits. The zero value is the default
@@ -318,11 +320,11 @@ func (n *Network) resetConn(p *pipe, why string) {
 		q.recvq.NotifyAll()
 		q.sendq.NotifyAll()
 	}
-	n.event("net_reset", p.from.String(), p.to.String(), why)
+	n.event(audit.NetReset, p.from.String(), p.to.String(), why)
 }
 
 // event records a control event, if there is a recorder.
-func (n *Network) event(label string, fields ...string) {
+func (n *Network) event(label audit.Label, fields ...string) {
 	n.faults.countControl(label, fields)
 	if n.rec == nil {
 		return

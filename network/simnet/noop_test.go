@@ -10,12 +10,13 @@ import (
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // recorder collects control event labels.
 type recorder []string
 
-func (r *recorder) Event(label string, _ ...[]byte) { *r = append(*r, label) }
+func (r *recorder) Event(label audit.Label, _ ...[]byte) { *r = append(*r, string(label)) }
 
 // bare runs f on a network where no host is declared.
 func bare(t *testing.T, f func(ctx *deterministic.Context, n *simnet.Network, rec *recorder)) {

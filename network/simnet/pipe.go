@@ -7,6 +7,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // segment is the bytes of one Send on their way across a link.
@@ -47,10 +48,10 @@ type pipe struct {
 	recvq core.WaitQueue // the stream, waiting for bytes
 	sendq core.WaitQueue // the sink, waiting for the stream to drain
 
-	timer   simrt.Timer // the delivery timer
+	timer   rtapi.Timer // the delivery timer
 	onTimer func()      // timerFired, bound once
 	timerAt time.Time
-	hold    simrt.Timer // the hold timer (HoldTimeout)
+	hold    rtapi.Timer // the hold timer (HoldTimeout)
 }
 
 func (p *pipe) inFlight() bool { return p.head < len(p.flight) }

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // ResetHost breaks every connection with an end at h and closes every
@@ -54,7 +56,7 @@ func (n *Network) ResetHost(h netip.Addr) int {
 		delete(n.listeners, a)
 		l.closeLocked()
 	}
-	n.event("host_reset", h.String(), strconv.Itoa(count), strconv.Itoa(len(addrs)))
+	n.event(audit.HostReset, h.String(), strconv.Itoa(count), strconv.Itoa(len(addrs)))
 	return count
 }
 

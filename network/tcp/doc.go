@@ -11,7 +11,7 @@
 //
 // # Cancellation
 //
-// Given a simrt.Runtime, an operation that would block runs its system call
+// Given an rtapi.Plumbing, an operation that would block runs its system call
 // on a helper goroutine while the calling task parks through the runtime,
 // so an abort or a simrt.Timeout unwinds the task as it would in the
 // simulator: the system call is interrupted (its deadline set in the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Config sets socket options and timeouts. The zero value is the default
@@ -68,7 +69,7 @@ func (c Config) withDefaults() Config {
 // Network is the operating system's TCP stack as a simrt.Network. It is
 // safe for concurrent use.
 type Network struct {
-	rt  simrt.Runtime
+	rt  rtapi.Plumbing
 	cfg Config
 }
 
@@ -77,7 +78,7 @@ var _ simrt.Network = (*Network)(nil)
 // New returns a TCP network. rt, which may be nil, is the runtime whose
 // tasks use the network (see the package doc on cancellation). New panics
 // on a negative Config field.
-func New(rt simrt.Runtime, cfg Config) *Network {
+func New(rt rtapi.Plumbing, cfg Config) *Network {
 	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 || cfg.MaxRecvSize < 0 {
 		panic("tcp.New: Config fields must not be negative")
 	}
@@ -265,7 +266,7 @@ var longAgo = time.Unix(1, 0)
 // call runs op, which may block in a system call, so that the calling
 // task can be unwound (see the package doc). arm runs just before op, on
 // the same goroutine; stop interrupts op. Without a runtime op simply runs.
-func call(rt simrt.Runtime, arm, stop func(), op func() error) error {
+func call(rt rtapi.Plumbing, arm, stop func(), op func() error) error {
 	if rt == nil {
 		arm()
 		return op()

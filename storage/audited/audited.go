@@ -4,7 +4,8 @@
 // Each operation records one event before it is delegated, so failed
 // attempts (an open of a blob that is already open, an injected fault) are
 // audited as well as successes. Integers are 8-byte big-endian (versions
-// 2-byte), so field boundaries are unambiguous:
+// 2-byte), so field boundaries are unambiguous. The labels are the
+// constants of package telemetry/audit (audit.Open, audit.Remove, ...):
 //
 //	open        partition, name, min version, max version
 //	remove      partition, 1 || name      (one blob)
@@ -27,12 +28,13 @@ import (
 	"encoding/binary"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Recorder receives audit events: a label and its fields. The simulator's
 // auditor is one.
 type Recorder interface {
-	Event(label string, fields ...[]byte)
+	Event(label audit.Label, fields ...[]byte)
 }
 
 var _ simrt.Storage = (*Storage)(nil)
@@ -59,7 +61,7 @@ func (s *Storage) Open(partition string, name []byte) (simrt.Blob, uint64, error
 
 // OpenVersioned implements simrt.Storage.OpenVersioned.
 func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
-	s.rec.Event("open", []byte(partition), name, u16(versions.Min), u16(versions.Max))
+	s.rec.Event(audit.Open, []byte(partition), name, u16(versions.Min), u16(versions.Max))
 	b, size, v, err := s.inner.OpenVersioned(partition, name, versions)
 	if err != nil {
 		return nil, 0, 0, err
@@ -69,19 +71,19 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 
 // Remove implements simrt.Storage.Remove.
 func (s *Storage) Remove(partition string, name []byte) error {
-	s.rec.Event("remove", []byte(partition), append([]byte{1}, name...))
+	s.rec.Event(audit.Remove, []byte(partition), append([]byte{1}, name...))
 	return s.inner.Remove(partition, name)
 }
 
 // RemovePartition implements simrt.Storage.RemovePartition.
 func (s *Storage) RemovePartition(partition string) error {
-	s.rec.Event("remove", []byte(partition), []byte{0})
+	s.rec.Event(audit.Remove, []byte(partition), []byte{0})
 	return s.inner.RemovePartition(partition)
 }
 
 // Scan implements simrt.Storage.Scan.
 func (s *Storage) Scan(partition string) ([][]byte, error) {
-	s.rec.Event("scan", []byte(partition))
+	s.rec.Event(audit.Scan, []byte(partition))
 	return s.inner.Scan(partition)
 }
 
@@ -95,7 +97,7 @@ type blob struct {
 
 // ReadAt implements simrt.Blob.ReadAt.
 func (b *blob) ReadAt(p []byte, offset uint64) error {
-	b.rec.Event("read_at", b.partition, b.name, u64(offset), u64(uint64(len(p))), []byte{0})
+	b.rec.Event(audit.ReadAt, b.partition, b.name, u64(offset), u64(uint64(len(p))), []byte{0})
 	return b.inner.ReadAt(p, offset)
 }
 
@@ -112,30 +114,30 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 			data = append(data, p...)
 		}
 	}
-	b.rec.Event("write_at", b.partition, b.name, u64(offset), data, []byte{byte(opts)})
+	b.rec.Event(audit.WriteAt, b.partition, b.name, u64(offset), data, []byte{byte(opts)})
 	return b.inner.WriteAt(offset, opts, bufs...)
 }
 
 // Resize implements simrt.Blob.Resize.
 func (b *blob) Resize(size uint64) error {
-	b.rec.Event("resize", b.partition, b.name, u64(size))
+	b.rec.Event(audit.Resize, b.partition, b.name, u64(size))
 	return b.inner.Resize(size)
 }
 
 // Sync implements simrt.Blob.Sync.
 func (b *blob) Sync() error {
-	b.rec.Event("sync", b.partition, b.name)
+	b.rec.Event(audit.Sync, b.partition, b.name)
 	return b.inner.Sync()
 }
 
 // StartSync implements simrt.Blob.StartSync.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
-	b.rec.Event("start_sync", b.partition, b.name)
+	b.rec.Event(audit.StartSync, b.partition, b.name)
 	return b.inner.StartSync()
 }
 
 // Close implements simrt.Blob.Close.
 func (b *blob) Close() error {
-	b.rec.Event("close", b.partition, b.name)
+	b.rec.Event(audit.Close, b.partition, b.name)
 	return b.inner.Close()
 }

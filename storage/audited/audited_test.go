@@ -10,6 +10,7 @@ import (
 	"github.com/simrt/simrt/storage/audited"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/storage/storagetest"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // chain is a Recorder like the simulator's auditor: a CRC-32C chain over
@@ -19,7 +20,7 @@ type chain struct {
 	labels []string
 }
 
-func (c *chain) Event(label string, fields ...[]byte) {
+func (c *chain) Event(label audit.Label, fields ...[]byte) {
 	tab := crc32.MakeTable(crc32.Castagnoli)
 	var b []byte
 	b = binary.BigEndian.AppendUint32(b, c.state)
@@ -28,7 +29,7 @@ func (c *chain) Event(label string, fields ...[]byte) {
 		b = append(b, f...)
 	}
 	c.state = crc32.Checksum(b, tab)
-	c.labels = append(c.labels, label)
+	c.labels = append(c.labels, string(label))
 }
 
 func TestConformance(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // ErrDiskFailed is the cause of the errors of a failing disk
@@ -82,13 +83,13 @@ func (f DiskFault) String() string {
 // Recorder receives a Storage's control events (see SetRecorder). The
 // simulator's auditor is one.
 type Recorder interface {
-	Event(label string, fields ...[]byte)
+	Event(label audit.Label, fields ...[]byte)
 }
 
 // SetDiskFault switches the disk fault to f, from the next operation on
 // (an operation already sleeping for Slow completes under the fault it
 // checks after its sleep). The zero value heals the disk. Each call is
-// recorded on the Recorder, if any, as "storage_disk_fault" with f's
+// recorded on the Recorder, if any, as audit.StorageDiskFault with f's
 // String, and, unless f is the zero value, starts a new Effect.
 func (s *Storage) SetDiskFault(f DiskFault) {
 	if f.Slow < 0 {
@@ -102,7 +103,7 @@ func (s *Storage) SetDiskFault(f DiskFault) {
 		s.diskEffect = s.addEffect("disk", f.String())
 	}
 	if s.rec != nil {
-		s.rec.Event("storage_disk_fault", []byte(f.String()))
+		s.rec.Event(audit.StorageDiskFault, []byte(f.String()))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // diskErr reports whether err is a disk-fault error with the given cause.
@@ -230,8 +231,8 @@ func TestDiskSlowSleepsEveryOperation(t *testing.T) {
 
 type events []string
 
-func (r *events) Event(label string, fields ...[]byte) {
-	s := label
+func (r *events) Event(label audit.Label, fields ...[]byte) {
+	s := string(label)
 	for _, f := range fields {
 		s += " " + string(f)
 	}

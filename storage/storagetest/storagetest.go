@@ -28,6 +28,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/rtapi"
 )
 
 // Run runs every case as a subtest, each on a fresh storage from newStorage.
@@ -87,15 +88,19 @@ type testCase struct {
 // Handle.Await with the task's context.
 func Await[T any](h *simrt.Handle[T]) (T, error) { return h.Await(goroutine{}) }
 
-// goroutine is a minimal simrt.Runtime whose tasks are plain goroutines.
+// goroutine is a minimal rtapi.Plumbing whose tasks are plain goroutines.
 type goroutine struct{}
 
 func (goroutine) CurrentTask() *core.Task {
 	return core.NewTask(make(permit, 1))
 }
 
-func (goroutine) AfterFunc(time.Duration, func()) simrt.Timer {
+func (goroutine) AfterFunc(time.Duration, func()) rtapi.Timer {
 	panic("storagetest: no timers")
+}
+
+func (goroutine) SpawnTask(rtapi.Task) rtapi.Aborter {
+	panic("storagetest: no tasks")
 }
 
 // permit is a one-slot semaphore with the park/unpark contract. Its tasks

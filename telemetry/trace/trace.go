@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Options adjusts a trace. The zero value is ready to use.
@@ -123,7 +123,7 @@ func segmentsOf(events []deterministic.Event, tids map[int]string) []segment {
 	for i := range events {
 		e := &events[i]
 		switch {
-		case e.Label == "process_task" && len(e.Fields) == 2 && len(e.Fields[0]) == 8:
+		case e.Label == audit.ProcessTask && len(e.Fields) == 2 && len(e.Fields[0]) == 8:
 			id := binary.BigEndian.Uint64(e.Fields[0])
 			tid := int(id) + 1
 			name := string(e.Fields[1])
@@ -195,14 +195,14 @@ func (b *builder) segment(s *segment, ts, slot float64) {
 // instant emits one audited event, with the timers and flows it starts or
 // ends.
 func (b *builder) instant(tid int, ts float64, e deterministic.Event) {
-	b.evs = append(b.evs, Event{Name: e.Label, Cat: category(e.Label), Ph: "i", S: "t", Ts: ts,
+	b.evs = append(b.evs, Event{Name: string(e.Label), Cat: category(e.Label), Ph: "i", S: "t", Ts: ts,
 		Pid: 1, Tid: tid, Args: args(e)})
 	switch {
-	case e.Label == "spawn" && len(e.Fields) >= 1 && len(e.Fields[0]) == 8:
+	case e.Label == audit.Spawn && len(e.Fields) >= 1 && len(e.Fields[0]) == 8:
 		f := b.id()
 		b.spawned[binary.BigEndian.Uint64(e.Fields[0])] = f
 		b.evs = append(b.evs, Event{Name: "spawn", Cat: "spawn", Ph: "s", Ts: ts, Pid: 1, Tid: tid, ID: f})
-	case e.Label == "timer" && len(e.Fields) == 1 && len(e.Fields[0]) == 8:
+	case e.Label == audit.Timer && len(e.Fields) == 1 && len(e.Fields[0]) == 8:
 		deadline := time.Unix(0, int64(binary.BigEndian.Uint64(e.Fields[0]))).UTC()
 		end := max(b.us(deadline), ts)
 		id := b.id()
@@ -210,9 +210,9 @@ func (b *builder) instant(tid int, ts float64, e deterministic.Event) {
 		b.evs = append(b.evs,
 			Event{Name: name, Cat: "timer", Ph: "b", Ts: ts, Pid: 1, Tid: tid, ID: id},
 			Event{Name: name, Cat: "timer", Ph: "e", Ts: end, Pid: 1, Tid: tid, ID: id})
-	case e.Label == "send_attempt" && len(e.Fields) == 2 && len(e.Fields[1]) > 0:
+	case e.Label == audit.SendAttempt && len(e.Fields) == 2 && len(e.Fields[1]) > 0:
 		b.sends = append(b.sends, &send{tid: tid, ts: ts, rest: e.Fields[1]})
-	case e.Label == "recv_success" && len(e.Fields) == 2 && len(e.Fields[1]) > 0:
+	case e.Label == audit.RecvSuccess && len(e.Fields) == 2 && len(e.Fields[1]) > 0:
 		for _, s := range b.match(tid, e.Fields[1]) {
 			id := b.id()
 			b.evs = append(b.evs,
@@ -306,18 +306,24 @@ func sortedKeys(m map[int]string) []int {
 	return keys
 }
 
-// category groups event kinds for the viewer's filters.
-func category(label string) string {
-	switch {
-	case strings.HasPrefix(label, "send_"), strings.HasPrefix(label, "recv_"),
-		strings.HasPrefix(label, "dial_"), strings.HasPrefix(label, "bind_"),
-		strings.HasPrefix(label, "accept_"), strings.HasPrefix(label, "net_"):
+// category groups event kinds for the viewer's filters: each audit label
+// by the layer that records it. Labels this package does not know (an
+// Auditor used directly) are "runtime".
+func category(label audit.Label) string {
+	switch label {
+	case audit.BindAttempt, audit.BindFailure, audit.BindSuccess,
+		audit.DialAttempt, audit.DialFailure, audit.DialSuccess,
+		audit.AcceptAttempt, audit.AcceptFailure, audit.AcceptSuccess,
+		audit.SendAttempt, audit.SendFailure, audit.SendSuccess,
+		audit.RecvAttempt, audit.RecvFailure, audit.RecvSuccess,
+		audit.NetSetLink, audit.NetSetDefaultLink, audit.NetCut, audit.NetHeal,
+		audit.NetIsolate, audit.NetRejoin, audit.NetHealAll, audit.NetClog,
+		audit.NetRelease, audit.NetReset, audit.HostReset:
 		return "network"
-	case label == "open", label == "remove", label == "scan", label == "read_at", label == "read_at_buf",
-		label == "write_at", label == "resize", label == "sync", label == "start_sync",
-		strings.HasPrefix(label, "storage_"), strings.HasPrefix(label, "blob_"):
+	case audit.Open, audit.Remove, audit.Scan, audit.ReadAt, audit.WriteAt,
+		audit.Resize, audit.Sync, audit.StartSync, audit.Close, audit.StorageDiskFault:
 		return "storage"
-	case label == "timer":
+	case audit.Timer:
 		return "timer"
 	default:
 		return "runtime"

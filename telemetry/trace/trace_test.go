@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/trace"
 )
 
@@ -151,9 +152,9 @@ func TestNetworkSendsBecomeFlows(t *testing.T) {
 	resume := func(i uint64, id uint64, name string) deterministic.Event {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], id)
-		return deterministic.Event{Index: i, Time: at, Task: "<runtime>", Label: "process_task", Fields: [][]byte{b[:], []byte(name)}}
+		return deterministic.Event{Index: i, Time: at, Task: "<runtime>", Label: audit.ProcessTask, Fields: [][]byte{b[:], []byte(name)}}
 	}
-	ev := func(i uint64, task, label string, fields ...string) deterministic.Event {
+	ev := func(i uint64, task string, label audit.Label, fields ...string) deterministic.Event {
 		e := deterministic.Event{Index: i, Time: at, Task: task, Label: label}
 		for _, f := range fields {
 			e.Fields = append(e.Fields, []byte(f))
@@ -162,16 +163,16 @@ func TestNetworkSendsBecomeFlows(t *testing.T) {
 	}
 	log := []deterministic.Event{
 		resume(0, 1, "client"),
-		ev(1, "client", "send_attempt", "10.0.0.2:80", "ping"),
+		ev(1, "client", audit.SendAttempt, "10.0.0.2:80", "ping"),
 		ev(2, "client", "send_success", "10.0.0.2:80"),
-		ev(3, "client", "send_attempt", "10.0.0.2:80", "pong?"),
+		ev(3, "client", audit.SendAttempt, "10.0.0.2:80", "pong?"),
 	}
 	at = at.Add(time.Millisecond)
 	log = append(log,
 		resume(4, 2, "server"),
-		ev(5, "server", "recv_success", "10.0.0.1:4000", "pi"),
-		ev(6, "server", "recv_success", "10.0.0.1:4000", "ngpo"),
-		ev(7, "server", "write_at", "p", "blob", "\x00\x00\x00\x00\x00\x00\x00\x00", "data", "\x00"),
+		ev(5, "server", audit.RecvSuccess, "10.0.0.1:4000", "pi"),
+		ev(6, "server", audit.RecvSuccess, "10.0.0.1:4000", "ngpo"),
+		ev(7, "server", audit.WriteAt, "p", "blob", "\x00\x00\x00\x00\x00\x00\x00\x00", "data", "\x00"),
 	)
 	var buf bytes.Buffer
 	if err := trace.Write(&buf, log, trace.Options{}); err != nil {
