@@ -80,19 +80,25 @@ func (c *Chan[T]) putWait(sw *syncWait[T]) {
 }
 
 // handTo completes the claimed waiter r of a receiver with v and wakes its
-// task. Called with mu held.
+// task. Called with mu held. Once r is Done its task may return without the
+// lock and reuse r, so nothing of r is touched after that (the task may be
+// woken after it has moved on: a spurious wake, which every Park caller
+// tolerates).
 func handTo[T any](r *core.Waiter, v T) {
+	t := r.Task
 	syncOf[T](r).v = v
 	r.Done.Store(true)
-	r.Task.Unpark()
+	t.Unpark()
 }
 
 // takeFrom completes the claimed waiter s of a sender, returning its value,
-// and wakes its task. Called with mu held.
+// and wakes its task. Called with mu held; as in handTo, s is not touched
+// once Done.
 func takeFrom[T any](s *core.Waiter) T {
+	t := s.Task
 	v := syncOf[T](s).v
 	s.Done.Store(true)
-	s.Task.Unpark()
+	t.Unpark()
 	return v
 }
 
