@@ -15,6 +15,11 @@ import (
 // Context is everything a task may use. System code takes a Context and
 // never learns which runtime it runs on. A Context is handed to each task
 // when it is spawned; derive more with Child and WithAttribute.
+//
+// The embedded rtapi.Plumbing is the runtime's half, which Spawn and the
+// blocking primitives use: pass them the Context (their ctx parameter is an
+// rtapi.Plumbing, and every Context is one); user code has no reason to
+// call its methods.
 type Context interface {
 	Supervisor
 	Spawner

@@ -53,7 +53,7 @@ func (s *spawned[T]) Done(err error) {
 // returns a handle that is already closed.
 //
 // The handle completes when the runtime reports the task's outcome (the done
-// callback of SpawnTask), not when f returns: by the time Await returns the
+// callback of rtapi.Plumbing.SpawnTask), not when f returns: by the time Await returns the
 // value, the runtime has finished its bookkeeping for the task (it no longer
 // counts as running, and its StopSignals are released), in every runtime.
 //

@@ -131,7 +131,7 @@ func networkOps(t *testing.T, ctx *deterministic.Context) {
 	ctx.Network().ResetHost(b)
 }
 
-func netControl(t *testing.T, n *simnet.Network, a, b netip.Addr) {
+func netControl(t *testing.T, n *simnet.Controls, a, b netip.Addr) {
 	n.SetDefaultLink(simnet.Link{})
 	for _, err := range []error{n.SetLink(a, b, simnet.Link{Latency: time.Millisecond}), n.Cut(a, b)} {
 		if err != nil {

@@ -4,14 +4,14 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
+	"unsafe"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
-	"github.com/simrt/simrt/telemetry/metrics"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // Context is the simulator's simrt.Context. The root function receives one;
@@ -22,26 +22,24 @@ import (
 // A Context may be used by any task of its runtime, but never after Start
 // has returned (that panics) and never from another goroutine.
 type Context struct {
-	rt    *runtime
-	name  string
-	attrs []metrics.Attr
-	node  *supervise.Node
-	host  netip.Addr         // the simulated host this context acts as, if set
-	label *metrics.TaskLabel // task metrics of tasks spawned here, once resolved
-	proc  *incarnation       // the node process the context acts for, if any (node.go)
+	shell.Context // first field: the runtime's backend converts (see ctxOf)
+
+	rt   *runtime
+	task *task        // the task whose own context this is; nil for the root's and nodes'
+	host netip.Addr   // the simulated host this context acts as, if set
+	proc *incarnation // the node process the context acts for, if any (node.go)
 }
 
 var _ simrt.Context = (*Context)(nil)
 
+// ctxOf returns the Context whose shell c is (see shell.Outer).
+func ctxOf(c *shell.Context) *Context { return shell.Outer[Context](c) }
+
+var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // shell.Outer needs the shell first
+
 // From returns the simulator context behind ctx. It panics if ctx does not
 // come from this package's runtime.
-func From(ctx simrt.Context) *Context {
-	c, ok := ctx.(*Context)
-	if !ok {
-		panic("deterministic.From: context does not belong to the deterministic runtime")
-	}
-	return c
-}
+func From(ctx simrt.Context) *Context { return shell.From[Context](ctx, "deterministic") }
 
 // Seed returns the seed the simulation was configured with (0 when a
 // Config.Source replaced the seeded generator).
@@ -53,91 +51,78 @@ func (c *Context) Auditor() *Auditor {
 	return c.rt.auditor
 }
 
-// Child implements simrt.Supervisor.Child.
-func (c *Context) Child(label string) simrt.Context {
-	c.rt.check()
-	d := *c // every field carries over, but the name, the node and the task label
-	d.name, d.node, d.label = metrics.ChildLabel(c.name, label), c.node.Child(), nil
-	return &d
+// The runtime is the shell's backend (internal/shell.Backend).
+var _ shell.Backend = (*runtime)(nil)
+
+// Derive implements shell.Backend: the new context acts for the same host
+// and node process as parent.
+func (rt *runtime) Derive(parent *shell.Context, s *shell.Scope, n *supervise.Node) simrt.Context {
+	p := ctxOf(parent)
+	d := &Context{rt: rt, task: p.task, host: p.host, proc: p.proc}
+	d.Init(s, n)
+	return d
 }
 
-// WithAttribute implements simrt.Supervisor.WithAttribute.
-func (c *Context) WithAttribute(key, value string) simrt.Context {
-	c.rt.check()
-	d := *c
-	d.attrs = metrics.WithAttr(c.attrs, key, value)
-	return &d
-}
+// TaskNode implements shell.Backend: a spawned task's own context gets its
+// node below the task's spawn node.
+func (rt *runtime) TaskNode(c *shell.Context) *supervise.Node { return ctxOf(c).task.node }
 
-// Name implements simrt.Supervisor.Name.
-func (c *Context) Name() simrt.Name {
-	return simrt.Name{Label: c.name, Attributes: append([]simrt.Attribute(nil), c.attrs...)}
-}
+// Spawn implements shell.Backend.
+func (rt *runtime) Spawn(c *shell.Context, t rtapi.Task) rtapi.Aborter { return rt.spawn(ctxOf(c), t) }
 
-// SpawnTask implements rtapi.Plumbing.SpawnTask; use simrt.Spawn.
-func (c *Context) SpawnTask(t rtapi.Task) rtapi.Aborter {
-	return c.rt.spawn(c, t)
-}
+// CurrentTask implements shell.Backend: the task the executor runs.
+func (rt *runtime) CurrentTask(*shell.Context) *core.Task { return &rt.currentTask().ct }
 
-// Stop implements simrt.Spawner.Stop.
-func (c *Context) Stop(value int, timeout time.Duration) error {
-	c.rt.check()
-	var b [4]byte
-	b[0], b[1], b[2], b[3] = byte(value>>24), byte(value>>16), byte(value>>8), byte(value)
-	c.rt.auditor.Event("stop", b[:])
-	drained := c.rt.shutdown.Stop(value)
-	if timeout <= 0 {
-		drained.Wait(c)
-		return nil
-	}
-	if simrt.Select(c, drained.OnFire(nil), simrt.After(c, timeout, nil)) == 1 {
-		return simrt.ErrTimeout
+// Holder implements shell.Backend: the task the executor runs, if any.
+func (rt *runtime) Holder(*shell.Context) *core.Task {
+	if rt.current != nil {
+		return &rt.current.ct
 	}
 	return nil
 }
 
-// Stopped implements simrt.Spawner.Stopped.
-func (c *Context) Stopped() *simrt.StopSignal {
-	c.rt.check()
-	c.rt.auditor.Event("stopped")
-	var t *core.Task
-	if c.rt.current != nil {
-		t = &c.rt.current.ct
+// AfterFunc implements shell.Backend: f runs in the executor, between
+// tasks, once d of simulated time has passed (on a node's clock for a
+// node's context).
+func (rt *runtime) AfterFunc(c *shell.Context, d time.Duration, f func()) rtapi.Timer {
+	rt.check()
+	if p := ctxOf(c).proc; p != nil {
+		return p.afterFunc(d, f)
 	}
-	return (*simrt.StopSignal)(c.rt.shutdown.Stopped(t))
+	return rt.afterFunc(d, nil, f)
 }
 
-// Now implements simrt.Clock.Now: the simulated time, on a node's clock
-// for a node's context.
-func (c *Context) Now() time.Time {
-	c.rt.check()
-	if c.proc != nil {
-		return c.proc.now()
+// Now implements shell.Backend: the simulated time, on a node's clock for
+// a node's context.
+func (rt *runtime) Now(c *shell.Context) time.Time {
+	rt.check()
+	if p := ctxOf(c).proc; p != nil {
+		return p.now()
 	}
-	return time.Unix(0, c.rt.now).UTC()
+	return time.Unix(0, rt.now).UTC()
 }
 
-// Sleep implements simrt.Clock.Sleep in simulated time. A sleep that would
-// end at or past the end of simulated time (2262, math.MaxInt64 ns after the
+// Sleep implements shell.Backend in simulated time. A sleep that would end
+// at or past the end of simulated time (2262, math.MaxInt64 ns after the
 // Unix epoch) never ends: the task stays parked until it is aborted.
-func (c *Context) Sleep(d time.Duration) {
-	c.rt.check()
-	if c.proc != nil {
-		d = c.proc.global(d) // a node's duration, in global time
+func (rt *runtime) Sleep(c *shell.Context, d time.Duration) {
+	rt.check()
+	if p := ctxOf(c).proc; p != nil {
+		d = p.global(d) // a node's duration, in global time
 	}
-	c.rt.sleepUntil(addTime(c.rt.now, max(d, 0)))
+	rt.sleepUntil(addTime(rt.now, max(d, 0)))
 }
 
-// SleepUntil implements simrt.Clock.SleepUntil in simulated time. A time
-// before now returns at once; a time at or past the end of simulated time
-// (see Sleep) never comes.
-func (c *Context) SleepUntil(t time.Time) {
-	c.rt.check()
-	if c.proc != nil {
-		c.rt.sleepUntil(c.proc.untilGlobal(t))
+// SleepUntil implements shell.Backend in simulated time. A time before now
+// returns at once; a time at or past the end of simulated time (see Sleep)
+// never comes.
+func (rt *runtime) SleepUntil(c *shell.Context, t time.Time) {
+	rt.check()
+	if p := ctxOf(c).proc; p != nil {
+		rt.sleepUntil(p.untilGlobal(t))
 		return
 	}
-	c.rt.sleepUntil(simNanos(t))
+	rt.sleepUntil(simNanos(t))
 }
 
 // simNanos is t in simulated nanoseconds since the Unix epoch, clamped to
@@ -152,91 +137,23 @@ func simNanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// CurrentTask implements rtapi.Plumbing.
-func (c *Context) CurrentTask() *core.Task { return &c.rt.currentTask().ct }
-
-// AfterFunc implements rtapi.Plumbing: f runs in the executor, between
-// tasks, once d of simulated time has passed.
-func (c *Context) AfterFunc(d time.Duration, f func()) rtapi.Timer {
-	c.rt.check()
-	if c.proc != nil {
-		return c.proc.afterFunc(d, f)
-	}
-	return c.rt.afterFunc(d, nil, f)
-}
-
 var fieldFillBytes = []byte("fill_bytes")
 
-// Read implements io.Reader (and simrt.Randomness) with seeded bytes; it
-// never fails.
-func (c *Context) Read(p []byte) (int, error) {
-	c.rt.check()
-	c.rt.auditor.Event("rand", fieldFillBytes)
-	c.rt.stream.read(KindRand, p)
+// Read implements shell.Backend with seeded bytes; it never fails.
+func (rt *runtime) Read(p []byte) (int, error) {
+	rt.check()
+	rt.auditor.Event(audit.Rand, fieldFillBytes)
+	rt.stream.read(KindRand, p)
 	return len(p), nil
 }
 
-// Rand implements simrt.Randomness: a generator whose every draw is
-// audited. All contexts of a runtime share it.
-func (c *Context) Rand() *rand.Rand {
-	c.rt.check()
-	return c.rt.user
+// Rand implements shell.Backend: a generator whose every draw is audited.
+// All contexts of a runtime share it.
+func (rt *runtime) Rand() *rand.Rand {
+	rt.check()
+	return rt.user
 }
 
-// Strategy implements simrt.Strategizer: work runs inline, in order, on the
+// Strategy implements shell.Backend: work runs inline, in order, on the
 // calling task, whatever parallelism it plans for.
-func (c *Context) Strategy(parallelism int) simrt.Strategy {
-	c.rt.check()
-	if parallelism < 1 {
-		panic("deterministic.Context.Strategy: parallelism must be at least 1")
-	}
-	return simrt.Inline{P: parallelism}
-}
-
-func (c *Context) register(name, help string) string {
-	c.rt.check()
-	full := metrics.JoinName(c.name, name)
-	fields := [][]byte{[]byte(name), []byte(help)}
-	for _, a := range c.attrs {
-		fields = append(fields, []byte(a.Key), []byte(a.Value))
-	}
-	c.rt.auditor.Event("register", fields...)
-	return full
-}
-
-// Counter implements simrt.Metrics.Counter.
-func (c *Context) Counter(name, help string) prometheus.Counter {
-	return c.rt.registry.Counter(c.register(name, help), help, c.attrs)
-}
-
-// CounterVec implements simrt.Metrics.CounterVec.
-func (c *Context) CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
-	return c.rt.registry.CounterVec(c.register(name, help), help, c.attrs, labels...)
-}
-
-// Gauge implements simrt.Metrics.Gauge.
-func (c *Context) Gauge(name, help string) prometheus.Gauge {
-	return c.rt.registry.Gauge(c.register(name, help), help, c.attrs)
-}
-
-// GaugeVec implements simrt.Metrics.GaugeVec.
-func (c *Context) GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
-	return c.rt.registry.GaugeVec(c.register(name, help), help, c.attrs, labels...)
-}
-
-// Histogram implements simrt.Metrics.Histogram.
-func (c *Context) Histogram(name, help string, buckets []float64) prometheus.Histogram {
-	return c.rt.registry.Histogram(c.register(name, help), help, buckets, c.attrs)
-}
-
-// HistogramVec implements simrt.Metrics.HistogramVec.
-func (c *Context) HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	return c.rt.registry.HistogramVec(c.register(name, help), help, buckets, c.attrs, labels...)
-}
-
-// Encode implements simrt.Metrics.Encode.
-func (c *Context) Encode() string {
-	c.rt.check()
-	c.rt.auditor.Event("encode")
-	return c.rt.registry.Encode()
-}
+func (rt *runtime) Strategy(parallelism int) simrt.Strategy { return simrt.Inline{P: parallelism} }

@@ -75,3 +75,31 @@ type nodeRecorder struct {
 func (r nodeRecorder) Event(label audit.Label, fields ...[]byte) {
 	r.a.Event(label, append([][]byte{r.node}, fields...)...)
 }
+
+// DiskControls is a node's disk as a test controls it (Node.Storage): its
+// live fault configuration, its disk fault, its crash journal and what its
+// faults did. It has no storage operations: blobs are opened through the
+// node's contexts, whose stack schedules, meters and audits them.
+type DiskControls struct{ f *faulty.Storage }
+
+// Config returns the disk's live storage fault configuration (see
+// Context.StorageFaultConfig).
+func (d DiskControls) Config() *StorageFaults { return d.f.Config() }
+
+// SetDiskFault switches the disk's fault; the zero value heals it (see
+// Context.SetDiskFault).
+func (d DiskControls) SetDiskFault(f DiskFault) { d.f.SetDiskFault(f) }
+
+// DiskFault returns the disk's current fault.
+func (d DiskControls) DiskFault() DiskFault { return d.f.DiskFault() }
+
+// Pending returns the number of entries of the disk's crash journal (see
+// Context.StoragePending).
+func (d DiskControls) Pending() int { return d.f.Pending() }
+
+// Faults returns the disk's fault counts by kind (see faulty.Storage.Faults).
+func (d DiskControls) Faults() map[string]uint64 { return d.f.Faults() }
+
+// Effects returns what the disk's faults did, in order (see
+// faulty.Storage.Effects).
+func (d DiskControls) Effects() []faulty.Effect { return d.f.Effects() }

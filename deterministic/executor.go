@@ -13,6 +13,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/audit"
@@ -43,16 +44,10 @@ type runtime struct {
 	nextID  uint64
 	live    struct{ head, tail *task }
 	stop    bool // the root finished or a task panic must stop the run
-	failure *failure
 	closing bool
-	done    bool
 	props   *properties // made at the first property or Buggify call
 
-	tree     *supervise.Tree
-	shutdown rtapi.Shutdown[simrt.Signal, *simrt.Signal]
-
-	registry   *metrics.Registry
-	taskMetric *metrics.Tasks
+	sh         shell.Runtime // the tree, shutdown, metrics, failure and end of the run (context.go)
 	iterations prometheus.Counter
 
 	sched   schedState // scheduling points, Select choices, PCT (schedule.go)
@@ -69,12 +64,10 @@ type runtime struct {
 	labelID      string          // their value: the owner's address
 
 	warmed uintptr // where warm's loads go, so that they are not dropped
-}
 
-type failure struct {
-	task  string
-	value any
-	stack []byte
+	// id tells the primitives this run's tasks use from another run's (see
+	// core.Lock); the first task to start makes it.
+	id core.RuntimeID
 }
 
 // descIterations describes runtime_iterations_total, shared by every
@@ -82,7 +75,7 @@ type failure struct {
 var descIterations = prometheus.NewDesc("runtime_iterations_total", "Total number of iterations.", nil, nil)
 
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
-	rt := &runtime{cfg: cfg, tree: supervise.New(abortSpawned), registry: metrics.New(), after: cfg.AfterResume}
+	rt := &runtime{cfg: cfg, after: cfg.AfterResume}
 	if cp != nil {
 		rt.now, rt.stream, rt.auditor, rt.dns = cp.now, cp.stream, cp.auditor.snapshot(), cp.dns
 	} else {
@@ -107,6 +100,7 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 		rt.end, rt.hasEnd = cp.end, cp.hasEnd
 	}
 	rt.auditor.where = rt.where
+	rt.sh.Init("deterministic", rt, rt.auditor, abortSpawned)
 	if cfg.Coroutines != nil {
 		rt.idle = cfg.Coroutines.take()
 	}
@@ -114,9 +108,8 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt.rng = rand.New(&source{s: rt.stream, k: KindFault})
 	rt.initSchedule()
 	rt.user = rand.New(auditedSource{rt})
-	rt.taskMetric = metrics.NewTasks(rt.registry)
 	rt.iterations = metrics.NewCounter(descIterations)
-	rt.registry.Registerer().MustRegister(rt.iterations)
+	rt.sh.Registry.Registerer().MustRegister(rt.iterations)
 	return rt
 }
 
@@ -129,11 +122,7 @@ func (rt *runtime) where() (int64, string) {
 	return rt.now, name
 }
 
-func (rt *runtime) check() {
-	if rt.done {
-		panic("deterministic: context used after its runtime finished (a Context must not escape Start)")
-	}
-}
+func (rt *runtime) check() { rt.sh.Check() }
 
 func (rt *runtime) currentTask() *task {
 	rt.check()
@@ -185,27 +174,25 @@ func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 		body.Done(simrt.ErrClosed)
 		return rtapi.NoAbort{}
 	}
-	label := ctx.label
-	if label == nil {
-		label = rt.taskMetric.Label(ctx.name, "Task")
-		ctx.label = label
-	}
+	s := ctx.Scope()
+	label := s.TaskLabel()
 	label.Spawned.Add(1)
-	// One allocation for the task, its spawn node, its context and the
-	// context's node, so that what a resume touches sits together in memory.
+	// One allocation for the task, its spawn node and its context, so that
+	// what a resume touches sits together in memory. The context shares
+	// ctx's scope and gets its own node when it first needs one.
 	tc := &taskWithContext{}
 	t, child, node := &tc.task, &tc.ctx, &tc.node
-	*t = task{name: ctx.name, label: label, body: body}
-	if !ctx.node.SpawnAt(node) {
+	*t = task{name: s.Name(), label: label, body: body}
+	if !ctx.Supervisor().SpawnAt(node) {
 		body.Done(simrt.ErrClosed)
 		return rtapi.NoAbort{}
 	}
 	label.Running.Add(1)
-	node.InitChild(&child.node)
-	child.Context = Context{rt: rt, name: ctx.name, attrs: ctx.attrs, node: &child.node, host: ctx.host, label: label, proc: ctx.proc}
+	child.rt, child.task, child.host, child.proc = rt, t, ctx.host, ctx.proc
+	child.Init(s, nil)
 	t.node = node
 	t.proc = ctx.proc
-	t.ctx = &child.Context
+	t.ctx = child
 	rt.admit(t)
 	rt.auditor.spawn(t.id, t.name)
 	rt.spawned(t)
@@ -242,37 +229,16 @@ func (rt *runtime) finish(t *task) {
 	if t.node != nil {
 		t.node.Finish()
 	}
-	switch t.outcome {
-	case core.OutcomeOK:
-		if t.body != nil {
-			t.body.Done(nil)
-		}
-	case core.OutcomeAborted, core.OutcomeNone:
-		if t.body != nil {
-			t.body.Done(simrt.ErrClosed)
-		}
-	case core.OutcomePanicked:
-		if rt.cfg.OnTaskPanic != nil && !rt.closing {
-			rt.cfg.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
-		}
-		switch {
-		case rt.closing:
-			if t.body != nil {
-				t.body.Done(simrt.ErrClosed)
-			}
-		case t.root || !rt.cfg.CatchPanics:
-			if rt.failure == nil {
-				rt.failure = &failure{task: t.name, value: t.panic.Value, stack: t.panic.Stack}
-			}
-			rt.stop = true
-			if t.body != nil {
-				t.body.Done(simrt.ErrClosed)
-			}
-		default:
-			if t.body != nil {
-				t.body.Done(&simrt.PanicError{Value: t.panic.Value, Stack: t.panic.Stack})
-			}
-		}
+	if t.outcome == core.OutcomePanicked && rt.cfg.OnTaskPanic != nil && !rt.closing {
+		rt.cfg.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
+	}
+	err, failed := rt.sh.Result(shell.End{Task: t.name, Outcome: t.outcome, Panic: t.panic,
+		Root: t.root, Catch: rt.cfg.CatchPanics, Closing: rt.closing})
+	if failed {
+		rt.stop = true
+	}
+	if t.body != nil {
+		t.body.Done(err)
 	}
 	if t.root {
 		rt.stop = true
@@ -280,19 +246,12 @@ func (rt *runtime) finish(t *task) {
 	t.fn, t.body, t.ctx = nil, nil, nil
 }
 
-// taskContext is a spawned task's context allocated together with its
-// supervision node.
-type taskContext struct {
-	Context
-	node supervise.Node
-}
-
 // taskWithContext is a spawned task allocated together with its spawn node
 // and its context.
 type taskWithContext struct {
 	task task
 	node supervise.Node
-	ctx  taskContext
+	ctx  Context
 }
 
 // abortSpawned is the supervision tree's abortTask: the tree hands back
@@ -301,7 +260,7 @@ func abortSpawned(n *supervise.Node) { taskOf(n).Abort() }
 
 // taskOf returns the task of spawn node n.
 func taskOf(n *supervise.Node) *task {
-	return &(*taskWithContext)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(taskWithContext{}.node)))).task
+	return &supervise.Owner[taskWithContext](n, unsafe.Offsetof(taskWithContext{}.node)).task
 }
 
 // loop is the executor: the reference's loop, iteration by iteration.
@@ -407,6 +366,8 @@ func (rt *runtime) fireTimers() {
 			return
 		}
 		tm := rt.timers.pop()
+		f := tm.f
+		tm.f = nil // a handle kept after the timer is gone keeps no closure alive
 		if tm.cancelled {
 			rt.timers.recycle(tm)
 			continue
@@ -416,7 +377,7 @@ func (rt *runtime) fireTimers() {
 			tm.task.ct.Unpark()
 			rt.timers.recycle(tm)
 		} else {
-			tm.f()
+			f()
 		}
 	}
 }

@@ -166,7 +166,7 @@ func (rt *runtime) faultEffects() []FaultEffect {
 // if it is one: after the run, the last crash of each disk is the one that
 // ended it (cleanup crashes every disk last), and a failure came before it.
 func markClosingCrash(rt *runtime, out []FaultEffect) {
-	if last := len(out) - 1; rt.done && last >= 0 && out[last].Source != "network" && out[last].Fault == "crash" {
+	if last := len(out) - 1; rt.sh.Finished() && last >= 0 && out[last].Source != "network" && out[last].Fault == "crash" {
 		out[last].line += " (the crash that ends the run)"
 	}
 }

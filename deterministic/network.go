@@ -4,7 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/network/audited"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/network/simnet"
 )
@@ -20,15 +20,18 @@ type NetworkConfig = simnet.Config
 // metered → audited → simnet seen from that host.
 type networkState struct {
 	sim     *simnet.Network
+	ctl     simnet.Controls              // what Context.Network hands out
 	metrics *metered.Metrics             // shared by every host's stack
 	stacks  map[netip.Addr]simrt.Network // looked up, never iterated
 }
 
-// initNetwork builds the network of a new runtime. Connections never
-// survive a checkpoint, so a recovered runtime starts with an empty one.
-func (rt *runtime) initNetwork() {
-	rt.network.sim = simnet.New(&Context{rt: rt}, rt.rng, rt.auditor, rt.cfg.Network)
-	rt.network.metrics = metered.NewMetrics(rt.registry.Registerer())
+// initNetwork builds the network of a new runtime, which blocks and
+// sleeps through ctx. Connections never survive a checkpoint, so a
+// recovered runtime starts with an empty one.
+func (rt *runtime) initNetwork(ctx *Context) {
+	rt.network.sim = simnet.New(ctx, rt.rng, rt.auditor, rt.cfg.Network)
+	rt.network.ctl = *simnet.ControlsOf(rt.network.sim)
+	rt.network.metrics = metered.NewMetrics(rt.sh.Registry.Registerer())
 	rt.network.stacks = make(map[netip.Addr]simrt.Network)
 }
 
@@ -40,7 +43,8 @@ func (rt *runtime) netStack(host netip.Addr) simrt.Network {
 	}
 	n := rt.network.stacks[host]
 	if n == nil {
-		n = withNetworkPoints(metered.WithMetrics(audited.New(rt.network.sim.Host(host), rt.auditor), rt.network.metrics), rt)
+		points := func(n simrt.Network) simrt.Network { return withNetworkPoints(n, rt) }
+		n = shell.NetworkStack(rt.network.sim.Host(host), rt.auditor, rt.network.metrics, points)
 		rt.network.stacks[host] = n
 	}
 	return n
@@ -80,9 +84,9 @@ func (c *Context) WithHost(ip netip.Addr) *Context {
 		panic("deterministic.Context.WithHost: invalid address")
 	}
 	c.rt.netStack(ip.Unmap()) // declares the host
-	d := *c
-	d.host, d.label = ip.Unmap(), nil
-	return &d
+	d := &Context{rt: c.rt, task: c.task, host: ip.Unmap(), proc: c.proc}
+	d.Init(c.Scope(), c.Supervisor())
+	return d
 }
 
 // Host returns the simulated host the context acts as: 127.0.0.1 unless
@@ -96,8 +100,10 @@ func (c *Context) Host() netip.Addr {
 
 // Network returns the simulated network's controls: links (latency,
 // jitter, bandwidth, loss, resets), partitions and clogs. Every change is
-// recorded by the auditor and takes effect at once.
-func (c *Context) Network() *simnet.Network {
+// recorded by the auditor and takes effect at once. The controls cannot
+// bind or dial: connections go through the context (Bind, Dial), whose
+// stack audits and meters them.
+func (c *Context) Network() *simnet.Controls {
 	c.rt.check()
-	return c.rt.network.sim
+	return &c.rt.network.ctl
 }

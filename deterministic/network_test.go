@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/big"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/cryptotest"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/netconn"
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/simnet"
 )
@@ -263,7 +265,7 @@ func tlsEcho(t *testing.T, ctx *deterministic.Context) {
 		t.Fatalf("Bind: %v", err)
 	}
 	server := simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) error {
-		nl := simrt.NetListener(ctx, l)
+		nl := netconn.NewListener(ctx, l)
 		c, err := nl.Accept()
 		if err != nil {
 			return err
@@ -282,7 +284,7 @@ func tlsEcho(t *testing.T, ctx *deterministic.Context) {
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
-	c := simrt.NetConn(ctx, si, st, netip.AddrPort{}, addr)
+	c := netconn.New(ctx, si, st, netip.AddrPort{}, addr)
 	defer c.Close()
 	tc := tls.Client(c, &tls.Config{RootCAs: pool, ServerName: "sim.test", Time: ctx.Now})
 	tc.SetDeadline(ctx.Now().Add(time.Minute))
@@ -330,4 +332,53 @@ func selfSigned(t *testing.T, ctx *deterministic.Context) (tls.Certificate, *x50
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// The network handle a context gives out has the fault controls only: no
+// Bind, Dial, Accept or per-host view, so no connection can skip the
+// context's stack. The controls work, and a Dial through the context is
+// audited.
+func TestNetworkHandleIsControlsOnly(t *testing.T) {
+	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	srv := netip.AddrPortFrom(b, 80)
+	deterministic.New(deterministic.Config{Seed: 1, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+		typ := reflect.TypeOf(ctx.Network())
+		for _, m := range []string{"Bind", "Dial", "Accept", "Host"} {
+			if _, ok := typ.MethodByName(m); ok {
+				t.Errorf("%v has a %s method: user code can bypass the audited stack", typ, m)
+			}
+		}
+		if _, err := ctx.WithHost(b).Bind(srv); err != nil {
+			t.Fatalf("Bind: %v", err)
+		}
+		client := ctx.WithHost(a)
+		if err := client.Network().Partition(a, b); err != nil {
+			t.Fatalf("Partition: %v", err)
+		}
+		if _, _, err := client.Dial(srv); !errors.Is(err, simrt.ErrConnectionFailed) {
+			t.Errorf("Dial across a partition: %v, want ErrConnectionFailed", err)
+		}
+		if got := ctx.Network().Effects(); len(got) != 1 || got[0].Fault != "partition" {
+			t.Errorf("Effects = %+v, want one partition", got)
+		}
+		ctx.Network().Join(a, b)
+		si, st, err := client.Dial(srv)
+		if err != nil {
+			t.Fatalf("Dial after Join: %v", err)
+		}
+		si.Close()
+		st.Close()
+		var attempts, successes int
+		for _, e := range ctx.Auditor().Log().Events() {
+			switch e.Label {
+			case "dial_attempt":
+				attempts++
+			case "dial_success":
+				successes++
+			}
+		}
+		if attempts != 2 || successes != 1 {
+			t.Errorf("audited dials: %d attempts, %d successes; want 2 and 1", attempts, successes)
+		}
+	})
 }

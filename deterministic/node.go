@@ -11,10 +11,8 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
-	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/telemetry/audit"
-	"github.com/simrt/simrt/telemetry/metrics"
 )
 
 // NodeConfig describes a simulated machine (see Context.AddNode).
@@ -189,7 +187,7 @@ func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
 	}
 	// The node's storage metrics carry its name, as its tasks' do.
 	reg := prometheus.WrapRegistererWithPrefix(cfg.Name+"_",
-		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.registry.Registerer()))
+		prometheus.WrapRegistererWith(prometheus.Labels{"node": cfg.Name}, rt.sh.Registry.Registerer()))
 	n.disk.st = storageStack(rt, mem, rt.rng, faults, rt.auditor, reg)
 	rt.wireFaulty(n.disk.st.fault, cfg.Name) // disk faults: audited, slept, dated (disk.go)
 	rt.netStack(h)                           // declares the host, so faults may name it at once
@@ -224,18 +222,12 @@ func validName(name string) error {
 func (n *Node) start() {
 	rt := n.rt
 	n.incs++
-	inc := &incarnation{n: n, num: n.incs, sup: rt.tree.Root().Child()}
+	inc := &incarnation{n: n, num: n.incs, sup: rt.sh.Tree.Root().Child()}
 	inc.stor = newProcStorage(inc, n.disk.st.stack)
 	n.inc = inc
 	n.state = NodeRunning
-	ctx := &Context{
-		rt:    rt,
-		name:  metrics.ChildLabel("", n.cfg.Name),
-		attrs: metrics.WithAttr(nil, "node", n.cfg.Name),
-		node:  inc.sup,
-		host:  n.cfg.Host,
-		proc:  inc,
-	}
+	ctx := &Context{rt: rt, host: n.cfg.Host, proc: inc}
+	ctx.Init(rt.sh.NewScope(supervise.ChildName("", n.cfg.Name), supervise.WithAttr(nil, "node", n.cfg.Name)), inc.sup)
 	main := n.cfg.Main
 	ctx.SpawnTask(rtapi.TaskFuncs{RunFunc: func(c rtapi.Plumbing) { main(c.(simrt.Context)) }, DoneFunc: func(error) {
 		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {
@@ -283,10 +275,11 @@ func (n *Node) State() NodeState { return n.state }
 // 1 from AddNode, one more at every Restart.
 func (n *Node) Incarnation() int { return n.incs }
 
-// Storage returns the node's storage fault layer: its live configuration
-// (Config), its disk fault (SetDiskFault) and pending crash journal. It
-// outlives the node's processes.
-func (n *Node) Storage() *faulty.Storage { return n.disk.st.fault }
+// Storage returns the controls of the node's disk: its live fault
+// configuration (Config), its disk fault (SetDiskFault) and pending crash
+// journal. It outlives the node's processes. Blobs are opened through the
+// node's contexts, never through the controls.
+func (n *Node) Storage() DiskControls { return DiskControls{n.disk.st.fault} }
 
 // SetDiskFault switches the fault of the node's disk (see
 // Context.SetDiskFault); the zero value heals it. The fault outlives the

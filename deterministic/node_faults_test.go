@@ -3,6 +3,7 @@ package deterministic_test
 import (
 	"errors"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +123,34 @@ func TestNodeKillEffect(t *testing.T) {
 		}
 		want := []string{"host_reset 10.0.0.1 at 10ms: 2 conns reset"}
 		check(t, slices.Equal(got, want), "effects", got)
+	})
+}
+
+// A node's disk handle (Node.Storage) has the fault controls only: no Open
+// or other storage operation, and no Crash, so no blob can skip the
+// node's stack. Its controls reach the disk the node's contexts use.
+func TestNodeDiskHandleIsControlsOnly(t *testing.T) {
+	start(t, deterministic.Seeded(1), func(ctx *deterministic.Context) {
+		var errA error
+		opened := simrt.NewOneshot[struct{}]()
+		a := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(ctx simrt.Context) {
+			opened.Recv(ctx)
+			_, _, errA = ctx.Open("p", []byte("x"))
+		}})
+		typ := reflect.TypeOf(a.Storage())
+		for _, m := range []string{"Open", "OpenVersioned", "Remove", "RemovePartition", "Scan", "Crash", "SetRecorder", "SetSleep"} {
+			if _, ok := typ.MethodByName(m); ok {
+				t.Errorf("%v has a %s method: user code can reach the raw disk", typ, m)
+			}
+		}
+		a.Storage().SetDiskFault(deterministic.DiskFault{ReadOnly: true})
+		opened.Send(struct{}{})
+		ctx.Sleep(time.Second)
+		if errA == nil {
+			t.Errorf("Open on a read-only disk: %v, want an error", errA)
+		}
+		if a.Storage().Config() == nil || a.Storage().DiskFault() != (deterministic.DiskFault{ReadOnly: true}) {
+			t.Errorf("controls: config %v, fault %+v", a.Storage().Config(), a.Storage().DiskFault())
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -153,9 +154,7 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	if rt.current != nil {
 		err.Task = rt.current.name
 	}
-	if rt.failure == nil {
-		rt.failure = &failure{task: err.Task, value: err, stack: debug.Stack()}
-	}
+	rt.sh.Fail(err.Task, &core.Panic{Value: err, Stack: debug.Stack()})
 	rt.stop = true
 	panic(err)
 }

@@ -91,9 +91,9 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 		rt.nodes.disks = r.cp.disks
 	}
 	rt.initStorage(r.cp)
-	rt.initNetwork()
-	ctx := &Context{rt: rt, node: rt.tree.Root()}
-	rt.root = &task{name: "", root: true, label: rt.taskMetric.Label("", "Root"), fn: func() { root(ctx) }}
+	ctx := rt.rootContext()
+	rt.initNetwork(ctx)
+	rt.root = &task{name: "", root: true, label: rt.sh.Tasks.Label("", "Root"), fn: func() { root(ctx) }}
 	rt.root.label.Spawned.Add(1)
 	rt.root.label.Running.Add(1)
 	rt.admit(rt.root)
@@ -118,8 +118,8 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 		rt.loop()
 	}()
 	cp = rt.cleanup(r.cfg)
-	if rt.failure != nil {
-		panic(rt.failure.value)
+	if f := rt.sh.Failure(); f != nil {
+		panic(f.Value)
 	}
 	if loopPanic != nil {
 		panic(loopPanic)
@@ -127,12 +127,20 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 	return cp
 }
 
+// rootContext returns the root task's context, which the simulated
+// network also works through.
+func (rt *runtime) rootContext() *Context {
+	c := &Context{rt: rt}
+	c.Init(rt.sh.NewScope("", nil), rt.sh.Tree.Root())
+	return c
+}
+
 // cleanup unwinds every remaining task in id order, crashes storage and
 // builds the checkpoint. After it, any use of a context panics.
 func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 	rt.closing = true
 	rt.current = nil
-	rt.tree.Root().Abort()
+	rt.sh.Tree.Root().Abort()
 	if rt.root != nil && !rt.root.finished {
 		rt.root.ct.Abort()
 	}
@@ -163,7 +171,7 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 	storage := rt.crashStorage()
 	disks := rt.crashNodes()
 	rt.finishProperties()
-	rt.done = true
+	rt.sh.Finish()
 	return &Checkpoint{
 		cfg: cfg, now: rt.now, end: rt.end, hasEnd: rt.hasEnd, stream: rt.stream,
 		auditor: rt.auditor, dns: rt.dns, storage: storage, disks: disks,

@@ -6,10 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/storage/audited"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
-	"github.com/simrt/simrt/storage/metered"
 )
 
 // StorageFaults configures injected storage faults (Config.StorageFaults,
@@ -38,22 +37,22 @@ type storageCheckpoint struct {
 	faults StorageFaults
 }
 
-// storageStack is the one place that fixes the order of the layers:
-// scheduling points of rt (iopoints.go) → metered → audited → faulty →
-// memory.
-func storageStack(rt *runtime, mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec audited.Recorder, reg prometheus.Registerer) storageState {
+// storageStack builds a simulated disk: the shell's stack (scheduling
+// points of rt (iopoints.go) → metered → audited) over faulty over memory.
+func storageStack(rt *runtime, mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec shell.Recorder, reg prometheus.Registerer) storageState {
 	f := faulty.New(mem, rng, faults)
-	return storageState{mem: mem, fault: f, stack: withStoragePoints(metered.New(audited.New(f, rec), reg), rt)}
+	points := func(s simrt.Storage) simrt.Storage { return withStoragePoints(s, rt) }
+	return storageState{mem: mem, fault: f, stack: shell.StorageStack(f, rec, reg, points)}
 }
 
 // initStorage builds the storage of a new runtime: empty with the
 // configured faults, or the checkpoint's durable contents and faults.
 func (rt *runtime) initStorage(cp *Checkpoint) {
 	if cp == nil {
-		rt.storage = storageStack(rt, memory.New(), rt.rng, rt.cfg.StorageFaults, rt.auditor, rt.registry.Registerer())
+		rt.storage = storageStack(rt, memory.New(), rt.rng, rt.cfg.StorageFaults, rt.auditor, rt.sh.Registry.Registerer())
 		return
 	}
-	rt.storage = storageStack(rt, memory.Restore(cp.storage.snap), rt.rng, cp.storage.faults, rt.auditor, rt.registry.Registerer())
+	rt.storage = storageStack(rt, memory.Restore(cp.storage.snap), rt.rng, cp.storage.faults, rt.auditor, rt.sh.Registry.Registerer())
 	rt.storage.recovered = true
 }
 
@@ -70,45 +69,13 @@ func (rt *runtime) crashStorage() storageCheckpoint {
 	return storageCheckpoint{snap: rt.storage.mem.Snapshot(), faults: *rt.storage.fault.Config()}
 }
 
-// stack is the storage the context's operations go to: its node process's
-// disk, or the runtime's.
-func (c *Context) stack() simrt.Storage {
-	if c.proc != nil {
-		return c.proc.stor
+// Storage implements shell.Backend: the storage a context's operations go
+// to is its node process's disk, or the runtime's.
+func (rt *runtime) Storage(c *shell.Context) simrt.Storage {
+	if p := ctxOf(c).proc; p != nil {
+		return p.stor
 	}
-	return c.rt.storage.stack
-}
-
-// Open implements simrt.Storage.Open on the simulated storage.
-func (c *Context) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
-	c.rt.check()
-	return c.stack().Open(partition, name)
-}
-
-// OpenVersioned implements simrt.Storage.OpenVersioned on the simulated
-// storage. Opens are exclusive until Close or removal.
-func (c *Context) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
-	c.rt.check()
-	return c.stack().OpenVersioned(partition, name, versions)
-}
-
-// Remove implements simrt.Storage.Remove on the simulated storage.
-func (c *Context) Remove(partition string, name []byte) error {
-	c.rt.check()
-	return c.stack().Remove(partition, name)
-}
-
-// RemovePartition implements simrt.Storage.RemovePartition on the simulated
-// storage.
-func (c *Context) RemovePartition(partition string) error {
-	c.rt.check()
-	return c.stack().RemovePartition(partition)
-}
-
-// Scan implements simrt.Storage.Scan on the simulated storage.
-func (c *Context) Scan(partition string) ([][]byte, error) {
-	c.rt.check()
-	return c.stack().Scan(partition)
+	return rt.storage.stack
 }
 
 // StorageFaultConfig returns the live storage fault configuration: a change

@@ -150,10 +150,13 @@ const maxIdleCoroutines = 4096
 
 // start gives t a coroutine, reusing an idle one when there is one.
 func (t *task) start() {
-	t.ct.SetBackend(t)
-	t.ct.SetSequential()
-	t.ct.SetWaiter(&t.waiter)
 	rt := t.rt
+	if rt.id == 0 {
+		rt.id = core.NewRuntimeID()
+	}
+	t.ct.SetBackend(t)
+	t.ct.SetSequential(rt.id)
+	t.ct.SetWaiter(&t.waiter)
 	var c *coroutine
 	if n := len(rt.idle); n > 0 {
 		c = rt.idle[n-1]

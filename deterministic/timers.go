@@ -50,6 +50,25 @@ type timers struct {
 	h    []*timer
 	seq  uint64
 	free []*timer // popped sleep timers, which nothing else refers to
+	slab []timer  // timers not yet handed out (see alloc)
+}
+
+// timerSlab is how many timers alloc makes at once.
+const timerSlab = 32
+
+// alloc returns a new timer. Function timers cannot be reused (their
+// callers may hold them, and Stop them, at any later time), so they are
+// carved out of slabs instead: one allocation per timerSlab timers rather
+// than one per AfterFunc. A slab lives as long as any of its timers is
+// held; a popped timer drops its function, so a held timer keeps no
+// closure alive.
+func (t *timers) alloc() *timer {
+	if len(t.slab) == 0 {
+		t.slab = make([]timer, timerSlab)
+	}
+	tm := &t.slab[0]
+	t.slab = t.slab[1:]
+	return tm
 }
 
 func (t *timers) len() int { return len(t.h) }
@@ -67,7 +86,8 @@ func (t *timers) add(at int64, tk *task, f func()) *timer {
 		t.free = t.free[:n-1]
 		*tm = timer{at: at, seq: t.seq, task: tk}
 	} else {
-		tm = &timer{at: at, seq: t.seq, task: tk, f: f}
+		tm = t.alloc()
+		*tm = timer{at: at, seq: t.seq, task: tk, f: f}
 	}
 	t.seq++
 	t.h = append(t.h, tm)
@@ -130,4 +150,5 @@ func (t *timers) recycle(tm *timer) {
 func (t *timers) clear() {
 	clear(t.h)
 	t.h = t.h[:0]
+	t.slab = nil
 }

@@ -11,43 +11,66 @@ import (
 	"time"
 )
 
-// startWatchdog starts the goroutine that notices a task blocked outside
-// the runtime (a native channel, sync.Mutex, time.Sleep, real I/O), which
-// would freeze the simulation silently. It reads only an atomic progress
-// counter, uses the wall clock only to measure the resume (never to decide
-// anything inside the simulation), and returns the function that stops it.
+// startWatchdog arms the watchdog that notices a task blocked outside the
+// runtime (a native channel, sync.Mutex, time.Sleep, real I/O), which would
+// freeze the simulation silently, and returns the function that disarms it.
+// The watchdog reads only an atomic progress counter and uses the wall
+// clock only to measure the resume (never to decide anything inside the
+// simulation).
+//
+// Its goroutine starts lazily, at its first look (a quarter of the limit
+// after the start): most runs of a sweep end long before, and then all the
+// watchdog cost them is one runtime timer, not a goroutine and a ticker.
 func (rt *runtime) startWatchdog() (stop func()) {
 	limit := rt.cfg.Watchdog
 	if limit < 0 {
 		return func() {}
 	}
+	period := max(limit/4, time.Millisecond)
 	done := make(chan struct{})
 	exited := make(chan struct{})
-	go func() { // watchdog: a native goroutine by design
+	last, since := rt.progress.Load(), time.Now() // wall clock: watchdog only
+	timer := time.AfterFunc(period, func() {      // watchdog: a native goroutine by design
 		defer close(exited)
-		tick := time.NewTicker(max(limit/4, time.Millisecond)) // wall clock: watchdog only
-		defer tick.Stop()
-		last, since := rt.progress.Load(), time.Now() // wall clock: watchdog only
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-tick.C:
-				p := rt.progress.Load()
-				if p != last || rt.externalWait.Load() {
-					last, since = p, now
-					continue
-				}
-				if now.Sub(since) >= limit {
-					if rt.blockedTask() {
-						rt.watchdogFire(now.Sub(since), allStacks())
-					}
-					since = now // busy computing, not blocked: look again later
-				}
-			}
+		rt.watch(limit, period, last, since, done)
+	})
+	return func() {
+		if timer.Stop() {
+			return // the run ended before the watchdog's first look
 		}
-	}()
-	return func() { close(done); <-exited }
+		close(done)
+		<-exited
+	}
+}
+
+// watch is the watchdog's goroutine: it looks every period, from its first
+// look on, until done is closed. last and since are the progress counter
+// and the wall time when the watchdog was armed.
+func (rt *runtime) watch(limit, period time.Duration, last uint64, since time.Time, done <-chan struct{}) {
+	tick := time.NewTicker(period) // wall clock: watchdog only
+	defer tick.Stop()
+	now := time.Now() // wall clock: the first look is now
+	for {
+		select {
+		case <-done: // disarmed while a tick was pending
+			return
+		default:
+		}
+		p := rt.progress.Load()
+		if p != last || rt.externalWait.Load() {
+			last, since = p, now
+		} else if now.Sub(since) >= limit {
+			if rt.blockedTask() {
+				rt.watchdogFire(now.Sub(since), allStacks())
+			}
+			since = now // busy computing, not blocked: look again later
+		}
+		select {
+		case <-done:
+			return
+		case now = <-tick.C:
+		}
+	}
 }
 
 // Which goroutines are this runtime's tasks? Several simulations may run in

@@ -3,6 +3,7 @@ package deterministic
 import (
 	"os"
 	"os/exec"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +117,34 @@ func TestWatchdogSparesGoroutineOfTask(t *testing.T) {
 		for time.Now().Before(end) {
 		}
 	})
+}
+
+// TestWatchdogStartsLazily: a run shorter than the watchdog's first look
+// (a quarter of its limit) starts no watchdog goroutine, and one that lasts
+// longer has it watching from then on, and stops it when the run ends.
+func TestWatchdogStartsLazily(t *testing.T) {
+	watchdogs := func() int {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:goruntime.Stack(buf, true)])
+		return strings.Count(stacks, "deterministic.(*runtime).startWatchdog") +
+			strings.Count(stacks, "deterministic.(*runtime).watch(")
+	}
+	New(Config{Watchdog: time.Hour}).Start(func(ctx *Context) {
+		if n := watchdogs(); n != 0 {
+			t.Errorf("a run younger than its watchdog's first look has %d watchdog goroutine(s)", n)
+		}
+	})
+	New(Config{Watchdog: 400 * time.Millisecond}).Start(func(ctx *Context) {
+		// Compute (never block: that is what the watchdog reports) until
+		// the first look, due 100 ms in.
+		deadline := time.Now().Add(5 * time.Second) // wall clock: the test is about real time
+		for watchdogs() == 0 && time.Now().Before(deadline) {
+		}
+		if watchdogs() == 0 {
+			t.Error("no watchdog goroutine 5 s into a run whose watchdog looks every 100 ms")
+		}
+	})
+	if n := watchdogs(); n != 0 {
+		t.Errorf("%d watchdog goroutine(s) left after the run ended", n)
+	}
 }

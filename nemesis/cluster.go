@@ -42,7 +42,7 @@ type Node interface {
 	Tasks() []deterministic.TaskState
 }
 
-// Network is what the nemesis changes of the network; *simnet.Network
+// Network is what the nemesis changes of the network; *simnet.Controls
 // provides it through Cluster.
 type Network interface {
 	Cut(from, to netip.Addr) error
@@ -82,8 +82,8 @@ func (c Cluster) names() []string {
 	return out
 }
 
-// simnetAdapter is a *simnet.Network as the nemesis's Network.
-type simnetAdapter struct{ n *simnet.Network }
+// simnetAdapter is a simulated network's controls as the nemesis's Network.
+type simnetAdapter struct{ n *simnet.Controls }
 
 // Cut implements Network.Cut.
 func (a simnetAdapter) Cut(from, to netip.Addr) error { return a.n.Cut(from, to) }
@@ -108,5 +108,5 @@ func (a simnetAdapter) SetLink(from, to netip.Addr, l simnet.Link) error {
 	return a.n.SetLink(from, to, l)
 }
 
-// SimNetwork returns n as the nemesis's Network.
-func SimNetwork(n *simnet.Network) Network { return simnetAdapter{n} }
+// SimNetwork returns the controls n as the nemesis's Network.
+func SimNetwork(n *simnet.Controls) Network { return simnetAdapter{n} }

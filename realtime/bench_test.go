@@ -243,7 +243,7 @@ func BenchmarkPingPong64(b *testing.B) {
 		// The runtime's TCP network on plain goroutines, without the
 		// runtime: what the network layer costs apart from the runtime.
 		b.ReportAllocs()
-		n := tcp.New(nil, tcp.Config{})
+		n := tcp.New(tcp.Config{})
 		l, err := n.Bind(loopback)
 		if err != nil {
 			b.Fatal(err)

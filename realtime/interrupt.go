@@ -2,6 +2,7 @@ package realtime
 
 import (
 	"context"
+	"fmt"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -63,7 +64,7 @@ import (
 // ioTarget is one half of a connection, or a listener, as something a
 // blocked operation can be cut out of.
 type ioTarget struct {
-	inner interrupter          // the half or listener below the tracking layer; nil if it cannot be interrupted
+	inner interrupter          // the half or listener of the device below
 	cut   atomic.Bool          // cut by an interruption: poisoned from then on
 	last  atomic.Pointer[task] // the task that last called it, if not its owner (a cache for blockedTask)
 }
@@ -129,15 +130,24 @@ func (r *markedTasks) find(labels unsafe.Pointer) *task {
 	return t
 }
 
-// interrupter is a half or listener whose blocked operation another
-// goroutine can cut short (network/tcp's, through network/metered):
-// Interrupt shuts the half down in the kernel, or closes the listener,
-// without touching the Go state the blocked operation is using.
+// interrupter is what the interruption layer needs of the device under
+// it (network/tcp's listeners and halves, the cancel of a Dial): Interrupt
+// cuts short, from another goroutine, the operation blocked on it, without
+// touching the Go state that operation uses. For a half it shuts the half
+// down in the kernel (the blocked Recv or Send fails, the half is
+// poisoned); for a listener it closes it. It is safe while the operation
+// runs; the half or listener must still be closed.
 type interrupter interface{ Interrupt() }
 
-func newTarget(inner any) ioTarget {
-	i, _ := inner.(interrupter)
-	return ioTarget{inner: i}
+// init makes tg the target of inner, which must be an interrupter: the
+// device under the interruption layer is network/tcp, whose listeners and
+// halves all are (TestDeviceInterrupts).
+func (tg *ioTarget) init(inner any) {
+	i, ok := inner.(interrupter)
+	if !ok {
+		panic(fmt.Sprintf("realtime: the network device returned a %T, which has no Interrupt method", inner))
+	}
+	tg.inner = i
 }
 
 // beginIO records tg as t's blocked I/O if the caller runs on t's
@@ -180,7 +190,7 @@ func (t *task) endIO(tg *ioTarget) bool {
 func (t *task) interruptIO(x *taskIO) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if tg := x.op.Load(); tg != nil && tg.inner != nil && t.ct.InterruptPending() && tg.cut.CompareAndSwap(false, true) {
+	if tg := x.op.Load(); tg != nil && t.ct.InterruptPending() && tg.cut.CompareAndSwap(false, true) {
 		tg.inner.Interrupt()
 	}
 }
@@ -213,10 +223,10 @@ func (t *task) markGoroutine() {
 	}
 	t.ct.SetWaiter(&x.waiter) // this is the task's goroutine, about to block
 	x.unmarked = getProfLabel()
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.scope.profLabels()))
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.Scope().ProfLabels()))
 	m := getProfLabel()
 	x.marker.Store((*struct{})(m))
-	t.ctx.scope.rt.marked.add(m, t)
+	t.rt().marked.add(m, t)
 }
 
 // marked reports whether markGoroutine has run.
@@ -260,9 +270,3 @@ func (t *task) start(parent *task) {
 	}
 	go t.run()
 }
-
-//go:linkname getProfLabel runtime/pprof.runtime_getProfLabel
-func getProfLabel() unsafe.Pointer
-
-//go:linkname setProfLabel runtime/pprof.runtime_setProfLabel
-func setProfLabel(labels unsafe.Pointer)

@@ -122,8 +122,8 @@ func (m *metricsServer) close() {
 // MetricsAddr returns the address the metrics endpoint listens on, or nil
 // when Config.MetricsAddr is empty.
 func (c *Context) MetricsAddr() net.Addr {
-	if c.scope.rt.metrics == nil {
+	if c.rt().metrics == nil {
 		return nil
 	}
-	return c.scope.rt.metrics.ln.Addr()
+	return c.rt().metrics.ln.Addr()
 }

@@ -7,33 +7,47 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/network/metered"
 	"github.com/simrt/simrt/network/tcp"
 )
 
-// initNetwork wires the production network: tracking (below) over
-// metered over tcp. The tcp network gets no runtime: halves carry no
-// context and are handed between tasks, so each operation blocks its own
-// goroutine, bounded by the configured timeouts; an interruption of the
-// task blocked in it (a Timeout, an abort, the shutdown) shuts the half
-// down in the kernel (interrupt.go).
+// The production network is a stack: network/metered (the counters) over
+// the device, which is network/tcp under the runtime's interruption layer
+// (this file and interrupt.go). The interruption layer must sit right on
+// tcp: it cuts a blocked operation short through tcp's Interrupt methods
+// (interrupter), which no other layer carries. Each connection and
+// listener belongs to the task whose context opened it (its owner), so a
+// device is made per Bind and Dial, for the calling task.
+
+// netStack is the runtime's TCP network and the counters every task's view
+// of it shares.
+type netStack struct {
+	tcp     *tcp.Network
+	metrics *metered.Metrics
+}
+
+// initNetwork makes the production network. The tcp network knows nothing
+// of tasks: halves carry no context and are handed between tasks, so each
+// operation blocks its own goroutine, bounded by the configured timeouts;
+// an interruption of the task blocked in it (a Timeout, an abort, the
+// shutdown) shuts the half down in the kernel (interrupt.go).
 func (rt *runtime) initNetwork() {
-	rt.network = metered.New(tcp.New(nil, rt.cfg.Network), rt.registry.Registerer())
+	rt.network = netStack{tcp: tcp.New(rt.cfg.Network), metrics: metered.NewMetrics(rt.sh.Registry.Registerer())}
+}
+
+// netFor returns the network owner's context opens connections on: the
+// counters over owner's device.
+func (rt *runtime) netFor(owner *task) *metered.Network {
+	return shell.NetworkStack(&device{rt: rt, owner: owner}, nil, rt.network.metrics, nil).(*metered.Network)
 }
 
 // Bind implements simrt.Network.Bind over TCP. The listener is closed if
 // the task owning this context is aborted, and at shutdown.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
-	c.scope.rt.check()
-	c.scope.rt.netUsed.Store(true)
-	l, err := c.scope.rt.network.Bind(addr)
-	if err != nil {
-		return nil, err
-	}
-	tl := &listener{rt: c.scope.rt, owner: c.task, inner: l}
-	tl.tg = newTarget(l)
-	c.scope.rt.track(c.task, tl)
-	return tl, nil
+	c.rt().check()
+	c.rt().netUsed.Store(true)
+	return c.rt().netFor(c.task).Bind(addr)
 }
 
 // Dial implements simrt.Network.Dial over TCP. The connection is closed if
@@ -42,33 +56,64 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // The connect blocks the calling goroutine, with a context.Context that an
 // abort of the context's task (or the shutdown) cancels, whichever
 // goroutine dials: Dial then returns simrt.ErrClosed at once, and no
-// goroutine of the connect outlives it. Called on the task's own goroutine
-// (see interrupt.go), Dial is also cut short by the task's simrt.Timeout,
-// and the task unwinds as in the simulator.
+// goroutine of the connect outlives it. Called on a task's goroutine (the
+// context's task's or another's, see interrupt.go), Dial is also cut short
+// by that task's abort or simrt.Timeout, and the task unwinds as in the
+// simulator.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	rt := c.scope.rt
-	rt.check()
-	rt.netUsed.Store(true)
-	t := c.task
+	c.rt().check()
+	c.rt().netUsed.Store(true)
+	return c.rt().netFor(c.task).Dial(addr)
+}
+
+// device is tcp under the interruption layer, for the connections and
+// listeners of one owner task.
+type device struct {
+	rt    *runtime
+	owner *task
+}
+
+var _ simrt.Network = (*device)(nil)
+
+// Bind binds a tcp listener and tracks it as the owner's.
+func (d *device) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	l, err := d.rt.network.tcp.Bind(addr)
+	if err != nil {
+		return nil, err
+	}
+	tl := &listener{rt: d.rt, owner: d.owner, inner: l}
+	tl.tg.init(l)
+	d.rt.track(d.owner, tl)
+	return tl, nil
+}
+
+// Dial connects with a context that the owner's abort cancels, and that
+// an interruption of the task blocked in the connect (the caller, when it
+// is a task's goroutine) cancels too (see Context.Dial).
+func (d *device) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	t := d.owner
 	dctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cc := &cancelCloser{cancel: cancel}
 	t.closers().add(cc) // an aborted task's set cancels it at once
 	defer t.closers().remove(cc)
 	tg := ioTarget{inner: cc}
-	rec := t.beginIO(&tg)
-	sink, stream, err := rt.network.DialContext(dctx, addr)
-	if rec && t.endIO(&tg) {
+	// The task blocked in the connect is the caller's, which need not be
+	// the owner (a context handed to another task).
+	o := d.rt.blockedTask(t, &tg)
+	rec := o != nil && o.beginIO(&tg)
+	sink, stream, err := d.rt.network.tcp.DialContext(dctx, addr)
+	if rec && o.endIO(&tg) {
 		if err == nil {
 			sink.Close()
 			stream.Close()
 		}
-		t.ct.CheckInterrupt()
+		o.ct.CheckInterrupt()
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	tc := newConn(rt, t, sink, stream)
+	tc := newConn(d.rt, t, sink, stream)
 	return &tc.sink, &tc.stream, nil
 }
 
@@ -76,8 +121,8 @@ func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // is bounded by Config.ConnectTimeout and cancelled if the task owning
 // this context is aborted.
 func (c *Context) Resolve(host string) ([]netip.Addr, error) {
-	c.scope.rt.check()
-	ctx, cancel := context.WithTimeout(context.Background(), c.scope.rt.cfg.Network.ConnectTimeout)
+	c.rt().check()
+	ctx, cancel := context.WithTimeout(context.Background(), c.rt().cfg.Network.ConnectTimeout)
 	cc := &cancelCloser{cancel: cancel}
 	c.task.closers().add(cc)
 	defer func() {
@@ -178,9 +223,9 @@ type conn struct {
 func newConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c := &conn{rt: rt, owner: owner}
 	c.sink = sink{c: c, inner: s}
-	c.sink.tg = newTarget(s)
+	c.sink.tg.init(s)
 	c.stream = stream{c: c, inner: st}
-	c.stream.tg = newTarget(st)
+	c.stream.tg.init(st)
 	c.open.Store(2)
 	rt.track(owner, c)
 	return c
@@ -282,27 +327,12 @@ func (s *stream) Close() error {
 
 // Interrupt shuts both halves down in the kernel, which unblocks a pending
 // Send or Recv without racing with it (the closers of an aborted task call
-// it; Close waits until no task is running). A half that cannot be
-// interrupted is closed instead.
+// it; Close waits until no task is running).
 func (c *conn) Interrupt() {
-	if i := c.sink.tg.inner; i != nil {
-		i.Interrupt()
-	} else {
-		c.sink.Close()
-	}
-	if i := c.stream.tg.inner; i != nil {
-		i.Interrupt()
-	} else {
-		c.stream.Close()
-	}
+	c.sink.tg.inner.Interrupt()
+	c.stream.tg.inner.Interrupt()
 }
 
 // Interrupt closes the listener in the kernel, which unblocks a pending
 // Accept without racing with it.
-func (l *listener) Interrupt() {
-	if i := l.tg.inner; i != nil {
-		i.Interrupt()
-		return
-	}
-	l.Close()
-}
+func (l *listener) Interrupt() { l.tg.inner.Interrupt() }

@@ -15,11 +15,18 @@ import (
 
 var loopback = netip.MustParseAddrPort("127.0.0.1:0")
 
-// TestNetConformance runs the network suite on the runtime's network (the
-// I/O tracking layer over metered over tcp), from realtime tasks.
+// TestNetConformance runs the network suite on the runtime's network
+// (metered over the interruption layer over tcp), from realtime tasks:
+// the path production takes.
 func TestNetConformance(t *testing.T) {
 	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
 		start(realtime.Config{}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
+	})
+	// A Dial blocks on a listener whose accept queue is full (blackhole);
+	// slowNet's timeouts are far beyond the cases' bounds.
+	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
+		addr := blackhole(t)
+		start(slowNet, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx), addr) })
 	})
 }
 

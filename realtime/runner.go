@@ -48,7 +48,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	}
 	rt := newRuntime(r.cfg)
 	if r.cfg.MetricsAddr != "" {
-		m, err := startMetrics(r.cfg.MetricsAddr, r.cfg.Metrics, rt.registry, rt.log)
+		m, err := startMetrics(r.cfg.MetricsAddr, r.cfg.Metrics, rt.sh.Registry, rt.log)
 		if err != nil {
 			return 0, err
 		}
@@ -56,18 +56,18 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	}
 	rt.initStorage()
 	rt.initNetwork()
-	label := rt.taskMetric.Label("", "Root")
+	label := rt.sh.Tasks.Label("", "Root")
 	label.Spawned.Add(1)
 	label.Running.Add(1)
 	rt.rootLabel = label
 	rt.root = &task{}
 	rt.root.ct.SetBackend(rt.root)
 	ctx := &rt.root.ctx
-	ctx.task, ctx.scope = rt.root, &scope{rt: rt}
-	ctx.node.Store(rt.tree.Root())
+	ctx.task = rt.root
+	ctx.Init(rt.sh.NewScope("", nil), rt.sh.Tree.Root())
 	// A stop signal taken and released at once holds up no Stop, and
 	// tells the stop value once Stop has been called.
-	stopped := rt.shutdown.Stopped(nil)
+	stopped := rt.sh.Shutdown.Stopped(nil)
 	stopped.Release()
 
 	closed := false
@@ -91,12 +91,12 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	}
 	if out == core.OutcomePanicked {
 		rt.log.Error("task panicked", "task", "", "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
-		rt.fail(rt.root, p)
+		rt.sh.Fail("", p)
 	}
 	rt.close()
 	closed = true
-	if f := rt.failure.Load(); f != nil {
-		panic(f.value)
+	if f := rt.sh.Failure(); f != nil {
+		panic(f.Value)
 	}
 	stop, _ = stopped.Event().Fired()
 	return stop, nil

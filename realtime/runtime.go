@@ -10,8 +10,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/internal/supervise"
-	"github.com/simrt/simrt/network/metered"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -20,19 +19,16 @@ import (
 // goroutines, the shutdown machinery and the resources the contexts share.
 // Nothing here is global, so several runtimes may run in one process.
 type runtime struct {
-	cfg        Config
-	log        *slog.Logger
-	tree       *supervise.Tree
-	shutdown   rtapi.Shutdown[simrt.Signal, *simrt.Signal]
-	registry   *metrics.Registry
-	taskMetric *metrics.Tasks
-	rootLabel  *metrics.TaskLabel // the root task's series
-	rand       *rand.Rand
-	pool       *pool
-	network    *metered.Network
-	storage    simrt.Storage
-	disk       simrt.Storage // the directory under storage (storage.go)
-	metrics    *metricsServer
+	cfg       Config
+	log       *slog.Logger
+	sh        shell.Runtime      // the tree, shutdown, metrics, failure and end of the run (context.go)
+	rootLabel *metrics.TaskLabel // the root task's series
+	rand      *rand.Rand
+	pool      *pool
+	network   netStack // the TCP network and its counters (network.go)
+	storage   simrt.Storage
+	disk      simrt.Storage // the directory under storage (storage.go)
+	metrics   *metricsServer
 
 	// Admission. live counts task goroutines, and spawns in flight: a
 	// spawn counts itself, then checks closing, then links its task into
@@ -48,49 +44,36 @@ type runtime struct {
 	marked   markedTasks   // the marked tasks, by goroutine label set (interrupt.go)
 	blobs    closers       // every open blob, closed once every task has ended
 
-	root    *task
-	failure atomic.Pointer[failure]
-	done    atomic.Bool
-}
-
-// failure is the first uncaught panic, re-raised from Start.
-type failure struct {
-	task  string
-	value any
-	stack []byte
+	root *task
 }
 
 func newRuntime(cfg Config) *runtime {
 	rt := &runtime{
 		cfg:      cfg,
 		log:      cfg.Logger,
-		tree:     supervise.New(abortSpawned),
-		registry: metrics.New(),
 		rand:     rand.New(cryptoSource{}),
 		pool:     newPool(cfg.Parallelism),
 		liveZero: make(chan struct{}, 1),
 	}
-	rt.taskMetric = metrics.NewTasks(rt.registry)
+	rt.sh.Init("realtime", rt, nil, abortSpawned)
 	return rt
 }
 
-func (rt *runtime) check() {
-	if rt.done.Load() {
-		panic("realtime: context used after its runtime finished (a Context must not escape Start)")
-	}
-}
+func (rt *runtime) check() { rt.sh.Check() }
 
 // spawn implements rtapi.Plumbing.SpawnTask for ctx.
 func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
 	rt.check()
-	label := ctx.taskLabel()
+	s := ctx.Scope()
+	label := s.TaskLabel()
 	label.Spawned.Add(1)
 	label.Running.Add(1)
 	t := &task{work: work} // its series is label, through its scope
 	t.ct.SetBackend(t)
-	t.ctx.task, t.ctx.scope = t, ctx.scope // the same runtime, name and attributes
+	t.ctx.task = t
+	t.ctx.Init(s, nil) // the same runtime, name and attributes
 	rt.live.Add(1)
-	if rt.closing.Load() || !ctx.supervisor().SpawnAt(&t.node) {
+	if rt.closing.Load() || !ctx.Supervisor().SpawnAt(&t.node) {
 		rt.leave()
 		t.endAndRelease()
 		work.Done(simrt.ErrClosed)
@@ -107,10 +90,11 @@ func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
 func (t *task) run() {
 	out, p := core.OutcomeNone, (*core.Panic)(nil) // OutcomeNone after runtime.Goexit
 	defer func() {
-		defer t.ctx.scope.rt.leave()
-		t.ctx.scope.rt.finish(t, out, p)
+		rt := t.rt()
+		defer rt.leave()
+		rt.finish(t, out, p)
 	}()
-	if t.ctx.scope.rt.netUsed.Load() {
+	if t.rt().netUsed.Load() {
 		t.markGoroutine()
 	}
 	out, p = t.ct.Call(t.body)
@@ -140,13 +124,13 @@ func (rt *runtime) finish(t *task, out core.Outcome, p *core.Panic) {
 	if x := t.io.Load(); x != nil {
 		x.closers.forget()
 	}
-	var err error
-	switch out {
-	case core.OutcomeOK:
-	case core.OutcomeAborted, core.OutcomeNone:
-		err = simrt.ErrClosed
-	case core.OutcomePanicked:
-		err = rt.panicked(t, p)
+	if out == core.OutcomePanicked {
+		rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+	}
+	err, failed := rt.sh.Result(shell.End{Task: t.name(), Outcome: out, Panic: p,
+		Root: t.isRoot(), Catch: rt.cfg.CatchPanics, Closing: rt.closing.Load()})
+	if failed {
+		rt.abortRoot(t)
 	}
 	// Abort everything the task spawned before reporting its outcome, so
 	// that when Await returns the task's subtree is already aborted (its
@@ -157,27 +141,9 @@ func (rt *runtime) finish(t *task, out core.Outcome, p *core.Panic) {
 	}
 }
 
-// panicked logs a task's panic and decides what its handle reports: a
-// *simrt.PanicError when panics are caught, otherwise ErrClosed, after
-// recording the failure and aborting the root so that Start re-raises it.
-func (rt *runtime) panicked(t *task, p *core.Panic) error {
-	rt.log.Error("task panicked", "task", t.name(), "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
-	switch {
-	case rt.closing.Load():
-		return simrt.ErrClosed
-	case t.isRoot() || !rt.cfg.CatchPanics:
-		rt.fail(t, p)
-		return simrt.ErrClosed
-	default:
-		return &simrt.PanicError{Value: p.Value, Stack: p.Stack}
-	}
-}
-
-// fail records the first uncaught panic and stops the root.
-func (rt *runtime) fail(t *task, p *core.Panic) {
-	if !rt.failure.CompareAndSwap(nil, &failure{task: t.name(), value: p.Value, stack: p.Stack}) {
-		return
-	}
+// abortRoot stops the root once t's uncaught panic is the run's failure,
+// so that Start re-raises it.
+func (rt *runtime) abortRoot(t *task) {
 	if r := rt.root; r != t && r.ct.Abort() {
 		r.closers().interruptAll()
 	}
@@ -189,7 +155,7 @@ func (rt *runtime) fail(t *task, p *core.Panic) {
 // ended.
 func (rt *runtime) close() {
 	rt.closing.Store(true)
-	rt.tree.Root().Abort()
+	rt.sh.Tree.Root().Abort()
 	if rt.root.ct.Abort() {
 		rt.root.closers().interruptAll()
 	}
@@ -203,7 +169,7 @@ func (rt *runtime) close() {
 		rt.metrics.close()
 	}
 	rt.rootLabel.Running.Add(-1)
-	rt.done.Store(true)
+	rt.sh.Finish()
 }
 
 // awaitTasks returns once live is zero; closing must be set.

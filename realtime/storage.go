@@ -5,56 +5,58 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/storage/disk"
-	"github.com/simrt/simrt/storage/metered"
 )
 
-// initStorage wires the production storage: blob tracking (below) over
-// metered over disk. The directory is created on first use, so a program
-// that never touches storage leaves nothing on disk.
+// initStorage wires the production storage, the shell's stack: blob
+// tracking (below) over metered over disk. The directory is created on
+// first use, so a program that never touches storage leaves nothing on
+// disk.
 func (rt *runtime) initStorage() {
 	rt.disk = &lazyDisk{dir: rt.cfg.StorageDirectory}
-	rt.storage = metered.New(rt.disk, rt.registry.Registerer())
+	track := func(s simrt.Storage) simrt.Storage { return &tracking{rt: rt, inner: s} }
+	rt.storage = shell.StorageStack(rt.disk, nil, rt.sh.Registry.Registerer(), track)
 }
+
+// tracking is the outermost layer of the storage: it tracks every blob it
+// opens (see trackBlob).
+type tracking struct {
+	rt    *runtime
+	inner simrt.Storage
+}
+
+var _ simrt.Storage = (*tracking)(nil)
 
 // Open implements simrt.Storage.Open on files under
 // Config.StorageDirectory.
-func (c *Context) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
-	c.scope.rt.check()
-	b, size, err := c.scope.rt.storage.Open(partition, name)
+func (s *tracking) Open(partition string, name []byte) (simrt.Blob, uint64, error) {
+	b, size, err := s.inner.Open(partition, name)
 	if err != nil {
 		return nil, 0, err
 	}
-	return c.scope.rt.trackBlob(b), size, nil
+	return s.rt.trackBlob(b), size, nil
 }
 
 // OpenVersioned implements simrt.Storage.OpenVersioned.
-func (c *Context) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
-	c.scope.rt.check()
-	b, size, v, err := c.scope.rt.storage.OpenVersioned(partition, name, versions)
+func (s *tracking) OpenVersioned(partition string, name []byte, versions simrt.VersionRange) (simrt.Blob, uint64, uint16, error) {
+	b, size, v, err := s.inner.OpenVersioned(partition, name, versions)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	return c.scope.rt.trackBlob(b), size, v, nil
+	return s.rt.trackBlob(b), size, v, nil
 }
 
 // Remove implements simrt.Storage.Remove.
-func (c *Context) Remove(partition string, name []byte) error {
-	c.scope.rt.check()
-	return c.scope.rt.storage.Remove(partition, name)
+func (s *tracking) Remove(partition string, name []byte) error {
+	return s.inner.Remove(partition, name)
 }
 
 // RemovePartition implements simrt.Storage.RemovePartition.
-func (c *Context) RemovePartition(partition string) error {
-	c.scope.rt.check()
-	return c.scope.rt.storage.RemovePartition(partition)
-}
+func (s *tracking) RemovePartition(partition string) error { return s.inner.RemovePartition(partition) }
 
 // Scan implements simrt.Storage.Scan.
-func (c *Context) Scan(partition string) ([][]byte, error) {
-	c.scope.rt.check()
-	return c.scope.rt.storage.Scan(partition)
-}
+func (s *tracking) Scan(partition string) ([][]byte, error) { return s.inner.Scan(partition) }
 
 // closeStorage releases the storage directory (its lock) at shutdown,
 // once every blob is closed, so that the next runtime on the directory can

@@ -63,7 +63,10 @@ type taskIO struct {
 	unmarked unsafe.Pointer           // the label set the goroutine had before, for tasks it spawns
 }
 
-func (t *task) name() string { return t.ctx.scope.name }
+func (t *task) name() string { return t.ctx.Scope().Name() }
+
+// rt returns the task's runtime.
+func (t *task) rt() *runtime { return t.ctx.rt() }
 
 // isRoot reports whether t is the root task, the only one without work.
 func (t *task) isRoot() bool { return t.work == nil }
@@ -72,9 +75,9 @@ func (t *task) isRoot() bool { return t.work == nil }
 // spawner's scope, whose series the spawn resolved), or the root's.
 func (t *task) label() *metrics.TaskLabel {
 	if t.isRoot() {
-		return t.ctx.scope.rt.rootLabel
+		return t.rt().rootLabel
 	}
-	return t.ctx.scope.label.Load()
+	return t.ctx.Scope().TaskLabel()
 }
 
 // hasEnded reports whether the task's function has returned or unwound.
@@ -173,7 +176,7 @@ func (t *task) Yield() {
 // taskOf returns the task whose spawn node n is: the tree hands back only
 // spawn nodes, and every spawn node is the node field of a task.
 func taskOf(n *supervise.Node) *task {
-	return (*task)(unsafe.Add(unsafe.Pointer(n), -int(unsafe.Offsetof(task{}.node))))
+	return supervise.Owner[task](n, unsafe.Offsetof(task{}.node))
 }
 
 // abortSpawned is the tree's abortTask: it aborts the task of a spawn node.

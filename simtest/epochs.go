@@ -2,11 +2,11 @@ package simtest
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/sweep"
 )
 
 // EpochFunc is the root of one epoch of a multi-epoch seed (see
@@ -58,29 +58,20 @@ func ExploreEpochs(t *testing.T, cfg deterministic.Config, epochs int, root Epoc
 		t.Fatalf("simtest.ExploreEpochs: %d epochs, root %v (want at least 1 epoch and a root)", epochs, root != nil)
 	}
 	st := mustSettings(t)
-	seeds, total := exploreSeeds(st)
+	set, shard := exploreSeeds(st)
 	if st.events == autoEvents {
 		st.events = reportEvents
-		if total > 1 {
+		if shard.Len(set.Len()) > 1 {
 			st.events = 0
 		}
 	}
-	var failed []uint64
-	for k := range total {
-		seed := seeds(k)
+	rep := sweepSubtests(t, st, 1, 0, func(t *testing.T, _ *sweep.Worker, seed uint64) {
 		c := cfg
 		c.Seed = seed
-		ok := t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
-			runEpochsSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, epochs, root)
-		})
-		if !ok {
-			failed = append(failed, seed)
-			if !st.keepGoing {
-				break
-			}
-		}
-	}
-	if len(failed) > 0 {
+		runEpochsSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, epochs, root)
+	})
+	if rep != nil && len(rep.Failures) > 0 {
+		failed := failingSeeds(rep)
 		t.Errorf("simrt: %d seeds failed: %s\nfirst failing seed %d; replay: %s",
 			len(failed), seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
 	}

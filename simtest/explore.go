@@ -1,19 +1,15 @@
 package simtest
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
-	"github.com/simrt/simrt/internal/seeds"
+	"github.com/simrt/simrt/sweep"
 )
 
 // Explore runs root once per seed, each seed as a subtest named "seed=N"
@@ -29,7 +25,9 @@ import (
 // the outer test, so that the failure is pinned to its seed. A failing
 // seed is reported as by Run. Explore stops starting new seeds after the
 // first failure (seeds already running finish) unless -simrt.keepgoing is
-// set; it then names the lowest failing seed and its replay command.
+// set; it then names the lowest failing seed and its replay command, and
+// counts the seeds up to it, whatever -simrt.parallel is (the seeds run by
+// package sweep's engine).
 //
 // When the sweep ends, Explore logs a summary of the properties
 // (simrt.Always, Sometimes, ...) and Buggify sites: every one the runs
@@ -48,21 +46,22 @@ import (
 // SeedCrypto, seeds run one at a time.
 //
 // While it runs several seeds, Explore sets the garbage collector's target
-// to 400% (debug.SetGCPercent) unless the GOGC environment variable is set,
-// and restores it afterwards: simulations are short-lived and allocate
+// to 400% (sweep.Config.GCPercent: process-wide) unless the GOGC
+// environment variable is set, and restores it afterwards: simulations are short-lived and allocate
 // freely, and at the default 100% the collector takes most of a second core
 // (measured on 2 cores: 1.26× the one-core rate at GOGC=100, 1.86× at 400).
 func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	t.Helper()
 	st := mustSettings(t)
-	seeds, total := exploreSeeds(st)
+	set, shard := exploreSeeds(st)
+	total := shard.Len(set.Len())
 	workers := max(1, st.parallel)
 	if st.crypto || st.shrink || st.inevitable {
 		workers = 1 // shrinking reruns a failure for long: sweep no further meanwhile
 	}
-	workers = int(min(uint64(workers), max(total, 1)))
-	if total > 1 && os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	gc := 0
+	if total > 1 {
+		gc = 400
 	}
 	if st.events == autoEvents {
 		st.events = reportEvents
@@ -75,74 +74,83 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	if cov == nil {
 		cov = &deterministic.Coverage{}
 	}
-	var (
-		next   atomic.Uint64
-		stop   atomic.Bool
-		mu     sync.Mutex
-		failed []uint64
-		wg     sync.WaitGroup
-	)
-	for range workers {
-		wg.Go(func() {
+	rep := sweepSubtests(t, st, workers, gc, func(t *testing.T, w *sweep.Worker, seed uint64) {
+		c := cfg
+		c.Seed = seed
+		c.Coverage = cov
+		if c.Coroutines == nil {
 			// The worker's simulations run one after another, so they can
 			// share idle task coroutines instead of each making its own.
-			var pool deterministic.Coroutines
-			defer pool.Close()
-			for !stop.Load() || st.keepGoing {
-				k := next.Add(1) - 1
-				if k >= total {
-					return
-				}
-				seed := seeds(k)
-				c := cfg
-				c.Seed = seed
-				c.Coverage = cov
-				if c.Coroutines == nil {
-					c.Coroutines = &pool
-				}
-				ok := t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
-					runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
-				})
-				if !ok {
-					mu.Lock()
-					failed = append(failed, seed)
-					mu.Unlock()
-					stop.Store(true)
-				}
-			}
-		})
+			c.Coroutines = w.Coroutines
+		}
+		runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
+	})
+	if rep == nil {
+		return
 	}
-	wg.Wait()
-	reportCoverage(t, cov, st, len(failed) > 0)
+	reportCoverage(t, cov, st, len(rep.Failures) > 0)
 	if st.coverFile != "" {
 		if err := appendCoverFile(st.coverFile, t.Name(), cov); err != nil {
 			t.Error(err)
 		}
 	}
-	if len(failed) == 0 {
+	if len(rep.Failures) == 0 {
 		return
 	}
-	slices.Sort(failed)
-	ran := min(next.Load(), total)
+	failed := failingSeeds(rep)
 	t.Errorf("simrt: %d of %d seeds run failed (of %d selected): %s\nfirst failing seed %d; replay: %s",
-		len(failed), ran, total, seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
+		len(failed), rep.Ran, rep.Selected, seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
 }
 
-// exploreSeeds returns the selected seeds as a position-indexed function,
-// and their number.
-func exploreSeeds(st settings) (func(uint64) uint64, uint64) {
+// errSeedFailed is the failure of a seed whose subtest failed; the
+// subtest has reported why.
+var errSeedFailed = errors.New("simtest: the seed's subtest failed")
+
+// sweepSubtests runs each seed the settings select as a subtest "seed=N"
+// of t, on workers goroutines (see package sweep), and returns the report,
+// or nil after failing t when the selection cannot be swept. Without
+// -simrt.keepgoing no seed starts after the first failure, and the report
+// ends at the lowest failing seed.
+func sweepSubtests(t *testing.T, st settings, workers, gc int, run func(t *testing.T, w *sweep.Worker, seed uint64)) *sweep.Report[struct{}] {
+	t.Helper()
+	set, shard := exploreSeeds(st)
+	cfg := sweep.Config[struct{}]{Seeds: set, Shard: shard, Workers: workers, KeepGoing: st.keepGoing, GCPercent: gc}
+	rep, err := sweep.Run(cfg, func(w *sweep.Worker, seed uint64) (struct{}, error) {
+		if !t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) { run(t, w, seed) }) {
+			return struct{}{}, errSeedFailed
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		t.Errorf("simtest: %v", err)
+		return nil
+	}
+	return rep
+}
+
+// failingSeeds returns the seeds of the report's failures, in order.
+func failingSeeds(rep *sweep.Report[struct{}]) []uint64 {
+	failed := make([]uint64, len(rep.Failures))
+	for i, f := range rep.Failures {
+		failed[i] = f.Seed
+	}
+	return failed
+}
+
+// exploreSeeds returns the seeds the settings select: one seed with
+// -simrt.seed, else the shard of -simrt.seeds or of the default.
+func exploreSeeds(st settings) (sweep.Set, sweep.Shard) {
 	if st.hasSeed {
-		return func(uint64) uint64 { return st.seed }, 1
+		return sweep.Set{{Lo: st.seed, Hi: st.seed}}, sweep.Shard{}
 	}
 	set := st.seeds
 	if set == nil {
-		set = seeds.Set{{Lo: 0, Hi: 99}}
+		set = sweep.Set{{Lo: 0, Hi: 99}}
 		if testing.Short() {
-			set = seeds.Set{{Lo: 0, Hi: 9}}
+			set = sweep.Set{{Lo: 0, Hi: 9}}
 		}
 	}
-	sh := st.shard
-	return func(k uint64) uint64 { return set.At(sh.I + k*sh.N) }, sh.Len(set.Len())
+	return set, st.shard
 }
 
 // traceName returns where to write the trace of seed: path itself for a

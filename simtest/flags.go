@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/simrt/simrt/internal/seeds"
+	"github.com/simrt/simrt/sweep"
 )
 
 // setting is one command-line flag of the package, readable from the
@@ -118,10 +118,10 @@ const (
 // settings is what one call of Run, Explore or CheckDeterminism was asked
 // to do, from the flags and the environment.
 type settings struct {
-	seeds     seeds.Set // nil: the default
+	seeds     sweep.Set // nil: the default
 	seed      uint64
 	hasSeed   bool
-	shard     seeds.Shard
+	shard     sweep.Shard
 	keepGoing bool
 	trace     string
 	check     bool
@@ -162,7 +162,7 @@ func loadSettings() (settings, error) {
 // resolve builds settings from lookup, which returns a setting's raw value
 // and whether it was given.
 func resolve(lookup func(*setting) (string, bool)) (settings, error) {
-	st := settings{shard: seeds.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: autoEvents,
+	st := settings{shard: sweep.Shard{I: 0, N: 1}, parallel: runtime.GOMAXPROCS(0), events: autoEvents,
 		shrinkRuns: defaultShrinkRuns, continuations: defaultContinuations, inevitableRate: defaultInevitableRate}
 	var err error
 	get := func(s *setting) (string, bool) {
@@ -193,7 +193,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		return n
 	}
 	if v, ok := get(flagSeeds); ok {
-		if st.seeds, err = seeds.Parse(v); err != nil {
+		if st.seeds, err = sweep.Parse(v); err != nil {
 			return st, fmt.Errorf("simtest: -simrt.seeds: %w", err)
 		}
 	}
@@ -204,7 +204,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		st.hasSeed = true
 	}
 	if v, ok := get(flagShard); ok {
-		if st.shard, err = seeds.ParseShard(v); err != nil {
+		if st.shard, err = sweep.ParseShard(v); err != nil {
 			return st, fmt.Errorf("simtest: -simrt.shard: %w", err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/simrt/simrt/deterministic"
 	"testing"
 
-	"github.com/simrt/simrt/internal/seeds"
+	"github.com/simrt/simrt/sweep"
 )
 
 func TestFlagsWinOverEnvironment(t *testing.T) {
@@ -24,7 +24,7 @@ func TestFlagsWinOverEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.seeds.String() != "3..4" || st.shard != (seeds.Shard{I: 1, N: 2}) || !st.hasSeed || st.seed != 42 || !st.keepGoing {
+	if st.seeds.String() != "3..4" || st.shard != (sweep.Shard{I: 1, N: 2}) || !st.hasSeed || st.seed != 42 || !st.keepGoing {
 		t.Errorf("settings = %+v", st)
 	}
 	if _, err := resolve(func(s *setting) (string, bool) { return "nope", s.name == "keepgoing" }); err == nil {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simrt/simrt/internal/seeds"
+	simsweep "github.com/simrt/simrt/sweep"
 )
 
 var (
@@ -29,9 +29,14 @@ var (
 // prints at the end, which also confirm the failures. A seed still running
 // when the process dies is its cause, unless the sweep was interrupted; a
 // new process then runs the seeds after it.
-func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
+//
+// Each seed's verdict goes to report (the sweep engine's) once, when the
+// next seed starts or the process ends: go test prints a subtest's
+// "--- FAIL" line when it ends, which can fail a seed whose report showed
+// no failure (a t.Error after the simulation returned).
+func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64, report func(uint64, sweepFailure, error)) {
 	args := []string{"-test.run=" + s.run, "-test.v=true", "-test.count=1", "-test.timeout=0",
-		"-simrt.seeds=" + seeds.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing",
+		"-simrt.seeds=" + simsweep.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing",
 		"-simrt.events=0"} // the fastest runs; replay shows the events
 	cmd := exec.CommandContext(ctx, bin, append(args, s.extra...)...)
 	cmd.Dir = dir
@@ -54,29 +59,34 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 		current uint64
 		running bool
 		block   []string
-		failed  = map[uint64]bool{}
-		blocks  = map[uint64][]string{} // the output of each seed that had some
-		tail    []string                // the last lines, for a process that dies
+		pending *sweepFailure // the seed that ended last, not yet reported
+		bad     bool          // it failed
+		tail    []string      // the last lines, for a process that dies
 	)
+	flush := func() {
+		if pending == nil {
+			return
+		}
+		if bad {
+			report(pending.seed, *pending, *pending)
+		} else {
+			report(pending.seed, *pending, nil)
+		}
+		pending = nil
+	}
 	finish := func() {
 		if !running {
 			return
 		}
 		running = false
 		seen++
-		bad := false
+		bad = false
 		for _, l := range block {
 			if m := reReport.FindStringSubmatch(l); m != nil && m[1] == strconv.FormatUint(current, 10) {
 				bad = true
 			}
 		}
-		if bad {
-			failed[current] = true
-		}
-		if len(block) > 0 {
-			blocks[current] = slices.Clone(block)
-		}
-		s.seedDone(current, bad, block)
+		pending = &sweepFailure{seed: current, report: slices.Clone(block)}
 	}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -88,15 +98,15 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 		}
 		if m := reRun.FindStringSubmatch(line); m != nil {
 			finish()
+			flush()
 			current, _ = strconv.ParseUint(m[1], 10, 64)
 			running, block = true, block[:0]
 			continue
 		}
 		if m := reFail.FindStringSubmatch(line); m != nil {
 			finish()
-			if seed, _ := strconv.ParseUint(m[1], 10, 64); !failed[seed] {
-				failed[seed] = true
-				s.lateFailure(seed, blocks[seed])
+			if seed, _ := strconv.ParseUint(m[1], 10, 64); pending != nil && pending.seed == seed {
+				bad = true
 			}
 			continue
 		}
@@ -109,17 +119,18 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 		}
 	}
 	err = cmd.Wait()
+	flush()
 	if ctx.Err() != nil {
 		return // interrupted: the seed still running was cut short, not failed
 	}
 	if running {
 		running = false
 		seen++
-		failed[current] = true
-		s.seedCrashed(current, append(block, fmt.Sprintf("(the test process died: %v)", err)))
+		f := sweepFailure{seed: current, report: append(block, fmt.Sprintf("(the test process died: %v)", err)), crashed: true}
+		report(current, f, f)
 		// The process ran the seeds in order: start a new one for the rest.
 		if i := slices.Index(chunk, current); i >= 0 && i+1 < len(chunk) {
-			s.runChunk(ctx, bin, dir, chunk[i+1:])
+			s.runChunk(ctx, bin, dir, chunk[i+1:], report)
 		}
 		return
 	}
@@ -131,56 +142,21 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64) {
 	}
 }
 
-// seedDone records one seed's verdict, printing a failure above the bar.
-func (s *sweep) seedDone(seed uint64, failed bool, report []string) {
+// progress hears of each seed as it ends (the sweep engine calls it, one
+// seed at a time): it prints a failure above the bar and moves the bar.
+func (s *sweep) progress(p simsweep.Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.done++
-	if failed {
-		s.addFailure(sweepFailure{seed: seed, report: slices.Clone(report)})
-	}
-	s.tick()
-}
-
-// seedCrashed records a seed whose test process died while it ran.
-func (s *sweep) seedCrashed(seed uint64, report []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.done++
-	s.addFailure(sweepFailure{seed: seed, report: slices.Clone(report), crashed: true})
-	s.tick()
-}
-
-// lateFailure records a seed that passed its report but failed its
-// verdict (a failure simtest did not report, such as a t.Error after the
-// simulation returned).
-func (s *sweep) lateFailure(seed uint64, report []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, f := range s.failures {
-		if f.seed == seed {
-			return
+	if p.Err != nil {
+		if s.bar != nil {
+			s.bar.Clear()
 		}
+		fmt.Fprintf(s.events, "FAIL seed %d: %s\n    replay: %s\n", p.Seed, p.Err, s.replayCommand(p.Seed, false))
 	}
-	s.addFailure(sweepFailure{seed: seed, report: report})
-}
-
-// addFailure records f and prints it above the bar; s.mu is held.
-func (s *sweep) addFailure(f sweepFailure) {
-	s.failures = append(s.failures, f)
 	if s.bar != nil {
-		s.bar.Clear()
+		s.bar.Describe("sweep " + s.pkg + " " + s.runFlag + rateText(int(p.Done), time.Since(s.started)))
+		s.bar.Add(1)
 	}
-	fmt.Fprintf(s.events, "FAIL seed %d: %s\n    replay: %s\n", f.seed, f.headline(), s.replayCommand(f.seed, false))
-}
-
-// tick moves the progress bar one seed on; s.mu is held.
-func (s *sweep) tick() {
-	if s.bar == nil {
-		return
-	}
-	s.bar.Describe("sweep " + s.pkg + " " + s.runFlag + rateText(s.done, time.Since(s.started)))
-	s.bar.Add(1)
 }
 
 // processFailed reports a test process that failed without naming a seed
@@ -198,7 +174,7 @@ func (s *sweep) processFailed(chunk []uint64, why string) {
 		s.bar.Clear()
 	}
 	fmt.Fprintf(s.events, "FAIL the test process for seeds %s failed before its first seed; stopping the sweep:\n%s\n",
-		seeds.Compact(chunk), strings.TrimSpace(why))
+		simsweep.Compact(chunk), strings.TrimSpace(why))
 	s.cancel()
 }
 

@@ -1,16 +1,17 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/simrt/simrt/internal/seeds"
+	simsweep "github.com/simrt/simrt/sweep"
 )
+
+// Error implements error: a failing seed's error is its headline.
+func (f sweepFailure) Error() string { return f.headline() }
 
 // reLogged matches a line the test logged (t.Error, t.Fatal, t.Log): the
 // file and line, then the message's first line.
@@ -121,9 +122,9 @@ type failureReport struct {
 }
 
 // report gathers the summary; s.mu need not be held, every worker is done.
+// The failures are in seed order, as the sweep engine reported them.
 func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
-	slices.SortFunc(s.failures, func(a, b sweepFailure) int { return cmp.Compare(a.seed, b.seed) })
-	r := sweepReport{Package: s.pkg, Test: s.runFlag, Seeds: len(s.seeds), SeedsDone: s.done,
+	r := sweepReport{Package: s.pkg, Test: s.runFlag, Seeds: s.total(), SeedsDone: s.done,
 		Failed: len(s.failures), Failures: []failureReport{}, ProcessFailures: s.processes,
 		NoSeedRan: s.noSeed, Interrupted: interrupted, ElapsedSeconds: elapsed.Seconds(),
 		SeedsPerSecond: float64(s.done) / max(elapsed.Seconds(), 1e-9)}
@@ -133,7 +134,7 @@ func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
 		failed[i] = f.seed
 		r.Failures = append(r.Failures, failureReport{Seed: f.seed, Headline: f.headline(), Replay: s.replayCommand(f.seed, false)})
 	}
-	r.FailingSeeds = seeds.Compact(failed).String()
+	r.FailingSeeds = simsweep.Compact(failed).String()
 	if len(failed) == 0 {
 		r.FailingSeeds = ""
 	}

@@ -9,14 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/simrt/simrt/internal/seeds"
+	simsweep "github.com/simrt/simrt/sweep"
 )
 
 const sweepUsage = `usage: simrt sweep ./pkg -run TestX [-seeds 0..9999] [-shard i/n] [-parallel N] [-failfast] [-quiet] [-json] [-- test flags]
@@ -47,8 +46,9 @@ const (
 // sweep is one run of "simrt sweep": what to run and how.
 type sweep struct {
 	pkg, run string
-	runFlag  string   // -run as given, for the commands we print
-	seeds    []uint64 // this shard's seeds, in order
+	runFlag  string       // -run as given, for the commands we print
+	seeds    simsweep.Set // the seeds
+	shard    simsweep.Shard
 	parallel int
 	chunk    int
 	failFast bool
@@ -61,17 +61,18 @@ type sweep struct {
 	started  time.Time
 	tmp      string // the sweep's temporary directory, for cover files
 
-	mu        sync.Mutex // guards the fields below and the output
-	failures  []sweepFailure
-	done      int
-	processes int  // chunk processes that failed without a failing seed
-	noSeed    bool // a chunk process ran no seed: the test does not call Explore
+	mu        sync.Mutex     // guards the fields below and the output
+	failures  []sweepFailure // in seed order
+	done      int            // seeds the report counts
+	processes int            // chunk processes that failed without a failing seed
+	noSeed    bool           // a chunk process ran no seed: the test does not call Explore
 	cancel    context.CancelFunc
 	cover     coverage // merged from each test process's cover file
 	covers    int      // cover files named so far
 }
 
-// sweepFailure is one failing seed and the first lines of its report.
+// sweepFailure is one failing seed and the first lines of its report. It
+// is the error of a failing seed in the sweep engine (Error: the headline).
 type sweepFailure struct {
 	seed    uint64
 	report  []string
@@ -87,7 +88,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	shardFlag := fs.String("shard", "0/1", "take shard i/n of the seeds: every n-th seed from position i")
 	parallel := fs.Int("parallel", runtime.NumCPU(), "test processes at once (at least 1)")
 	chunk := fs.Int("chunk", 0, "seeds per test process (default: about 4 chunks per process, at most 2000)")
-	failFast := fs.Bool("failfast", false, "start no new chunk after the first failing seed")
+	failFast := fs.Bool("failfast", false, "start no new chunk after the first failing seed, and report the seeds up to the lowest failing one")
 	quiet := fs.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (failures as they happen go to stderr)")
 	pkg, extra, err := parseArgs(fs, args)
@@ -110,11 +111,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if *chunk < 0 {
 		return bad("-chunk %d: at least 1 seed per process (0: choose)", *chunk)
 	}
-	set, err := seeds.Parse(*seedList)
+	set, err := simsweep.Parse(*seedList)
 	if err != nil {
 		return bad("-seeds: %v", err)
 	}
-	sh, err := seeds.ParseShard(*shardFlag)
+	sh, err := simsweep.ParseShard(*shardFlag)
 	if err != nil {
 		return bad("-shard: %v", err)
 	}
@@ -125,7 +126,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if n == 0 {
 		return bad("-shard %s of -seeds %s selects no seed", *shardFlag, *seedList)
 	}
-	s := &sweep{pkg: pkg, run: testPattern(*run), runFlag: *run, seeds: slices.Collect(sh.Pick(set)),
+	s := &sweep{pkg: pkg, run: testPattern(*run), runFlag: *run, seeds: set, shard: sh,
 		parallel: *parallel, chunk: *chunk, failFast: *failFast, asJSON: *asJSON, extra: extra,
 		stdout: stdout, stderr: stderr, events: stdout}
 	if *asJSON {
@@ -175,39 +176,27 @@ func (s *sweep) exec(interrupt context.Context, bar bool) int {
 		return exitUsage
 	}
 
-	chunks := s.chunks()
 	if bar {
-		s.bar = newBar(s.stderr, len(s.seeds), "sweep "+s.pkg+" "+s.runFlag)
+		s.bar = newBar(s.stderr, s.total(), "sweep "+s.pkg+" "+s.runFlag)
 	}
 	s.started = time.Now()
 	ctx, cancel := context.WithCancel(interrupt)
 	defer cancel()
 	s.cancel = cancel
-	work := make(chan []uint64)
-	var wg sync.WaitGroup
-	for range min(s.parallel, len(chunks)) {
-		wg.Go(func() {
-			for c := range work {
-				s.runChunk(ctx, bin, dir, c)
-			}
-		})
+	rep, err := simsweep.RunBatches(simsweep.Config[sweepFailure]{
+		Seeds: s.seeds, Shard: s.shard, Workers: s.parallel, KeepGoing: !s.failFast, Context: ctx,
+		OnProgress: s.progress,
+	}, s.chunkSize(), func(_ *simsweep.Worker, chunk []uint64, report func(uint64, sweepFailure, error)) {
+		s.runChunk(ctx, bin, dir, chunk, report)
+	})
+	if err != nil {
+		fmt.Fprintf(s.stderr, "simrt sweep: %v\n", err)
+		return exitUsage
 	}
-feed:
-	for _, c := range chunks {
-		s.mu.Lock()
-		stop := s.failFast && len(s.failures) > 0
-		s.mu.Unlock()
-		if stop {
-			break
-		}
-		select {
-		case work <- c:
-		case <-ctx.Done():
-			break feed
-		}
+	s.done = int(rep.Ran)
+	for _, f := range rep.Failures {
+		s.failures = append(s.failures, f.Value)
 	}
-	close(work)
-	wg.Wait()
 	interrupted := interrupt.Err() != nil
 	if s.bar != nil {
 		if interrupted {
@@ -220,17 +209,16 @@ feed:
 	return s.summary(time.Since(s.started), interrupted)
 }
 
-// chunks splits the seeds into the lists that one test process runs.
-func (s *sweep) chunks() [][]uint64 {
-	size := s.chunk
-	if size == 0 {
-		size = min(max(len(s.seeds)/(s.parallel*4), 1), 2000)
+// total returns the number of seeds the sweep selects.
+func (s *sweep) total() int { return int(s.shard.Len(s.seeds.Len())) }
+
+// chunkSize returns how many seeds one test process runs: -chunk, or
+// about 4 chunks per process, at most 2000 seeds.
+func (s *sweep) chunkSize() int {
+	if s.chunk > 0 {
+		return s.chunk
 	}
-	var out [][]uint64
-	for c := range slices.Chunk(s.seeds, size) {
-		out = append(out, c)
-	}
-	return out
+	return min(max(s.total()/(s.parallel*4), 1), 2000)
 }
 
 // newBar returns the progress bar of a sweep of total seeds. It shows no

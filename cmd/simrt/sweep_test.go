@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simrt/simrt/internal/seeds"
+	simsweep "github.com/simrt/simrt/sweep"
 )
 
 // The end-to-end tests run go test on testdata/sample, whose TestLeader
@@ -36,12 +36,12 @@ func failingSeeds(t *testing.T, out string) []uint64 {
 	if m == nil {
 		t.Fatalf("no failing seeds in:\n%s", out)
 	}
-	set, err := seeds.Parse(m[1])
+	set, err := simsweep.Parse(m[1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var list []uint64
-	for s := range (seeds.Shard{I: 0, N: 1}).Pick(set) {
+	for s := range (simsweep.Shard{I: 0, N: 1}).Pick(set) {
 		list = append(list, s)
 	}
 	return list
@@ -235,7 +235,7 @@ func TestBarWithholdsRate(t *testing.T) {
 // it draws the count of seeds done.
 func TestBarDrawsWhenAsked(t *testing.T) {
 	var out, errb bytes.Buffer
-	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: []uint64{1, 2, 4},
+	s := &sweep{pkg: "./testdata/sample", run: "^TestLeader$", runFlag: "TestLeader", seeds: simsweep.Set{{Lo: 1, Hi: 2}, {Lo: 4, Hi: 4}},
 		parallel: 1, stdout: &out, stderr: &errb, events: &out}
 	if code := s.exec(context.Background(), true); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out.String())
@@ -262,7 +262,7 @@ func TestParseArgsEitherOrder(t *testing.T) {
 }
 
 func itoa(n uint64) string {
-	return seeds.Compact([]uint64{n}).String()
+	return simsweep.Compact([]uint64{n}).String()
 }
 
 func newFlagSetForTest(w *bytes.Buffer) *flag.FlagSet {
@@ -337,6 +337,25 @@ func TestSweepReportsCoverage(t *testing.T) {
 		"Buggify sites (1):\n", `"sample_site" at testdata/sample/sample_test.go:`} {
 		if code != 0 || !strings.Contains(text.String(), want) {
 			t.Errorf("exit %d; text summary lacks %q:\n%s", code, want, text.String())
+		}
+	}
+}
+
+// TestFailFastReportsUpToTheLowestFailure: with -failfast the summary
+// counts the seeds up to the lowest failing one and that failure alone,
+// for any -parallel, though the chunk that failed runs on to its end.
+func TestFailFastReportsUpToTheLowestFailure(t *testing.T) {
+	reSwept := regexp.MustCompile(`swept (\d+) of 40 seeds .*: (\d+) failed`)
+	for _, parallel := range []string{"1", "3"} {
+		out, code := sweepOut(t, "-seeds", "0..39", "-failfast", "-parallel", parallel, "-chunk", "8")
+		m := reSwept.FindStringSubmatch(out)
+		if code != 1 || m == nil {
+			t.Fatalf("parallel %s: exit %d, want 1 and a summary:\n%s", parallel, code, out)
+		}
+		first := failingSeeds(t, out)
+		if len(first) != 1 || m[2] != "1" || m[1] != itoa(first[0]+1) {
+			t.Fatalf("parallel %s: swept %s, %s failed, failing %v; want the seeds up to the lowest failure and it alone:\n%s",
+				parallel, m[1], m[2], first, out)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/netconn"
 )
 
 // Checker probes every backend once per Interval, several at a time, and
@@ -130,7 +131,7 @@ func probe(ctx simrt.Context, addr netip.AddrPort) error {
 	if err != nil {
 		return err
 	}
-	conn := simrt.NetConn(ctx, sink, stream, netip.AddrPort{}, addr)
+	conn := netconn.New(ctx, sink, stream, netip.AddrPort{}, addr)
 	defer conn.Close()
 	return exchange(gctx, conn)
 }

@@ -42,17 +42,6 @@ func (t *Task) Choose(n int) int {
 	return rand.IntN(n)
 }
 
-// Enter marks a scheduling point of task t on the primitive guarded by l:
-// l remembers a simulated task that used it, so that the primitive's
-// operations that name no task (Unlock, TrySend, Close, Fire) can reach
-// the simulator's scheduler too (see Point). Call it without l held.
-func (l *Lock) Enter(t *Task) {
-	if l.owner == nil && t.flags.Load()&flagSequential != 0 {
-		l.owner = t // written only by tasks of a sequential runtime
-	}
-	t.Point()
-}
-
 // Point marks a scheduling point on the primitive guarded by l for the
 // running task, whichever it is, once a simulated task has entered it; for
 // a primitive of the production runtime it does nothing. Call it without l

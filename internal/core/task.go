@@ -63,7 +63,8 @@ type Task struct {
 	// flags holds flagInterrupt, set by Abort and by an expiring deadline
 	// (the fast path of Park and Yield checks this one bit and nothing
 	// else), flagAborted, set by Abort, and flagSequential, set once by
-	// SetSequential.
+	// SetSequential, which also puts the task's RuntimeID in the bits
+	// above the flags (flagsRuntimeShift).
 	flags atomic.Uint32
 	// State is the Backend's own word, in what would otherwise be padding:
 	// core never reads or writes it. The production runtime keeps its
@@ -88,6 +89,10 @@ const (
 	flagInterrupt  uint32 = 1 << iota // aborted, or a deadline expired: Park must unwind
 	flagAborted                       // Abort has been called
 	flagSequential                    // the task's runtime never runs two tasks at once
+
+	// flagsRuntimeShift is where a sequential task's RuntimeID starts in
+	// flags: the ID costs the task no extra word.
+	flagsRuntimeShift = 3
 )
 
 // NewTask returns a task that parks through b.
@@ -97,8 +102,18 @@ func NewTask(b Backend) *Task {
 
 // SetSequential tells the task that its runtime runs one task at a time
 // and orders them itself, so the primitives it waits on need no locking
-// (see Lock).
-func (t *Task) SetSequential() { t.flags.Or(flagSequential) }
+// (see Lock), and which runtime instance that is: id, from NewRuntimeID,
+// made once per runtime. It panics if id is 0. Call it while building the
+// task.
+func (t *Task) SetSequential(id RuntimeID) {
+	if id == 0 || id > maxRuntimeID {
+		panic("core: SetSequential with an invalid RuntimeID")
+	}
+	t.flags.Or(flagSequential | uint32(id)<<flagsRuntimeShift)
+}
+
+// runtimeID returns the RuntimeID of a sequential task, 0 for any other.
+func (t *Task) runtimeID() RuntimeID { return RuntimeID(t.flags.Load() >> flagsRuntimeShift) }
 
 // SetWaiter gives the task the storage of its reusable waiter (see
 // Waiter). The simulator puts it in every task; the production runtime

@@ -10,7 +10,10 @@
 // that lead to running tasks, however many contexts a program creates.
 package supervise
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // Tree is one runtime's supervision tree. Its methods are safe for
 // concurrent use; in the simulator the lock is never contended.
@@ -245,3 +248,9 @@ func (t *Tree) Len() int {
 	}
 	return n
 }
+
+// Owner returns the task record *T that holds spawn node n at byte offset
+// off (unsafe.Offsetof of its node field). A runtime embeds every spawn
+// node in its task record and the tree hands back only spawn nodes, so the
+// record is found from the node without a pointer back to it.
+func Owner[T any](n *Node, off uintptr) *T { return (*T)(unsafe.Add(unsafe.Pointer(n), -int(off))) }

@@ -11,7 +11,6 @@
 package metered
 
 import (
-	"context"
 	"errors"
 	"net/netip"
 
@@ -131,24 +130,6 @@ func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	return &sink{inner: si, m: n.m}, &stream{inner: st, m: n.m}, nil
 }
 
-// DialContext is Dial with a context that abandons the connect when it is
-// done, if the inner network has such a method (network/tcp's); over any
-// other network it is Dial, and ctx is not consulted.
-func (n *Network) DialContext(ctx context.Context, addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	d, ok := n.inner.(interface {
-		DialContext(context.Context, netip.AddrPort) (simrt.Sink, simrt.Stream, error)
-	})
-	if !ok {
-		return n.Dial(addr)
-	}
-	si, st, err := d.DialContext(ctx, addr)
-	if err != nil {
-		return nil, nil, err
-	}
-	n.m.OutboundConnections.Inc()
-	return &sink{inner: si, m: n.m}, &stream{inner: st, m: n.m}, nil
-}
-
 type listener struct {
 	inner simrt.Listener
 	m     *Metrics
@@ -214,22 +195,3 @@ func (s *stream) Peek(max int) []byte { return s.inner.Peek(max) }
 
 // Close implements simrt.Stream.Close.
 func (s *stream) Close() error { return s.inner.Close() }
-
-// interrupter is implemented by halves and listeners whose blocked
-// operation another goroutine can cut short (network/tcp).
-type interrupter interface{ Interrupt() }
-
-func interrupt(inner any) {
-	if i, ok := inner.(interrupter); ok {
-		i.Interrupt()
-	}
-}
-
-// Interrupt passes an interruption on to the inner listener, if it has one.
-func (l *listener) Interrupt() { interrupt(l.inner) }
-
-// Interrupt passes an interruption on to the inner sink, if it has one.
-func (s *sink) Interrupt() { interrupt(s.inner) }
-
-// Interrupt passes an interruption on to the inner stream, if it has one.
-func (s *stream) Interrupt() { interrupt(s.inner) }

@@ -60,3 +60,20 @@ func TestConformanceLinkModelSlow(t *testing.T) {
 		return n
 	}))
 }
+
+// The Dial cases of the suite, with a Dial that hangs on a clog (it waits
+// for the release, which never comes).
+func TestConformanceDial(t *testing.T) {
+	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
+		deterministic.Seeded(7).Start(func(ctx *deterministic.Context) {
+			n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+			far := netip.MustParseAddr("10.0.0.9")
+			n.Host(simnet.Loopback)
+			n.Host(far)
+			if err := n.Clog(simnet.Loopback, far); err != nil {
+				t.Fatal(err)
+			}
+			body(nettest.Task(ctx, n), netip.AddrPortFrom(far, 80))
+		})
+	})
+}

@@ -10,10 +10,12 @@ import (
 	"github.com/simrt/simrt/rtapi"
 )
 
-// segment is the bytes of one Send on their way across a link.
+// segment is one Send on its way across a link: its n bytes are the next
+// n of the pipe's flightQueue (segments arrive in the order they were
+// sent, so their bytes leave that queue in order too).
 type segment struct {
 	at time.Time // when they arrive, if the link lets them through
-	b  []byte
+	n  int
 }
 
 // pipe is one direction of a connection: what a sink has sent and its
@@ -29,8 +31,9 @@ type pipe struct {
 	from, to netip.AddrPort
 
 	flight      []segment
-	head        int // flight[head:] is still in flight
-	flightBytes int
+	head        int       // flight[head:] is still in flight
+	flightBytes int       // the length of flightQueue
+	flightQueue byteQueue // the bytes of flight[head:], in order: one buffer per pipe, not one per Send
 	last        time.Time // arrival time of the latest segment
 	shared      byteQueue
 	local       byteQueue
@@ -52,6 +55,35 @@ type pipe struct {
 	onTimer func()      // timerFired, bound once
 	timerAt time.Time
 	hold    rtapi.Timer // the hold timer (HoldTimeout)
+
+	carved    []byte // what is left of the chunk small Recv results come from (carve)
+	carveSize int    // the size of that chunk
+}
+
+// Small Recv results are carved out of chunks: carveMax is the largest,
+// and a pipe's chunks grow from carveFirst to carveLast bytes.
+const (
+	carveMax   = 256
+	carveFirst = 256
+	carveLast  = 4096
+)
+
+// carve returns a new slice of k bytes for a Recv's result. A small one is
+// cut from the pipe's current chunk, its capacity k, so that it is the
+// caller's alone (an append to it reallocates) and most small Recvs cost
+// no allocation of their own. A chunk lives as long as any slice cut from
+// it does.
+func (p *pipe) carve(k int) []byte {
+	if k > carveMax {
+		return make([]byte, k)
+	}
+	if len(p.carved) < k {
+		p.carveSize = max(carveFirst, min(2*p.carveSize, carveLast))
+		p.carved = make([]byte, p.carveSize)
+	}
+	out := p.carved[:k:k]
+	p.carved = p.carved[k:]
+	return out
 }
 
 func (p *pipe) inFlight() bool { return p.head < len(p.flight) }
@@ -87,11 +119,10 @@ func (p *pipe) push(bufs [][]byte, total int) {
 	if l.blocked() {
 		n.blocker(l).Held++
 	}
-	seg := make([]byte, 0, total)
 	for _, b := range bufs {
-		seg = append(seg, b...)
+		p.flightQueue.write(b)
 	}
-	p.flight = append(p.flight, segment{at: at, b: seg})
+	p.flight = append(p.flight, segment{at: at, n: total})
 	p.flightBytes += total
 	p.pump()
 }
@@ -114,8 +145,9 @@ func (p *pipe) pump() {
 		s := p.flight[p.head]
 		p.flight[p.head] = segment{}
 		p.head++
-		p.flightBytes -= len(s.b)
-		p.shared.write(s.b)
+		p.flightBytes -= s.n
+		p.shared.write(p.flightQueue.bytes()[:s.n])
+		p.flightQueue.consume(s.n)
 		moved = true
 	}
 	if !p.inFlight() {
@@ -179,9 +211,15 @@ func (p *pipe) stopHold() {
 	}
 }
 
+// dropFlight loses every byte in flight.
+func (p *pipe) dropFlight() {
+	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.flightQueue.reset()
+}
+
 // discard drops every byte and timer of the pipe.
 func (p *pipe) discard() {
-	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.dropFlight()
 	p.shared.reset()
 	p.local.reset()
 	if p.timer != nil {
@@ -314,7 +352,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 		}
 		p.pull(k)
 		if p.local.len() >= k {
-			out := make([]byte, k)
+			out := p.carve(k)
 			copy(out, p.local.bytes())
 			p.local.consume(k)
 			return out, nil

@@ -64,7 +64,7 @@ func (n *Network) ResetHost(h netip.Addr) int {
 // lost, what arrived stays readable, and then Recv fails (the sink counts
 // as gone). The dead sender's own Send fails.
 func (p *pipe) senderDead() {
-	p.flight, p.head, p.flightBytes = nil, 0, 0
+	p.dropFlight()
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/internal/gotask"
 	"github.com/simrt/simrt/network/tcp"
 )
 
@@ -22,20 +21,10 @@ const childEnv = "SIMRT_TCP_ACCEPT_EMFILE_CHILD"
 // Out of file descriptors, Accept waits and retries instead of failing: a
 // child process (this test binary, re-executed) lowers RLIMIT_NOFILE,
 // fills its descriptor table with a connection pending, sees Accept back
-// off on EMFILE, frees one descriptor, and gets the connection; once on
-// plain goroutines (no runtime, as the realtime runtime uses the package)
-// and once from tasks of a runtime (Accept parks through it).
+// off on EMFILE, frees one descriptor, and gets the connection.
 func TestAcceptRetriesOutOfDescriptors(t *testing.T) {
 	if os.Getenv(childEnv) == "1" {
-		t.Run("NoRuntime", func(t *testing.T) {
-			acceptOutOfDescriptors(t, tcp.New(nil, tcp.Config{}), func(f func()) { go f() })
-		})
-		t.Run("Runtime", func(t *testing.T) {
-			rt := gotask.New()
-			rt.Run(func() {
-				acceptOutOfDescriptors(t, tcp.New(rt, tcp.Config{}), func(f func()) { rt.Go(f) })
-			})
-		})
+		acceptOutOfDescriptors(t, tcp.New(tcp.Config{}), func(f func()) { go f() })
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAcceptRetriesOutOfDescriptors$", "-test.count=1", "-test.v")

@@ -18,7 +18,7 @@ func BenchmarkLoopback(b *testing.B) {
 		n    int
 	}{{"64B", 64}, {"64KiB", 64 << 10}} {
 		b.Run(size.name, func(b *testing.B) {
-			n := tcp.New(nil, tcp.Config{})
+			n := tcp.New(tcp.Config{})
 			l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
 			if err != nil {
 				b.Fatal(err)
@@ -68,7 +68,7 @@ func BenchmarkLoopback(b *testing.B) {
 // (B/op) follows the four bytes, not the 32 MiB asked for. Each iteration
 // is one connection.
 func BenchmarkRecvLargeFewBytes(b *testing.B) {
-	n := tcp.New(nil, tcp.Config{})
+	n := tcp.New(tcp.Config{})
 	l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
 	if err != nil {
 		b.Fatal(err)

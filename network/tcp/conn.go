@@ -54,23 +54,14 @@ type sink struct {
 	c        *conn
 	poisoned bool
 	closed   atomic.Bool // Close was called
-	deadline time.Time   // the write deadline in force (nil-runtime path)
-	op       rawOp       // non-blocking attempts (runtime path)
+	deadline time.Time   // the write deadline in force
 	// vec keeps the backing array of iov, the buffers of a vectored Send
-	// that writev consumes (nil-runtime path).
+	// that writev consumes.
 	vec, iov net.Buffers
-	// joined and head hold a small vectored Send joined into one buffer
-	// (runtime path).
-	joined []byte
-	head   [1][]byte
 }
 
-// maxKeptVec bounds the buffers a sink keeps room for between Sends, and
-// maxKeptJoin the bytes it keeps for joining them.
-const (
-	maxKeptVec  = 64
-	maxKeptJoin = 4 << 10
-)
+// maxKeptVec bounds the buffers a sink keeps room for between Sends.
+const maxKeptVec = 64
 
 var _ simrt.Sink = (*sink)(nil)
 
@@ -83,68 +74,10 @@ func (s *sink) Send(bufs ...[]byte) error {
 		return simrt.ErrClosed
 	}
 	s.poisoned = true // stays so unless Send completes
-	if s.n.rt == nil {
-		// A goroutine per task: block in the kernel, no helper.
-		if err := s.writeBlocking(bufs); err != nil {
-			return err
-		}
-		s.poisoned = false
-		return nil
-	}
-	// Work on our own slice header: the loop below and net.Buffers.WriteTo
-	// consume it, and the caller's slice must stay as it was.
-	var one [1][]byte
-	if len(bufs) > 1 {
-		bufs = s.join(bufs)
-	} else if len(bufs) == 1 {
-		one[0] = bufs[0]
-		bufs = one[:]
-	}
-	for len(bufs) > 0 && len(bufs[0]) == 0 {
-		bufs = bufs[1:]
-	}
-	// Fast path: the kernel takes the bytes without blocking.
-	for len(bufs) > 0 {
-		k, wouldBlock, err := s.op.tryWrite(bufs[0])
-		if err != nil {
-			return s.fail(simrt.ErrSendFailed)
-		}
-		if wouldBlock {
-			break
-		}
-		if bufs[0] = bufs[0][k:]; len(bufs[0]) == 0 {
-			bufs = bufs[1:]
-		}
-	}
-	if len(bufs) > 0 {
-		if err := s.writeHelped(bufs); err != nil {
-			return err
-		}
+	if err := s.writeBlocking(bufs); err != nil {
+		return err
 	}
 	s.poisoned = false
-	return nil
-}
-
-// writeHelped writes bufs on a helper goroutine while the calling task
-// parks (see call), bounded by WriteTimeout; on error the sink is failed.
-// The helper gets its own copy of bufs, so that Send's one-buffer slice
-// stays on Send's stack (it would be allocated on every path otherwise).
-func (s *sink) writeHelped(bufs [][]byte) error {
-	deadline := time.Now().Add(s.n.cfg.WriteTimeout)
-	nb := append(net.Buffers(nil), bufs...)
-	err := call(s.n.rt,
-		func() { s.c.c.SetWriteDeadline(deadline) },
-		func() { s.c.c.SetWriteDeadline(longAgo) },
-		func() error {
-			_, err := nb.WriteTo(s.c.c)
-			return err
-		})
-	if err != nil {
-		if isTimeout(err) {
-			return s.fail(simrt.ErrTimeout)
-		}
-		return s.fail(simrt.ErrSendFailed)
-	}
 	return nil
 }
 
@@ -193,29 +126,6 @@ func refreshDeadline(cur time.Time, timeout time.Duration, set func(time.Time) e
 	return want
 }
 
-// join copies small vectored input into one buffer, so that it leaves in
-// one system call (runtime path). The buffer is the sink's own, kept
-// between Sends up to maxKeptJoin bytes; a Send returns only once the
-// bytes have left it, whether it completes or is unwound (see call).
-func (s *sink) join(bufs [][]byte) [][]byte {
-	total := 0
-	for _, b := range bufs {
-		total += len(b)
-	}
-	if total > 64<<10 {
-		return append([][]byte(nil), bufs...) // Send consumes the slice
-	}
-	out := s.joined[:0]
-	for _, b := range bufs {
-		out = append(out, b...)
-	}
-	if cap(out) <= maxKeptJoin {
-		s.joined = out[:0]
-	}
-	s.head[0] = out
-	return s.head[:]
-}
-
 // fail poisons the sink after a failed write and returns err, or
 // ErrClosed if the failure is Close cutting the write.
 func (s *sink) fail(err error) error {
@@ -251,8 +161,7 @@ type stream struct {
 	r, w     int // buf[r:w] is buffered
 	poisoned bool
 	closed   atomic.Bool // Close was called
-	deadline time.Time   // the read deadline in force (nil-runtime path)
-	op       rawOp       // non-blocking attempts (runtime path)
+	deadline time.Time   // the read deadline in force
 }
 
 var _ simrt.Stream = (*stream)(nil)
@@ -325,65 +234,22 @@ func (s *stream) room(n int) {
 	}
 }
 
-// fill reads until at least n bytes are buffered.
+// fill reads until at least n bytes are buffered, bounded by
+// ReadTimeout.
 func (s *stream) fill(n int) error {
-	var deadline time.Time
+	s.deadline = refreshDeadline(s.deadline, s.n.cfg.ReadTimeout, s.c.c.SetReadDeadline)
 	for s.w-s.r < n {
 		s.room(n)
-		if s.n.rt == nil { // a goroutine per task: block in the kernel, no helper
-			if deadline.IsZero() {
-				s.deadline = refreshDeadline(s.deadline, s.n.cfg.ReadTimeout, s.c.c.SetReadDeadline)
-				deadline = s.deadline
-			}
-			k, err := s.c.c.Read(s.buf[s.w:])
-			s.w += k
-			if err != nil {
-				if isTimeout(err) {
-					return simrt.ErrTimeout
-				}
-				return simrt.ErrRecvFailed
-			}
-			continue
-		}
-		k, wouldBlock, err := s.op.tryRead(s.buf[s.w:])
-		if err != nil {
-			return simrt.ErrRecvFailed
-		}
-		if !wouldBlock {
-			s.w += k
-			continue
-		}
-		if deadline.IsZero() {
-			deadline = time.Now().Add(s.n.cfg.ReadTimeout)
-		}
-		k, err = s.readHelped(deadline)
+		k, err := s.c.c.Read(s.buf[s.w:])
 		s.w += k
-		switch {
-		case err == nil:
-		case isTimeout(err):
-			return simrt.ErrTimeout
-		default:
+		if err != nil {
+			if isTimeout(err) {
+				return simrt.ErrTimeout
+			}
 			return simrt.ErrRecvFailed
 		}
 	}
 	return nil
-}
-
-// readHelped makes one read into the free part of buf on a helper
-// goroutine while the calling task parks (see call), until deadline. The
-// closures the helper needs live here, not in fill, so that fill's own
-// variables stay on its stack on the paths that take no helper.
-func (s *stream) readHelped(deadline time.Time) (int, error) {
-	var k int
-	err := call(s.n.rt,
-		func() { s.c.c.SetReadDeadline(deadline) },
-		func() { s.c.c.SetReadDeadline(longAgo) },
-		func() error {
-			var err error
-			k, err = s.c.c.Read(s.buf[s.w:])
-			return err
-		})
-	return k, err
 }
 
 // Peek implements simrt.Stream.Peek: the bytes the read buffer holds.

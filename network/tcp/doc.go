@@ -6,19 +6,20 @@
 //
 // Smallest use:
 //
-//	net := tcp.New(nil, tcp.Config{})
+//	net := tcp.New(tcp.Config{})
 //	l, err := net.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
 //
 // # Cancellation
 //
-// Given an rtapi.Plumbing, an operation that would block runs its system call
-// on a helper goroutine while the calling task parks through the runtime,
-// so an abort or a simrt.Timeout unwinds the task as it would in the
-// simulator: the system call is interrupted (its deadline set in the
-// past), and the half is poisoned. Operations that complete at once (bytes
-// already buffered, a send the kernel accepts whole) take no goroutine.
-// With a nil Runtime every operation blocks its goroutine and only the
-// configured timeouts end it, unless another goroutine calls the
-// Interrupt method of the half or listener (a kernel shutdown of the half,
-// or closing the listener), as the realtime runtime does for simrt.Timeout.
+// Every operation blocks its goroutine in the kernel; the package knows
+// nothing of tasks. Besides the configured timeouts, three things cut a
+// blocked operation short from another goroutine: Close of the half or
+// listener, DialContext's context, and the Interrupt method that every
+// Listener, Sink and Stream of a Network has. Interrupt shuts the half
+// down in the kernel (a blocked Recv fails, a blocked Send fails) or
+// closes the listener, and touches no Go state the blocked operation
+// uses, so it is safe while that operation runs; the half is then
+// poisoned, and must still be closed. The production runtime (package
+// realtime) uses it to make simrt.Timeout and aborts cut a task's
+// blocked I/O short, as they do in the simulator.
 package tcp

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/internal/gotask"
 	"github.com/simrt/simrt/network/tcp"
 )
 
@@ -15,9 +14,8 @@ import (
 // receiving network, the chunks the sender sends (each Send a group of
 // chunks), and the reads the receiver makes.
 type recvScript struct {
-	runtime     bool // the receiver parks through a runtime (else: no runtime)
-	readBuf     int  // tcp.Config.ReadBufferSize
-	maxRecv     int  // tcp.Config.MaxRecvSize
+	readBuf     int // tcp.Config.ReadBufferSize
+	maxRecv     int // tcp.Config.MaxRecvSize
 	sends       [][][]byte
 	recvs       []recvOp
 	totalToSend int
@@ -29,14 +27,14 @@ type recvOp struct {
 }
 
 // decodeRecvScript turns arbitrary bytes into a script: byte 0 picks the
-// path and the buffer size, byte 1 the maximum receive size, then each
+// buffer size (its low bit is unused: it picked a path that is gone, and
+// the seeds keep their meaning), byte 1 the maximum receive size, then each
 // triple is a send (size, chunk count) and a recv (size scaled by byte 0).
 func decodeRecvScript(data []byte) recvScript {
 	var s recvScript
 	if len(data) < 2 {
 		return recvScript{readBuf: 1, maxRecv: 1}
 	}
-	s.runtime = data[0]&1 == 1
 	s.readBuf = 1 + int(data[0]>>1)%64 // tiny buffers: every Recv grows them
 	if data[0]&0x80 != 0 {
 		s.readBuf = 64 << 10
@@ -77,13 +75,7 @@ func FuzzRecvAgainstModel(f *testing.F) {
 	f.Add([]byte{0xf3, 0x04, 200, 1, 255, 0, 0, 1, 255, 2, 255})
 	f.Add([]byte{0x7e, 0x01, 1, 0, 1, 1, 0, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := decodeRecvScript(data)
-		if !s.runtime {
-			runRecvScript(t, nil, s)
-			return
-		}
-		rt := gotask.New()
-		rt.Run(func() { runRecvScript(t, rt, s) })
+		runRecvScript(t, decodeRecvScript(data))
 	})
 }
 
@@ -91,14 +83,9 @@ func FuzzRecvAgainstModel(f *testing.F) {
 // (without a runtime, so that it never depends on the receiver's), the
 // calling goroutine receives and compares with the model. It reports with
 // Error, as it may run on a task's goroutine.
-func runRecvScript(t *testing.T, rt *gotask.Runtime, s recvScript) {
-	var recvNet *tcp.Network
-	if rt != nil {
-		recvNet = tcp.New(rt, tcp.Config{ReadBufferSize: s.readBuf, MaxRecvSize: s.maxRecv})
-	} else {
-		recvNet = tcp.New(nil, tcp.Config{ReadBufferSize: s.readBuf, MaxRecvSize: s.maxRecv})
-	}
-	sendNet := tcp.New(nil, tcp.Config{})
+func runRecvScript(t *testing.T, s recvScript) {
+	recvNet := tcp.New(tcp.Config{ReadBufferSize: s.readBuf, MaxRecvSize: s.maxRecv})
+	sendNet := tcp.New(tcp.Config{})
 	l, err := recvNet.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
 	if err != nil {
 		t.Error(err)

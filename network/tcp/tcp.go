@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Config sets socket options and timeouts. The zero value is the default
@@ -28,13 +27,13 @@ type Config struct {
 	// Zero means 10s.
 	ConnectTimeout time.Duration
 	// ReadTimeout bounds each whole Recv; past it Recv returns
-	// simrt.ErrTimeout and poisons the stream. Zero means 60s.
-	// Without a runtime (production), the deadline is refreshed lazily, so
-	// a Recv may give up after as little as 7/8 of ReadTimeout.
+	// simrt.ErrTimeout and poisons the stream. Zero means 60s. The
+	// deadline is refreshed lazily, so a Recv may give up after as little
+	// as 7/8 of ReadTimeout.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds each whole Send; past it Send returns
-	// simrt.ErrTimeout and poisons the sink. Zero means 60s.
-	// Without a runtime, likewise 7/8 of WriteTimeout at the least.
+	// simrt.ErrTimeout and poisons the sink. Zero means 60s; likewise 7/8
+	// of it at the least.
 	WriteTimeout time.Duration
 	// ReadBufferSize is the size of each stream's read buffer. A Recv of
 	// more bytes grows it as the bytes arrive, at most doubling it per
@@ -69,20 +68,17 @@ func (c Config) withDefaults() Config {
 // Network is the operating system's TCP stack as a simrt.Network. It is
 // safe for concurrent use.
 type Network struct {
-	rt  rtapi.Plumbing
 	cfg Config
 }
 
 var _ simrt.Network = (*Network)(nil)
 
-// New returns a TCP network. rt, which may be nil, is the runtime whose
-// tasks use the network (see the package doc on cancellation). New panics
-// on a negative Config field.
-func New(rt rtapi.Plumbing, cfg Config) *Network {
+// New returns a TCP network. It panics on a negative Config field.
+func New(cfg Config) *Network {
 	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ReadBufferSize < 0 || cfg.MaxRecvSize < 0 {
 		panic("tcp.New: Config fields must not be negative")
 	}
-	return &Network{rt: rt, cfg: cfg.withDefaults()}
+	return &Network{cfg: cfg.withDefaults()}
 }
 
 // Bind implements simrt.Network.Bind. Port 0 picks a free port; Addr
@@ -95,8 +91,7 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 		// The operating system's error names the address.
 		return nil, fmt.Errorf("%w: %w", simrt.ErrBindFailed, err)
 	}
-	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort(),
-		stop: simrt.NewOneshot[struct{}](), stopCh: make(chan struct{})}, nil
+	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort(), stop: make(chan struct{})}, nil
 }
 
 // Dial implements simrt.Network.Dial: ErrTimeout past ConnectTimeout,
@@ -113,13 +108,8 @@ func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 func (n *Network) DialContext(parent context.Context, addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	ctx, cancel := context.WithTimeout(parent, n.cfg.ConnectTimeout)
 	defer cancel()
-	var c net.Conn
-	err := call(n.rt, func() {}, cancel, func() error {
-		var d net.Dialer
-		var err error
-		c, err = d.DialContext(ctx, "tcp", addr.String())
-		return err
-	})
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr.String())
 	if err != nil {
 		// The operating system's error names the address.
 		switch {
@@ -143,12 +133,7 @@ func (n *Network) wrap(c *net.TCPConn) (*sink, *stream) {
 	}
 	sc := &conn{c: c}
 	base := make([]byte, n.cfg.ReadBufferSize)
-	si, st := &sink{n: n, c: sc}, &stream{n: n, c: sc, base: base, buf: base}
-	if rc, err := c.SyscallConn(); err == nil && n.rt != nil {
-		si.op.init(rc)
-		st.op.init(rc)
-	}
-	return si, st
+	return &sink{n: n, c: sc}, &stream{n: n, c: sc, base: base, buf: base}
 }
 
 func isTimeout(err error) bool {
@@ -161,10 +146,9 @@ type listener struct {
 	ln   *net.TCPListener
 	addr netip.AddrPort
 
-	// stop (for tasks of a runtime) and stopCh (for goroutines) end a
-	// backoff when the listener is closed or interrupted.
-	stop     *simrt.Oneshot[struct{}]
-	stopCh   chan struct{}
+	// stop is closed, ending a backoff, when the listener is closed or
+	// interrupted.
+	stop     chan struct{}
 	stopOnce sync.Once
 	// onBackoff, when set (by tests), is called with the error before
 	// each backoff.
@@ -190,7 +174,7 @@ const (
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	var delay time.Duration
 	for {
-		c, err := l.accept()
+		c, err := l.ln.AcceptTCP()
 		if err == nil {
 			si, st := l.n.wrap(c)
 			return c.RemoteAddr().(*net.TCPAddr).AddrPort(), si, st, nil
@@ -206,42 +190,21 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	}
 }
 
-// accept makes one attempt.
-func (l *listener) accept() (*net.TCPConn, error) {
-	var c *net.TCPConn
-	err := call(l.n.rt,
-		func() { l.ln.SetDeadline(time.Time{}) },
-		func() { l.ln.SetDeadline(longAgo) },
-		func() error {
-			var err error
-			c, err = l.ln.AcceptTCP()
-			return err
-		})
-	return c, err
-}
-
 // backoff waits d, or less if the listener is closed or interrupted
-// meanwhile. A task of the runtime parks, so an abort unwinds it.
+// meanwhile.
 func (l *listener) backoff(d time.Duration) {
-	if rt := l.n.rt; rt != nil {
-		simrt.Select(rt, simrt.After(rt, d, nil), l.stop.OnRecv(nil))
-		return
-	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-l.stopCh:
+	case <-l.stop:
 	}
 }
 
 // shut closes the listener's socket and ends a backoff in progress.
 func (l *listener) shut() {
 	l.ln.Close()
-	l.stopOnce.Do(func() {
-		close(l.stopCh)
-		l.stop.Close()
-	})
+	l.stopOnce.Do(func() { close(l.stop) })
 }
 
 // Addr implements simrt.Listener.Addr.
@@ -258,45 +221,4 @@ func (l *listener) Interrupt() { l.shut() }
 func (l *listener) Close() error {
 	l.shut()
 	return nil
-}
-
-// longAgo is a deadline in the past: it interrupts a blocked system call.
-var longAgo = time.Unix(1, 0)
-
-// call runs op, which may block in a system call, so that the calling
-// task can be unwound (see the package doc). arm runs just before op, on
-// the same goroutine; stop interrupts op. Without a runtime op simply runs.
-func call(rt rtapi.Plumbing, arm, stop func(), op func() error) error {
-	if rt == nil {
-		arm()
-		return op()
-	}
-	var mu sync.Mutex
-	stopped := false
-	res := simrt.NewOneshot[error]()
-	fin := make(chan struct{})
-	go func() {
-		defer close(fin)
-		mu.Lock()
-		if stopped {
-			mu.Unlock()
-			return
-		}
-		arm()
-		mu.Unlock()
-		res.Send(op())
-	}()
-	ok := false
-	defer func() {
-		if !ok {
-			mu.Lock()
-			stopped = true
-			stop()
-			mu.Unlock()
-			<-fin // op returns promptly once stopped
-		}
-	}()
-	err, _ := res.Recv(rt)
-	ok = true
-	return err
 }

@@ -61,25 +61,6 @@ func TestSharedFamilyHeaderAndSortedEncoding(t *testing.T) {
 	}
 }
 
-func TestLabelRules(t *testing.T) {
-	mustPanic(t, "label must start with [a-zA-Z]", func() { ValidateLabel("") })
-	mustPanic(t, "label must start with [a-zA-Z]", func() { ValidateLabel("1x") })
-	mustPanic(t, "label must only contain [a-zA-Z0-9_]", func() { ValidateLabel("a-b") })
-	mustPanic(t, "using runtime label is not allowed", func() { ChildLabel("", "runtime_x") })
-	if got := ChildLabel("foo", "runtime"); got != "foo_runtime" {
-		t.Fatalf("ChildLabel = %q", got)
-	}
-}
-
-func TestWithAttrSortsAndReplaces(t *testing.T) {
-	a := WithAttr(nil, "region", "us")
-	a = WithAttr(a, "env", "prod")
-	b := WithAttr(a, "region", "eu")
-	if String(a) != "[{env prod} {region us}]" || String(b) != "[{env prod} {region eu}]" {
-		t.Fatalf("a %v, b %v", a, b)
-	}
-}
-
 func TestTaskMetricsCollector(t *testing.T) {
 	r := New()
 	tasks := NewTasks(r)

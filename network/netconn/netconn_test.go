@@ -1,4 +1,4 @@
-package simrt_test
+package netconn_test
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
-	"github.com/simrt/simrt/internal/gotask"
-	"github.com/simrt/simrt/network/tcp"
+	"github.com/simrt/simrt/network/netconn"
+	"github.com/simrt/simrt/realtime"
 )
 
-// cutByClose parks a NetConn Read on a new task, closes the conn from the
+// cutByClose parks a netconn Read on a new task, closes the conn from the
 // calling task, and checks that the Read returns an error matching
 // net.ErrClosed, as a net.Conn's does.
-func cutByClose(t *testing.T, ctx simrt.ConnRuntime, spawn func(func()) (wait func()), sleep func(time.Duration), n simrt.Network) {
+func cutByClose(t *testing.T, ctx netconn.Runtime, spawn func(func()) (wait func()), sleep func(time.Duration), n simrt.Network) {
 	l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
 	if err != nil {
 		t.Errorf("Bind: %v", err)
@@ -35,7 +35,7 @@ func cutByClose(t *testing.T, ctx simrt.ConnRuntime, spawn func(func()) (wait fu
 	}
 	defer psi.Close()
 	defer pst.Close()
-	c := simrt.NetConn(ctx, si, st, netip.AddrPort{}, l.Addr())
+	c := netconn.New(ctx, si, st, netip.AddrPort{}, l.Addr())
 	var rerr error
 	wait := spawn(func() {
 		_, rerr = c.Read(make([]byte, 10))
@@ -63,9 +63,11 @@ func TestNetConnCloseCutsParkedRead(t *testing.T) {
 		})
 	})
 	t.Run("TCP", func(t *testing.T) {
-		rt := gotask.New()
-		rt.Run(func() {
-			cutByClose(t, rt, rt.Go, func(d time.Duration) { simrt.Select(rt, simrt.After(rt, d, nil)) }, tcp.New(rt, tcp.Config{}))
+		realtime.New(realtime.Config{}).Start(func(ctx simrt.Context) {
+			cutByClose(t, ctx, func(f func()) func() {
+				h := simrt.Spawn(ctx, func(simrt.Context) struct{} { f(); return struct{}{} })
+				return func() { h.Await(ctx) }
+			}, ctx.Sleep, ctx)
 		})
 	})
 }

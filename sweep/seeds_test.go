@@ -1,4 +1,4 @@
-package seeds
+package sweep
 
 import (
 	"slices"

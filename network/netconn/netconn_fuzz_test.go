@@ -1,4 +1,4 @@
-package simrt_test
+package netconn_test
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/netconn"
 )
 
 // A conn op of FuzzNetConnAgainstPipe: kind, the end it runs on, and its
@@ -44,7 +44,7 @@ const (
 )
 
 // pipeWriteLimit keeps the bytes one end has written and the other not
-// read below the simulated connection's buffer, so that a NetConn Write
+// read below the simulated connection's buffer, so that a netconn Write
 // never parks (a net.Pipe Write always does, on its own goroutine here).
 const pipeWriteLimit = 32 << 10
 
@@ -95,7 +95,7 @@ func decodeConnOps(data []byte) []connOp {
 }
 
 // FuzzNetConnAgainstPipe runs the same sequence of Read, Write, deadline
-// and Close calls on a simrt.NetConn pair (over the simulated network)
+// and Close calls on a netconn.New pair (over the simulated network)
 // and on a net.Pipe pair, and checks that every call returns the same
 // bytes and the same class of error (none, closed, end of stream,
 // deadline exceeded, other). Calls that would block (a Read with nothing
@@ -134,7 +134,7 @@ func FuzzNetConnAgainstPipe(f *testing.F) {
 	})
 }
 
-// simConns connects two NetConns over the simulated network.
+// simConns connects two netconn conns over the simulated network.
 func simConns(t *testing.T, ctx *deterministic.Context) *impl {
 	l, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
 	if err != nil {
@@ -153,8 +153,8 @@ func simConns(t *testing.T, ctx *deterministic.Context) *impl {
 		return nil
 	}
 	sim := &impl{name: "NetConn", now: ctx.Now}
-	sim.conns[0] = simrt.NetConn(ctx, si, st, peer, l.Addr())
-	sim.conns[1] = simrt.NetConn(ctx, psi, pst, l.Addr(), peer)
+	sim.conns[0] = netconn.New(ctx, si, st, peer, l.Addr())
+	sim.conns[1] = netconn.New(ctx, psi, pst, l.Addr(), peer)
 	sim.write = func(s int, b []byte, _ bool) error {
 		n, err := sim.conns[s].Write(b)
 		if err == nil && n != len(b) {
@@ -308,7 +308,7 @@ func runConnOps(t *testing.T, ops []connOp, impls ...*impl) {
 		case opReadDeadline, opWriteDeadline, opDeadline:
 			which := int(op.arg) % 3
 			if which == dlPast && op.kind != opReadDeadline && len(m.pending[s]) > 0 {
-				continue // it would cut net.Pipe's Write, which NetConn has finished
+				continue // it would cut net.Pipe's Write, which the netconn has finished
 			}
 			want := []string{"ok"}
 			if m.closed[s] {

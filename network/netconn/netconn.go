@@ -1,4 +1,17 @@
-package simrt
+// Package netconn adapts a simrt connection to a net.Conn and a simrt
+// listener to a net.Listener, so that a library written against package net
+// runs on either runtime's network, the simulated one included, with its
+// deadlines measured in runtime time.
+//
+// The smallest use, inside a task:
+//
+//	sink, stream, err := ctx.Dial(addr)
+//	if err != nil {
+//		return err
+//	}
+//	conn := netconn.New(ctx, sink, stream, netip.AddrPort{}, addr)
+//	defer conn.Close()
+package netconn
 
 import (
 	"errors"
@@ -10,19 +23,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/rtapi"
 )
 
-// ConnRuntime is what the net.Conn adapters need from a runtime: parking,
+// Runtime is what the net.Conn adapters need from a runtime: parking,
 // timers and the time in which deadlines are measured. Every Context
 // satisfies it.
-type ConnRuntime interface {
+type Runtime interface {
 	rtapi.Plumbing
 	// Now returns the runtime's current time.
 	Now() time.Time
 }
 
-// NetConn adapts the two halves of a connection to a net.Conn, so that a
+// New adapts the two halves of a connection to a net.Conn, so that a
 // library that takes a net.Conn and starts no goroutines of its own
 // (crypto/tls, an HTTP/1 client or server loop driven by the caller, a
 // protocol codec) runs unchanged on a simrt network, the simulated one
@@ -50,14 +64,14 @@ type ConnRuntime interface {
 // determinism: tls.Conn.Close, for one, sets a write deadline of
 // time.Now()+5s. In a simulation, close the net.Conn under the tls.Conn,
 // and give tls.Config a Time of ctx.Now.
-func NetConn(ctx ConnRuntime, sink Sink, stream Stream, local, remote netip.AddrPort) net.Conn {
-	return &netConn{rt: ctx, sink: sink, stream: stream, local: local, remote: remote}
+func New(ctx Runtime, sink simrt.Sink, stream simrt.Stream, local, remote netip.AddrPort) net.Conn {
+	return &conn{rt: ctx, sink: sink, stream: stream, local: local, remote: remote}
 }
 
-type netConn struct {
-	rt            ConnRuntime
-	sink          Sink
-	stream        Stream
+type conn struct {
+	rt            Runtime
+	sink          simrt.Sink
+	stream        simrt.Stream
 	local, remote netip.AddrPort
 
 	closed atomic.Bool // Close was called
@@ -69,11 +83,11 @@ type netConn struct {
 }
 
 // expired reports whether the deadline dl (zero: none) has passed.
-func (c *netConn) expired(dl time.Time) bool { return !dl.IsZero() && !dl.After(c.rt.Now()) }
+func (c *conn) expired(dl time.Time) bool { return !dl.IsZero() && !dl.After(c.rt.Now()) }
 
 // within runs op under the deadline dl (zero: none), which must not have
 // passed.
-func (c *netConn) within(dl time.Time, op func() error) error {
+func (c *conn) within(dl time.Time, op func() error) error {
 	if dl.IsZero() {
 		return op()
 	}
@@ -81,21 +95,21 @@ func (c *netConn) within(dl time.Time, op func() error) error {
 	if d <= 0 {
 		return os.ErrDeadlineExceeded
 	}
-	err := Timeout(c.rt, d, op)
-	if errors.Is(err, ErrTimeout) {
+	err := simrt.Timeout(c.rt, d, op)
+	if errors.Is(err, simrt.ErrTimeout) {
 		return os.ErrDeadlineExceeded
 	}
 	return err
 }
 
-func (c *netConn) deadlines() (r, w time.Time) {
+func (c *conn) deadlines() (r, w time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.readDeadline, c.writeDeadline
 }
 
 // Read implements net.Conn.
-func (c *netConn) Read(p []byte) (int, error) {
+func (c *conn) Read(p []byte) (int, error) {
 	if c.closed.Load() {
 		return 0, c.opErr("read", net.ErrClosed)
 	}
@@ -130,7 +144,7 @@ func (c *netConn) Read(p []byte) (int, error) {
 }
 
 // recv takes k bytes the stream already buffers.
-func (c *netConn) recv(p []byte, k int) (int, error) {
+func (c *conn) recv(p []byte, k int) (int, error) {
 	b, err := c.stream.Recv(k)
 	if err != nil {
 		return 0, c.readErr(err)
@@ -138,19 +152,19 @@ func (c *netConn) recv(p []byte, k int) (int, error) {
 	return copy(p, b), nil
 }
 
-func (c *netConn) readErr(err error) error {
+func (c *conn) readErr(err error) error {
 	switch {
-	case errors.Is(err, ErrRecvFailed):
+	case errors.Is(err, simrt.ErrRecvFailed):
 		c.eof = true
 		return io.EOF
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, simrt.ErrClosed):
 		return c.opErr("read", net.ErrClosed)
 	}
 	return c.opErr("read", err)
 }
 
 // Write implements net.Conn.
-func (c *netConn) Write(p []byte) (int, error) {
+func (c *conn) Write(p []byte) (int, error) {
 	if c.closed.Load() {
 		return 0, c.opErr("write", net.ErrClosed)
 	}
@@ -160,7 +174,7 @@ func (c *netConn) Write(p []byte) (int, error) {
 	}
 	err := c.within(dl, func() error { return c.sink.Send(p) })
 	if err != nil {
-		if errors.Is(err, ErrClosed) {
+		if errors.Is(err, simrt.ErrClosed) {
 			err = net.ErrClosed
 		}
 		return 0, c.opErr("write", err)
@@ -168,12 +182,12 @@ func (c *netConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *netConn) opErr(op string, err error) error {
+func (c *conn) opErr(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
 
 // Close implements net.Conn: it closes both halves.
-func (c *netConn) Close() error {
+func (c *conn) Close() error {
 	c.closed.Store(true)
 	c.sink.Close()
 	c.stream.Close()
@@ -181,13 +195,13 @@ func (c *netConn) Close() error {
 }
 
 // LocalAddr implements net.Conn.
-func (c *netConn) LocalAddr() net.Addr { return net.TCPAddrFromAddrPort(c.local) }
+func (c *conn) LocalAddr() net.Addr { return net.TCPAddrFromAddrPort(c.local) }
 
 // RemoteAddr implements net.Conn.
-func (c *netConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(c.remote) }
+func (c *conn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(c.remote) }
 
 // SetDeadline implements net.Conn, in the runtime's time.
-func (c *netConn) SetDeadline(t time.Time) error {
+func (c *conn) SetDeadline(t time.Time) error {
 	if c.closed.Load() {
 		return c.opErr("set", net.ErrClosed)
 	}
@@ -198,7 +212,7 @@ func (c *netConn) SetDeadline(t time.Time) error {
 }
 
 // SetReadDeadline implements net.Conn, in the runtime's time.
-func (c *netConn) SetReadDeadline(t time.Time) error {
+func (c *conn) SetReadDeadline(t time.Time) error {
 	if c.closed.Load() {
 		return c.opErr("set", net.ErrClosed)
 	}
@@ -209,7 +223,7 @@ func (c *netConn) SetReadDeadline(t time.Time) error {
 }
 
 // SetWriteDeadline implements net.Conn, in the runtime's time.
-func (c *netConn) SetWriteDeadline(t time.Time) error {
+func (c *conn) SetWriteDeadline(t time.Time) error {
 	if c.closed.Load() {
 		return c.opErr("set", net.ErrClosed)
 	}
@@ -219,31 +233,31 @@ func (c *netConn) SetWriteDeadline(t time.Time) error {
 	return nil
 }
 
-// NetListener adapts a Listener to a net.Listener whose Accept returns
-// NetConn connections over ctx.
-func NetListener(ctx ConnRuntime, l Listener) net.Listener {
-	return &netListener{rt: ctx, l: l}
+// NewListener adapts a simrt.Listener to a net.Listener whose Accept returns
+// conns (see New) over ctx.
+func NewListener(ctx Runtime, l simrt.Listener) net.Listener {
+	return &listener{rt: ctx, l: l}
 }
 
-type netListener struct {
-	rt ConnRuntime
-	l  Listener
+type listener struct {
+	rt Runtime
+	l  simrt.Listener
 }
 
 // Accept implements net.Listener.
-func (l *netListener) Accept() (net.Conn, error) {
+func (l *listener) Accept() (net.Conn, error) {
 	peer, sink, stream, err := l.l.Accept()
 	if err != nil {
-		if errors.Is(err, ErrClosed) {
+		if errors.Is(err, simrt.ErrClosed) {
 			err = net.ErrClosed
 		}
 		return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.Addr(), Err: err}
 	}
-	return NetConn(l.rt, sink, stream, l.l.Addr(), peer), nil
+	return New(l.rt, sink, stream, l.l.Addr(), peer), nil
 }
 
 // Close implements net.Listener.
-func (l *netListener) Close() error { return l.l.Close() }
+func (l *listener) Close() error { return l.l.Close() }
 
 // Addr implements net.Listener.
-func (l *netListener) Addr() net.Addr { return net.TCPAddrFromAddrPort(l.l.Addr()) }
+func (l *listener) Addr() net.Addr { return net.TCPAddrFromAddrPort(l.l.Addr()) }

@@ -1,7 +1,4 @@
-// Package seeds parses and splits the seed lists of simtest and cmd/simrt:
-// "N", "A..B" (inclusive) and comma-separated lists of both, and shards
-// "i/n" that take every n-th seed from position i.
-package seeds
+package sweep
 
 import (
 	"fmt"
@@ -60,7 +57,7 @@ func (s Set) At(i uint64) uint64 {
 			i -= n
 		}
 	}
-	panic("seeds.Set.At: position out of range")
+	panic("sweep: Set.At: position out of range")
 }
 
 // String renders the set in the syntax Parse reads.
@@ -77,8 +74,23 @@ func (s Set) String() string {
 }
 
 // Shard selects every n-th seed of a list, starting at position i: shards
-// 0/n .. n-1/n together take each seed exactly once.
+// 0/n .. n-1/n together take each seed exactly once. The zero Shard is the
+// whole list (0/1).
 type Shard struct{ I, N uint64 }
+
+// whole returns sh with the zero Shard read as 0/1.
+func (sh Shard) whole() Shard {
+	if sh == (Shard{}) {
+		return Shard{I: 0, N: 1}
+	}
+	return sh
+}
+
+// String renders the shard as ParseShard reads it: "i/n".
+func (sh Shard) String() string {
+	sh = sh.whole()
+	return strconv.FormatUint(sh.I, 10) + "/" + strconv.FormatUint(sh.N, 10)
+}
 
 // ParseShard parses "i/n" with 0 <= i < n.
 func ParseShard(s string) (Shard, error) {
@@ -93,7 +105,8 @@ func ParseShard(s string) (Shard, error) {
 
 // Len returns how many of total positions fall in the shard.
 func (sh Shard) Len(total uint64) uint64 {
-	if sh.I >= total {
+	sh = sh.whole()
+	if sh.N == 0 || sh.I >= total {
 		return 0
 	}
 	return (total-sh.I-1)/sh.N + 1
@@ -101,6 +114,7 @@ func (sh Shard) Len(total uint64) uint64 {
 
 // Pick returns the seeds of s in the shard, in order.
 func (sh Shard) Pick(s Set) iter.Seq[uint64] {
+	sh = sh.whole()
 	return func(yield func(uint64) bool) {
 		total := s.Len()
 		for k := range sh.Len(total) {

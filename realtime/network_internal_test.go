@@ -1,0 +1,103 @@
+package realtime
+
+import (
+	"io"
+	"log/slog"
+	"net/netip"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/network/tcp"
+)
+
+// TestDeviceInterrupts checks that the device under the interruption
+// layer, network/tcp, gives listeners and halves that are interrupters
+// (ioTarget.init panics otherwise), and that Interrupt cuts them as the
+// layer expects: a listener closes, a half shuts down.
+func TestDeviceInterrupts(t *testing.T) {
+	n := tcp.New(tcp.Config{})
+	l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	si, st, err := n.Dial(l.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer si.Close()
+	defer st.Close()
+	_, psi, pst, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer psi.Close()
+	defer pst.Close()
+	for _, v := range []any{l, si, st} {
+		if _, ok := v.(interrupter); !ok {
+			t.Fatalf("tcp's %T has no Interrupt method", v)
+		}
+	}
+	st.(interrupter).Interrupt()
+	if _, err := st.Recv(1); err == nil {
+		t.Error("Recv on an interrupted stream succeeded")
+	}
+	si.(interrupter).Interrupt()
+	if err := si.Send([]byte{1}); err == nil {
+		t.Error("Send on an interrupted sink succeeded")
+	}
+	l.(interrupter).Interrupt()
+	if _, _, _, err := l.Accept(); err == nil {
+		t.Error("Accept on an interrupted listener succeeded")
+	}
+}
+
+// TestStackAllocsPerMessage pins what a message costs through the whole
+// production stack (metered over the interruption layer over tcp), from a
+// task that the interruption layer knows: a Send allocates nothing, a Recv
+// only the slice it returns. The variadic slice of a Send through the
+// interface is the caller's (built once here).
+func TestStackAllocsPerMessage(t *testing.T) {
+	New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Start(func(ctx simrt.Context) {
+		l, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		si, st, err := ctx.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer si.Close()
+		defer st.Close()
+		_, psi, pst, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer psi.Close()
+		defer pst.Close()
+		ctx.Sleep(0) // the root blocks through its context: it is known from now on
+		if !ctx.(*Context).task.marked() {
+			t.Fatal("the root task is not known to the interruption layer")
+		}
+		msg := make([]byte, 64)
+		for _, bufs := range [][][]byte{{msg}, {msg[:4], msg[4:]}} {
+			var failed error
+			allocs := testing.AllocsPerRun(100, func() {
+				if err := si.Send(bufs...); err != nil {
+					failed = err
+					return
+				}
+				if _, err := pst.Recv(64); err != nil {
+					failed = err
+				}
+			})
+			if failed != nil {
+				t.Fatal(failed)
+			}
+			if allocs != 1 {
+				t.Errorf("Send of %d buffers and Recv: %v allocations, want 1 (the slice Recv returns)", len(bufs), allocs)
+			}
+		}
+	})
+}
