@@ -41,7 +41,7 @@ func siteOf(pc uintptr) string {
 // describe names the channel for a report: "chan made at node.go:140".
 func (c *Chan[T]) describe() string {
 	var b strings.Builder
-	if c.rv != nil {
+	if c.unbuffered {
 		b.WriteString("unbuffered ")
 	}
 	b.WriteString("chan")
@@ -50,7 +50,7 @@ func (c *Chan[T]) describe() string {
 		b.WriteString(site)
 	}
 	switch {
-	case c.rv != nil:
+	case c.unbuffered:
 	case c.limit > 0:
 		b.WriteString(" (capacity ")
 		b.WriteString(strconv.Itoa(c.limit))
@@ -80,7 +80,7 @@ type chanSend[T any] Chan[T]
 
 // BlockedOn implements core.Blocker.
 func (c *chanSend[T]) BlockedOn() string {
-	if c.rv != nil { // unbuffered: it waits for a receiver, not for room
+	if c.unbuffered { // unbuffered: it waits for a receiver, not for room
 		return "send on " + (*Chan[T])(c).describe()
 	}
 	return "send on " + (*Chan[T])(c).describe() + ", full"
@@ -166,6 +166,7 @@ func (h *Handle[T]) describe() string {
 // once, as it did before it kept the copy; it allocates about 200 bytes
 // more (measured: 300 → 505 B per parked two-case Select with its After).
 type selectWait struct {
+	sel        core.Selection // shared with partners that may complete a case in place
 	cases      []Case
 	waiters    []core.Waiter
 	smallCases [3]Case
@@ -184,9 +185,6 @@ func newSelectWait(cases []Case) *selectWait {
 	return s
 }
 
-// caseDescriber is a Select case that can say what it waits for.
-type caseDescriber interface{ blockedOn() string }
-
 // BlockedOn implements core.Blocker: "Select on: receive on chan ...; after 5s".
 func (s *selectWait) BlockedOn() string {
 	if len(s.cases) == 0 {
@@ -198,23 +196,7 @@ func (s *selectWait) BlockedOn() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		if d, ok := c.(caseDescriber); ok {
-			b.WriteString(d.blockedOn())
-		} else {
-			b.WriteString("a case")
-		}
+		b.WriteString(c.blockedOn())
 	}
 	return b.String()
 }
-
-func (rc *recvCase[T]) blockedOn() string     { return (*chanRecv[T])(rc.c).BlockedOn() }
-func (sc *sendCase[T]) blockedOn() string     { return (*chanSend[T])(sc.c).BlockedOn() }
-func (c *lockCase) blockedOn() string         { return mutexWait.BlockedOn() }
-func (c *signalCase) blockedOn() string       { return signalWait.BlockedOn() }
-func (c *oneshotCase[T]) blockedOn() string   { return oneshotWait.BlockedOn() }
-func (c *handleCase[T]) blockedOn() string    { return (*awaitWait[T])(c.h).BlockedOn() }
-func (c *afterCase) blockedOn() string        { return "after " + c.d.String() }
-func (rc *syncRecvCase[T]) blockedOn() string { return (*chanRecv[T])(rc.c).BlockedOn() }
-func (sc *syncSendCase[T]) blockedOn() string { return (*chanSend[T])(sc.c).BlockedOn() }
-func (c *waitGroupCase) blockedOn() string    { return (*waitGroupWait)(c.wg).BlockedOn() }
-func (c *contextCase) blockedOn() string      { return contextWait.BlockedOn() }

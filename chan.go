@@ -1,6 +1,8 @@
 package simrt
 
 import (
+	"sync/atomic"
+
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/rtapi"
 )
@@ -9,8 +11,15 @@ import (
 // Send parks while a bounded channel is full; Recv parks while it is empty.
 // On an unbuffered channel (NewChan(0)) Send and Recv meet: each parks until
 // the other side arrives, as with a Go channel made by make(chan T). It
-// works the same in both runtimes. The zero value is not usable; use
-// NewChan or NewUnboundedChan.
+// works the same in both runtimes. A receiver parked on a Chan is handed
+// its value by the sender directly, as Go's runtime does, so it need not
+// take the channel's lock again when it wakes; receivers are served in the
+// order they parked. A receiver aborted at the moment a value is handed to
+// it gives the value back when it unwinds: to the next parked receiver, or
+// to the head of a buffered channel (which may then hold one value more
+// than its capacity); on an unbuffered channel with nobody else waiting it
+// is lost with the receiver, whose sender has already returned. The zero value is not
+// usable; use NewChan or NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
 	site   uintptr
@@ -22,7 +31,12 @@ type Chan[T any] struct {
 	ticker bool // the channel is a Ticker's (for reports; site is NewTicker's caller)
 	recvq  core.WaitQueue
 	sendq  core.WaitQueue
-	rv     *rendezvous[T] // set on an unbuffered channel, which uses nothing above but mu and closed
+	// unbuffered is set on a channel made by NewChan(0), which uses no
+	// buffer: its senders wait to be completed in place too.
+	unbuffered bool
+	// spare is a plain wait's waiter that is no longer in use, kept so
+	// that steady traffic allocates nothing (see getWait).
+	spare atomic.Pointer[syncWait[T]]
 }
 
 // NewChan returns a channel that holds at most capacity values. With
@@ -34,7 +48,7 @@ func NewChan[T any](capacity int) *Chan[T] {
 		panic("simrt.NewChan: negative capacity (use 0 for an unbuffered channel, NewUnboundedChan for no limit)")
 	}
 	if capacity == 0 {
-		return &Chan[T]{rv: new(rendezvous[T]), site: callerPC()}
+		return &Chan[T]{unbuffered: true, site: callerPC()}
 	}
 	return &Chan[T]{buf: make([]T, min(capacity, 64)), limit: capacity, site: callerPC()}
 }
@@ -48,13 +62,18 @@ func (c *Chan[T]) full() bool { return c.limit > 0 && c.n >= c.limit }
 
 func (c *Chan[T]) push(v T) {
 	if c.n == len(c.buf) {
-		nb := make([]T, 2*len(c.buf))
-		k := copy(nb, c.buf[c.head:])
-		copy(nb[k:], c.buf[:c.head])
-		c.buf, c.head = nb, 0
+		c.grow()
 	}
 	c.buf[(c.head+c.n)%len(c.buf)] = v
 	c.n++
+}
+
+// grow doubles the ring buffer.
+func (c *Chan[T]) grow() {
+	nb := make([]T, 2*len(c.buf))
+	k := copy(nb, c.buf[c.head:])
+	copy(nb[k:], c.buf[:c.head])
+	c.buf, c.head = nb, 0
 }
 
 func (c *Chan[T]) pop() T {
@@ -66,12 +85,23 @@ func (c *Chan[T]) pop() T {
 	return v
 }
 
+// pushFront puts v back at the head of the buffer, past the channel's
+// capacity if it is full: it was the oldest value (see handBack).
+func (c *Chan[T]) pushFront(v T) {
+	if c.n == len(c.buf) {
+		c.grow()
+	}
+	c.head = (c.head - 1 + len(c.buf)) % len(c.buf)
+	c.buf[c.head] = v
+	c.n++
+}
+
 // Send queues v, parking while the channel is full; on an unbuffered
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
 // channel is (or becomes) closed; v is then not delivered.
 func (c *Chan[T]) Send(ctx rtapi.Plumbing, v T) error {
 	c.mu.Enter(ctx.CurrentTask())
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.sendSync(ctx, v)
 	}
 	c.mu.Lock()
@@ -98,7 +128,7 @@ func (c *Chan[T]) TrySend(v T) bool {
 func (c *Chan[T]) trySendOp(v T) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.trySendSync(v)
 	}
 	done, err := c.trySend(v)
@@ -112,11 +142,16 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 	if c.closed {
 		return true, ErrClosed
 	}
+	if c.n == 0 { // receivers park only on an empty channel
+		if r := c.recvq.Claim(nil); r != nil {
+			handTo(r, v)
+			return true, nil
+		}
+	}
 	if c.full() {
 		return false, nil
 	}
 	c.push(v)
-	c.recvq.NotifyOne()
 	return true, nil
 }
 
@@ -125,19 +160,15 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 // values still queued and then ok=false.
 func (c *Chan[T]) Recv(ctx rtapi.Plumbing) (v T, ok bool) {
 	c.mu.Enter(ctx.CurrentTask())
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.recvSync(ctx)
 	}
 	c.mu.Lock()
-	v, ok, done := c.tryRecv()
-	if !done {
-		waitUntilOn(ctx, &c.mu, &c.recvq, (*chanRecv[T])(c), c.forwardRecv, func() bool {
-			v, ok, done = c.tryRecv()
-			return done
-		})
+	if v, ok, done := c.tryRecv(); done {
+		c.mu.Unlock()
+		return v, ok
 	}
-	c.mu.Unlock()
-	return v, ok
+	return c.recvParked(ctx.CurrentTask())
 }
 
 // TryRecv returns the next value without parking; ok is false when the
@@ -151,7 +182,7 @@ func (c *Chan[T]) TryRecv() (v T, ok bool) {
 func (c *Chan[T]) tryRecvOp() (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rv != nil {
+	if c.unbuffered {
 		return c.tryRecvSync()
 	}
 	v, ok, _ = c.tryRecv()
@@ -188,10 +219,6 @@ func (c *Chan[T]) closeOp() {
 	c.closed = true
 	c.recvq.NotifyAll()
 	c.sendq.NotifyAll()
-	if c.rv != nil {
-		c.rv.recvq.wakeAll()
-		c.rv.sendq.wakeAll()
-	}
 }
 
 // Len returns the number of queued values (always 0 on an unbuffered
@@ -200,13 +227,6 @@ func (c *Chan[T]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n
-}
-
-// forwardRecv passes an unused receive notification on. Called with mu held.
-func (c *Chan[T]) forwardRecv() {
-	if c.n > 0 || c.closed {
-		c.recvq.NotifyOne()
-	}
 }
 
 // forwardSend passes an unused send notification on. Called with mu held.
@@ -219,94 +239,81 @@ func (c *Chan[T]) forwardSend() {
 // OnRecv is a Select case that receives a value (ok=false once the channel
 // is closed and drained) and passes it to f, which may be nil.
 func (c *Chan[T]) OnRecv(f func(v T, ok bool)) Case {
-	if c.rv != nil {
-		return &syncRecvCase[T]{c: c, f: f}
-	}
-	return &recvCase[T]{c: c, f: f}
+	return &primCase[recvState[T], func(T, bool)]{p: (*chanRecv[T])(c), f: f}
 }
 
 // OnSend is a Select case that sends v (err is ErrClosed on a closed
 // channel) and then calls f, which may be nil. On an unbuffered channel the
 // case completes when a receiver takes v.
 func (c *Chan[T]) OnSend(v T, f func(err error)) Case {
-	if c.rv != nil {
-		return &syncSendCase[T]{c: c, v: v, f: f}
-	}
-	return &sendCase[T]{c: c, v: v, f: f}
+	return &primCase[sendState[T], func(error)]{p: (*chanSend[T])(c), f: f, s: sendState[T]{v: v}}
 }
 
-type recvCase[T any] struct {
-	c  *Chan[T]
-	f  func(T, bool)
+// recvState is the state of a receive case: its waiter, for a partner to
+// complete in place, and what it received.
+type recvState[T any] struct {
+	w  syncWaiter[T]
 	v  T
 	ok bool
 }
 
-func (rc *recvCase[T]) arm(w *core.Waiter) bool {
-	c := rc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	var done bool
-	if rc.v, rc.ok, done = c.tryRecv(); done {
-		return true
-	}
-	c.recvq.Push(w)
-	return false
-}
-
-func (rc *recvCase[T]) disarm(w *core.Waiter) {
-	c := rc.c
-	c.mu.Lock()
-	c.recvq.Remove(w)
-	if w.Notified {
-		c.forwardRecv()
-	}
-	c.mu.Unlock()
-}
-
-func (rc *recvCase[T]) fire() {
-	if rc.f != nil {
-		rc.f(rc.v, rc.ok)
-	}
-}
-
-func (rc *recvCase[T]) release() {}
-
-type sendCase[T any] struct {
-	c   *Chan[T]
+// sendState is the state of a send case: its waiter, the value it offers
+// and the outcome.
+type sendState[T any] struct {
+	w   syncWaiter[T]
 	v   T
-	f   func(error)
 	err error
 }
 
-func (sc *sendCase[T]) arm(w *core.Waiter) bool {
-	c := sc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	var done bool
-	if done, sc.err = c.trySend(sc.v); done {
-		return true
-	}
-	c.sendq.Push(w)
-	return false
+func (c *chanRecv[T]) armCase(s *recvState[T], w *core.Waiter, sel *core.Selection) bool {
+	return (*Chan[T])(c).armRecv(s, w.Task, sel)
 }
 
-func (sc *sendCase[T]) disarm(w *core.Waiter) {
-	c := sc.c
-	c.mu.Lock()
-	c.sendq.Remove(w)
-	if w.Notified {
-		c.forwardSend()
-	}
-	c.mu.Unlock()
+func (c *chanRecv[T]) disarmCase(s *recvState[T], _ *core.Waiter) bool {
+	return (*Chan[T])(c).disarmRecv(s)
 }
 
-func (sc *sendCase[T]) fire() {
-	if sc.f != nil {
-		sc.f(sc.err)
+// undoCase gives back a value a sender handed to the case of a Select
+// that unwinds instead of taking it (see handBack).
+func (c *chanRecv[T]) undoCase(s *recvState[T]) {
+	ch := (*Chan[T])(c)
+	ch.mu.Lock()
+	ch.handBack(s.v)
+	ch.mu.Unlock()
+}
+
+func (c *chanRecv[T]) fireCase(s *recvState[T], f func(T, bool)) {
+	if f != nil {
+		f(s.v, s.ok)
 	}
 }
 
-func (sc *sendCase[T]) release() {}
+func (c *chanRecv[T]) describeCase(*recvState[T]) string { return c.BlockedOn() }
+
+func (c *chanSend[T]) armCase(s *sendState[T], w *core.Waiter, sel *core.Selection) bool {
+	ch := (*Chan[T])(c)
+	if ch.unbuffered {
+		return ch.armSyncSend(s, w.Task, sel)
+	}
+	return armNotified(&ch.mu, &ch.sendq, w, func() bool {
+		var done bool
+		done, s.err = ch.trySend(s.v)
+		return done
+	})
+}
+
+func (c *chanSend[T]) disarmCase(s *sendState[T], w *core.Waiter) bool {
+	ch := (*Chan[T])(c)
+	if ch.unbuffered {
+		return ch.disarmSyncSend(s)
+	}
+	return disarmNotified(&ch.mu, &ch.sendq, w, ch.forwardSend)
+}
+
+func (c *chanSend[T]) fireCase(s *sendState[T], f func(error)) {
+	if f != nil {
+		f(s.err)
+	}
+}
+
+func (c *chanSend[T]) describeCase(*sendState[T]) string { return c.BlockedOn() }

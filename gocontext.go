@@ -136,7 +136,9 @@ func (c *TaskContext) Wait(ctx rtapi.Plumbing) error {
 // OnDone is a Select case that completes once the context is cancelled and
 // passes Err to f, which may be nil. It is the Select form of
 // <-ctx.Done().
-func (c *TaskContext) OnDone(f func(err error)) Case { return &contextCase{c: c, f: f} }
+func (c *TaskContext) OnDone(f func(err error)) Case {
+	return &primCase[error, func(error)]{p: c, f: f}
+}
 
 // cancel cancels the context with err unless it already is: it closes
 // Done, wakes the tasks waiting and calls the AfterFunc functions, outside
@@ -161,38 +163,24 @@ func (c *TaskContext) cancel(err error) {
 	}
 }
 
-type contextCase struct {
-	c   *TaskContext
-	f   func(error)
-	err error
+func (c *TaskContext) armCase(err *error, w *core.Waiter, _ *core.Selection) bool {
+	return armNotified(&c.mu, &c.q, w, func() bool {
+		*err = c.err
+		return c.err != nil
+	})
 }
 
-func (cc *contextCase) arm(w *core.Waiter) bool {
-	c := cc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	if c.err != nil {
-		cc.err = c.err
-		return true
-	}
-	c.q.Push(w)
-	return false
+func (c *TaskContext) disarmCase(_ *error, w *core.Waiter) bool {
+	return disarmNotified(&c.mu, &c.q, w, nil)
 }
 
-func (cc *contextCase) disarm(w *core.Waiter) {
-	cc.c.mu.Lock()
-	cc.c.q.Remove(w)
-	cc.c.mu.Unlock()
-}
-
-func (cc *contextCase) fire() {
-	if cc.f != nil {
-		cc.f(cc.err)
+func (c *TaskContext) fireCase(err *error, f func(error)) {
+	if f != nil {
+		f(*err)
 	}
 }
 
-func (cc *contextCase) release() {}
+func (c *TaskContext) describeCase(*error) string { return contextWait.BlockedOn() }
 
 // hook is one AfterFunc registration.
 type hook struct {

@@ -169,41 +169,31 @@ func (h *Handle[T]) Abort() {
 
 // OnDone is a Select case that completes when the outcome is known and
 // passes it to f, which may be nil.
-func (h *Handle[T]) OnDone(f func(v T, err error)) Case { return &handleCase[T]{h: h, f: f} }
-
-type handleCase[T any] struct {
-	h   *Handle[T]
-	f   func(T, error)
-	v   T
-	err error
+func (h *Handle[T]) OnDone(f func(v T, err error)) Case {
+	return &primCase[result[T], func(T, error)]{p: h, f: f}
 }
 
-func (c *handleCase[T]) arm(w *core.Waiter) bool {
-	h := c.h
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.mu.Bind(w.Task)
-	if h.done() {
-		c.v, c.err = h.value()
+func (h *Handle[T]) armCase(r *result[T], w *core.Waiter, _ *core.Selection) bool {
+	return armNotified(&h.mu, &h.q, w, func() bool {
+		if !h.done() {
+			return false
+		}
+		r.v, r.err = h.value()
 		return true
-	}
-	h.q.Push(w)
-	return false
+	})
 }
 
-func (c *handleCase[T]) disarm(w *core.Waiter) {
-	c.h.mu.Lock()
-	c.h.q.Remove(w)
-	c.h.mu.Unlock()
+func (h *Handle[T]) disarmCase(_ *result[T], w *core.Waiter) bool {
+	return disarmNotified(&h.mu, &h.q, w, nil)
 }
 
-func (c *handleCase[T]) fire() {
-	if c.f != nil {
-		c.f(c.v, c.err)
+func (h *Handle[T]) fireCase(r *result[T], f func(T, error)) {
+	if f != nil {
+		f(r.v, r.err)
 	}
 }
 
-func (c *handleCase[T]) release() {}
+func (h *Handle[T]) describeCase(*result[T]) string { return (*awaitWait[T])(h).BlockedOn() }
 
 // SelectHandles parks until the first of handles completes and returns its
 // index and outcome; every handle is aborted when it returns. With no

@@ -71,39 +71,22 @@ func (m *Mutex) forward() {
 
 // OnLock is a Select case that takes the mutex and then calls f, which may
 // be nil. The caller must Unlock it afterwards.
-func (m *Mutex) OnLock(f func()) Case { return &lockCase{m: m, f: f} }
-
-type lockCase struct {
-	m *Mutex
-	f func()
+func (m *Mutex) OnLock(f func()) Case {
+	return &primCase[struct{}, func()]{p: m, f: f}
 }
 
-func (c *lockCase) arm(w *core.Waiter) bool {
-	m := c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.mu.Bind(w.Task)
-	if m.take() {
-		return true
-	}
-	m.q.Push(w)
-	return false
+func (m *Mutex) armCase(_ *struct{}, w *core.Waiter, _ *core.Selection) bool {
+	return armNotified(&m.mu, &m.q, w, m.take)
 }
 
-func (c *lockCase) disarm(w *core.Waiter) {
-	m := c.m
-	m.mu.Lock()
-	m.q.Remove(w)
-	if w.Notified {
-		m.forward()
-	}
-	m.mu.Unlock()
+func (m *Mutex) disarmCase(_ *struct{}, w *core.Waiter) bool {
+	return disarmNotified(&m.mu, &m.q, w, m.forward)
 }
 
-func (c *lockCase) fire() {
-	if c.f != nil {
-		c.f()
+func (m *Mutex) fireCase(_ *struct{}, f func()) {
+	if f != nil {
+		f()
 	}
 }
 
-func (c *lockCase) release() {}
+func (m *Mutex) describeCase(*struct{}) string { return mutexWait.BlockedOn() }

@@ -95,38 +95,34 @@ func (o *Oneshot[T]) tryRecvOp() (v T, ok bool) {
 
 // OnRecv is a Select case that completes when a value is sent or the
 // oneshot closed, and passes the outcome to f, which may be nil.
-func (o *Oneshot[T]) OnRecv(f func(v T, err error)) Case { return &oneshotCase[T]{o: o, f: f} }
+func (o *Oneshot[T]) OnRecv(f func(v T, err error)) Case {
+	return &primCase[result[T], func(T, error)]{p: o, f: f}
+}
 
-type oneshotCase[T any] struct {
-	o   *Oneshot[T]
-	f   func(T, error)
+// result is the outcome a case on a Oneshot or a Handle passes on.
+type result[T any] struct {
 	v   T
 	err error
 }
 
-func (c *oneshotCase[T]) arm(w *core.Waiter) bool {
-	o := c.o
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.mu.Bind(w.Task)
-	if o.doneLocked() {
-		c.v, c.err = o.resultLocked()
+func (o *Oneshot[T]) armCase(r *result[T], w *core.Waiter, _ *core.Selection) bool {
+	return armNotified(&o.mu, &o.q, w, func() bool {
+		if !o.doneLocked() {
+			return false
+		}
+		r.v, r.err = o.resultLocked()
 		return true
-	}
-	o.q.Push(w)
-	return false
+	})
 }
 
-func (c *oneshotCase[T]) disarm(w *core.Waiter) {
-	c.o.mu.Lock()
-	c.o.q.Remove(w)
-	c.o.mu.Unlock()
+func (o *Oneshot[T]) disarmCase(_ *result[T], w *core.Waiter) bool {
+	return disarmNotified(&o.mu, &o.q, w, nil)
 }
 
-func (c *oneshotCase[T]) fire() {
-	if c.f != nil {
-		c.f(c.v, c.err)
+func (o *Oneshot[T]) fireCase(r *result[T], f func(T, error)) {
+	if f != nil {
+		f(r.v, r.err)
 	}
 }
 
-func (c *oneshotCase[T]) release() {}
+func (o *Oneshot[T]) describeCase(*result[T]) string { return oneshotWait.BlockedOn() }

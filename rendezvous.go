@@ -1,159 +1,122 @@
 package simrt
 
 import (
-	"sync/atomic"
+	"unsafe"
 
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/rtapi"
 )
 
-// An unbuffered channel has no buffer for a value to wait in: a sender and a
-// receiver meet, and the one that arrives second completes both sides at
-// once. That does not fit the rest of the primitives, where a woken task
-// completes its own wait when it runs again (a Select re-arms its cases and
-// takes the earliest ready one): a sender that has handed its value over
+// A receiver parked on a channel is completed in place by the sender that
+// arrives: the sender claims the receiver's selection (see
+// core.WaitQueue.Claim), the state the waiting Select (or plain Recv)
+// shares with everyone who might complete one of its cases, hands it the
+// value and wakes it; the woken receiver has nothing left to do, and takes
+// no lock. The first claim wins; a Select then returns the case that was
+// completed for it, whatever else became ready meanwhile.
+//
+// An unbuffered channel has no buffer for a value to wait in, so its
+// senders wait the same way: the receiver that arrives takes the value of
+// a parked sender and completes it. A sender that has handed its value over
 // cannot take it back because the receiver's Select chose another case
-// meanwhile. So a task waiting on an unbuffered channel leaves a syncWaiter,
-// and a partner completes it in place, after claiming the waiter's
-// selection: the state the waiting Select (or plain Send or Recv) shares
-// with everyone who might complete one of its cases. The first claim wins;
-// the Select then returns the case that was completed for it, whatever else
-// became ready meanwhile.
+// meanwhile; claiming the selection first is what makes that impossible.
+//
+// A receiver that unwinds (aborted) at the moment a value is handed to it
+// gives the value back (handBack): to the next parked receiver, or to the
+// head of a buffered channel's queue. Senders on a full buffered channel
+// are notified and look again (see Send).
 
-// selection is the claim state of one waiting Select.
-type selection struct {
-	state atomic.Uint32
-}
-
-// Selection states. Only the owner moves arming to waiting and back; only a
-// partner, holding the channel's lock, moves waiting to done.
-const (
-	// selArming: the owner is looking at its cases (and may complete one
-	// itself), so no partner may complete any. A partner that finds a
-	// waiter in this state wakes its task, which looks again once it has
-	// parked; in the simulator a task never parks halfway through arming,
-	// so no partner ever sees it.
-	selArming uint32 = iota
-	// selWaiting: the owner is parked, or about to; the first partner to
-	// claim it completes one of its waiters.
-	selWaiting
-	// selDone: a partner completed one of its waiters.
-	selDone
-)
-
-// syncWaiter is a task waiting at an unbuffered channel: to send v, or to
-// receive into v. It sits on the channel's queue, guarded by its lock.
+// syncWaiter is a task waiting at a channel to be completed in place: to
+// send v, or to receive into v. It sits on one of the channel's queues,
+// guarded by its lock. Its Waiter is its first field, so that the
+// *core.Waiter a queue holds is the syncWaiter's address (see syncOf).
 type syncWaiter[T any] struct {
-	sel  *selection
-	task *core.Task
-	v    T    // the value offered (send) or taken (receive)
-	done bool // a partner completed the wait: v was taken, or delivered
-	// the queue the waiter is on, nil when off every queue, and its links
-	q          *syncQueue[T]
-	prev, next *syncWaiter[T]
+	core.Waiter
+	v T // the value offered (send) or taken (receive)
 }
 
-// syncQueue is a FIFO of waiters at an unbuffered channel.
-type syncQueue[T any] struct {
-	head, tail *syncWaiter[T]
+// syncOf returns the syncWaiter whose Waiter w is. Every waiter on the
+// receive queue of a channel, and on the send queue of an unbuffered one,
+// is one.
+func syncOf[T any](w *core.Waiter) *syncWaiter[T] {
+	return (*syncWaiter[T])(unsafe.Pointer(w))
 }
 
-func (q *syncQueue[T]) push(w *syncWaiter[T]) {
-	w.q, w.prev, w.next = q, q.tail, nil
-	if q.tail != nil {
-		q.tail.next = w
-	} else {
-		q.head = w
-	}
-	q.tail = w
-}
-
-// remove takes w off q if it is still there.
-func (q *syncQueue[T]) remove(w *syncWaiter[T]) {
-	if w.q != q {
-		return
-	}
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		q.head = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		q.tail = w.prev
-	}
-	w.q, w.prev, w.next = nil, nil, nil
-}
-
-// claim takes off q and returns the first waiter whose selection it could
-// claim, skipping the caller's own (own; nil for a plain Send or Recv). A
-// waiter still arming is woken to look again and left in place; one whose
-// selection a partner already claimed through another case is left for its
-// task to take off. The caller completes the returned waiter (v, done) and
-// wakes its task, all before it releases the channel's lock.
-func (q *syncQueue[T]) claim(own *selection) *syncWaiter[T] {
-	for w := q.head; w != nil; w = w.next {
-		if w.sel == own {
-			continue
-		}
-		if w.sel.state.CompareAndSwap(selWaiting, selDone) {
-			q.remove(w)
-			return w
-		}
-		if w.sel.state.Load() == selArming {
-			w.task.Unpark()
-		}
-	}
-	return nil
-}
-
-// wakeAll takes every waiter off q and wakes its task, without completing
-// it: the task finds out what happened (the channel closed) when it looks
-// again.
-func (q *syncQueue[T]) wakeAll() {
-	for w := q.head; w != nil; w = q.head {
-		q.remove(w)
-		w.task.Unpark()
-	}
-}
-
-// rendezvous holds the waiters of an unbuffered channel.
-type rendezvous[T any] struct {
-	sendq, recvq syncQueue[T]
-	// spare is a plain wait's waiter that is no longer in use (nothing
-	// refers to a waiter once it is off the queues and its wait has
-	// returned), kept so that steady traffic allocates nothing.
-	spare *syncWait[T]
-}
-
-// getWait returns a reset waiter for a plain Send or Recv by t. Called
-// with mu held.
-func (r *rendezvous[T]) getWait(t *core.Task) *syncWait[T] {
-	sw := r.spare
-	if sw == nil {
-		sw = new(syncWait[T])
-	} else {
-		r.spare = nil
-		sw.sel.state.Store(selArming)
-	}
-	sw.w = syncWaiter[T]{sel: &sw.sel, task: t}
-	return sw
-}
-
-// putWait keeps sw, whose wait has returned, for the next one. Called with
-// mu held.
-func (r *rendezvous[T]) putWait(sw *syncWait[T]) {
-	var zero T
-	sw.w.v, sw.w.task = zero, nil
-	r.spare = sw
+// reset makes w an unqueued waiter of t in sel offering v.
+func (w *syncWaiter[T]) reset(t *core.Task, sel *core.Selection, v T) {
+	w.Reset(t, sel)
+	w.v = v
 }
 
 // syncWait is the waiter and selection of a plain Send or Recv, in one
 // allocation.
 type syncWait[T any] struct {
-	sel selection
+	sel core.Selection
 	w   syncWaiter[T]
+}
+
+// getWait returns a reset waiter for a plain Send or Recv by t, offering v.
+// Called with mu held. A waiter is kept in spare once its wait has
+// returned (nothing refers to it then), so that steady traffic allocates
+// nothing; putWait stores it without the lock, which a woken receiver does
+// not take again.
+func (c *Chan[T]) getWait(t *core.Task, v T) *syncWait[T] {
+	sw := c.spare.Load()
+	if sw == nil {
+		sw = new(syncWait[T])
+	} else {
+		c.spare.Store(nil)
+		sw.sel.Arm()
+	}
+	sw.w.reset(t, &sw.sel, v)
+	return sw
+}
+
+// putWait keeps sw, whose wait has returned, for the next one.
+func (c *Chan[T]) putWait(sw *syncWait[T]) {
+	var zero T
+	sw.w.v, sw.w.Task = zero, nil
+	c.spare.Store(sw)
+}
+
+// handTo completes the claimed waiter r of a receiver with v and wakes its
+// task. Called with mu held. Once r is Done its task may return without the
+// lock and reuse r, so nothing of r is touched after that (the task may be
+// woken after it has moved on: a spurious wake, which every Park caller
+// tolerates).
+func handTo[T any](r *core.Waiter, v T) {
+	t := r.Task
+	syncOf[T](r).v = v
+	r.Done.Store(true)
+	t.Unpark()
+}
+
+// takeFrom completes the claimed waiter s of a sender, returning its value,
+// and wakes its task. Called with mu held; as in handTo, s is not touched
+// once Done.
+func takeFrom[T any](s *core.Waiter) T {
+	t := s.Task
+	v := syncOf[T](s).v
+	s.Done.Store(true)
+	t.Unpark()
+	return v
+}
+
+// handBack gives back v, a value handed to a receiver that unwound instead
+// of taking it: to the next parked receiver, else to the head of the
+// buffer (it was the oldest value; the buffer may then hold one more than
+// its capacity until a receiver takes it). On an unbuffered channel with
+// no receiver parked the value is lost with the receiver, as if its task
+// had ended right after its Recv returned: its sender has already
+// returned. Called with mu held.
+func (c *Chan[T]) handBack(v T) {
+	if r := c.recvq.Claim(nil); r != nil {
+		handTo(r, v)
+		return
+	}
+	if !c.unbuffered {
+		c.pushFront(v)
+	}
 }
 
 // trySendSync hands v to a waiting receiver. Called with mu held.
@@ -161,207 +124,188 @@ func (c *Chan[T]) trySendSync(v T) bool {
 	if c.closed {
 		return false
 	}
-	if r := c.rv.recvq.claim(nil); r != nil {
-		r.v, r.done = v, true
-		r.task.Unpark()
+	if r := c.recvq.Claim(nil); r != nil {
+		handTo(r, v)
 		return true
 	}
 	return false
 }
 
+// tryRecvFor takes a value, if there is one, for a receive of selection
+// sel (nil for a plain Recv), from the buffer or from a parked sender of
+// an unbuffered channel. done reports whether the receive is over: a value
+// was taken, or the channel is closed and drained. Called with mu held.
+func (c *Chan[T]) tryRecvFor(sel *core.Selection) (v T, ok, done bool) {
+	if !c.unbuffered {
+		return c.tryRecv()
+	}
+	if s := c.sendq.Claim(sel); s != nil {
+		return takeFrom[T](s), true, true
+	}
+	return v, false, c.closed
+}
+
 // tryRecvSync takes the value of a waiting sender. Called with mu held.
 func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
-	if s := c.rv.sendq.claim(nil); s != nil {
-		v, s.done = s.v, true
-		s.task.Unpark()
-		return v, true
-	}
-	return v, false
+	v, ok, _ = c.tryRecvFor(nil)
+	return v, ok
 }
 
 func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return ErrClosed
 	}
 	if c.trySendSync(v) {
+		c.mu.Unlock()
 		return nil
 	}
-	sw := c.rv.getWait(ctx.CurrentTask())
-	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
-	sw.w.v = v
+	sw := c.getWait(ctx.CurrentTask(), v)
 	for {
-		if c.waitSync(&sw.w, &c.rv.sendq, (*chanSend[T])(c)) {
+		if c.parkClaimable(&sw.w, &c.sendq, (*chanSend[T])(c)) {
+			c.putWait(sw)
 			return nil // a receiver took v
 		}
-		if c.closed {
-			return ErrClosed
-		}
-		if c.trySendSync(v) {
-			return nil
+		c.mu.Lock()
+		c.sendq.Remove(&sw.w.Waiter)
+		if c.closed || c.trySendSync(v) {
+			err := error(nil)
+			if c.closed {
+				err = ErrClosed
+			}
+			c.putWait(sw)
+			c.mu.Unlock()
+			return err
 		}
 	}
 }
 
 func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok = c.tryRecvSync(); ok || c.closed {
+	if v, ok, done := c.tryRecvFor(nil); done {
+		c.mu.Unlock()
 		return v, ok
 	}
-	sw := c.rv.getWait(ctx.CurrentTask())
-	defer c.rv.putWait(sw) // runs before the Unlock above, mu held
+	return c.recvParked(ctx.CurrentTask())
+}
+
+// recvParked parks t on the receive queue until a sender hands it a value,
+// or it finds the receive over when it looks again after another wake-up
+// (the channel closed). Called with mu held; returns with mu released.
+func (c *Chan[T]) recvParked(t *core.Task) (v T, ok bool) {
+	sw := c.getWait(t, v)
 	for {
-		if c.waitSync(&sw.w, &c.rv.recvq, (*chanRecv[T])(c)) {
-			return sw.w.v, true // a sender delivered
+		if c.parkClaimable(&sw.w, &c.recvq, (*chanRecv[T])(c)) {
+			v = sw.w.v // a sender delivered: no lock needed
+			c.putWait(sw)
+			return v, true
 		}
-		if v, ok = c.tryRecvSync(); ok || c.closed {
+		c.mu.Lock()
+		c.recvq.Remove(&sw.w.Waiter)
+		var done bool
+		if v, ok, done = c.tryRecvFor(nil); done {
+			c.putWait(sw)
+			c.mu.Unlock()
 			return v, ok
 		}
 	}
 }
 
-// waitSync queues w on q and parks until a partner completes it (true) or
-// the task is woken for another reason (false: look again). It is called
-// and returns with mu held. If the park unwinds, w is taken off q; a value a
-// receiver had already been given is then lost with the task, as if the
-// task had ended right after its Recv returned. on says what the task
-// waits on, for failure reports.
-func (c *Chan[T]) waitSync(w *syncWaiter[T], q *syncQueue[T], on core.Blocker) bool {
-	c.mu.Bind(w.task)
-	q.push(w)
-	w.sel.state.Store(selWaiting) // under mu: no partner sees w arming
+// parkClaimable queues w on q, opens its selection to partners and parks
+// until a partner completes it (true) or the task is woken for another
+// reason (false: look again, w may still be queued). It is called with mu
+// held and returns with mu released. If the park unwinds, w is taken off q
+// and a value a sender had already handed it is given back (see
+// handBack). on says what the task waits on, for failure reports.
+func (c *Chan[T]) parkClaimable(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
+	c.mu.Bind(w.Task)
+	q.Push(&w.Waiter)
+	w.Sel.Wait() // under mu: no partner sees w arming
 	c.mu.Unlock()
 	parked := false
 	defer func() {
 		if !parked { // unwinding: no partner may claim w any more
-			w.sel.state.Store(selDone)
+			w.Sel.Close()
 			c.mu.Lock()
-			q.remove(w)
+			q.Remove(&w.Waiter)
+			if q == &c.recvq && w.Done.Load() {
+				c.handBack(w.v)
+			}
+			c.mu.Unlock()
 		}
 	}()
-	w.task.ParkOn(on)
+	w.Task.ParkOn(on)
+	for w.Sel.Reclaim() && !w.Done.Load() {
+		// Claimed, but the partner is still handing over (a production
+		// task woken early): it wakes the task again once it is Done.
+		w.Task.Park()
+	}
 	parked = true
-	claimed := !w.sel.state.CompareAndSwap(selWaiting, selArming)
-	c.mu.Lock()
-	q.remove(w)
-	return claimed && w.done
+	return w.Done.Load()
 }
 
-// syncCase is a Select case on an unbuffered channel: Select arms it with
-// its selection, and a partner may complete it while the Select waits.
-type syncCase interface {
-	Case
-	// armSync completes the case if a partner is waiting (or the channel
-	// is closed) and reports true; otherwise it queues a waiter of sel.
-	armSync(w *core.Waiter, sel *selection) bool
-	// disarmSync takes the waiter off its queue and reports whether a
-	// partner completed it.
-	disarmSync() bool
-}
-
-const errSyncArm = "simrt: a case on an unbuffered channel armed outside Select"
-
-type syncRecvCase[T any] struct {
-	c  *Chan[T]
-	f  func(T, bool)
-	w  syncWaiter[T]
-	v  T
-	ok bool
-}
-
-func (rc *syncRecvCase[T]) armSync(w *core.Waiter, sel *selection) bool {
-	c := rc.c
+// armRecv arms a receive case: it takes a value (from the buffer, or from
+// a parked sender of an unbuffered channel), or reports the channel closed
+// and drained, or queues the case's waiter of sel, for a sender to
+// complete in place.
+func (c *Chan[T]) armRecv(s *recvState[T], t *core.Task, sel *core.Selection) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	if s := c.rv.sendq.claim(sel); s != nil {
-		rc.v, rc.ok, s.done = s.v, true, true
-		s.task.Unpark()
+	c.mu.Bind(t)
+	if v, ok, done := c.tryRecvFor(sel); done {
+		s.v, s.ok = v, ok
 		return true
 	}
+	var zero T
+	s.w.reset(t, sel, zero)
+	c.recvq.Push(&s.w.Waiter)
+	return false
+}
+
+// disarmRecv takes a receive case's waiter off the queue and reports
+// whether a sender completed it.
+func (c *Chan[T]) disarmRecv(s *recvState[T]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recvq.Remove(&s.w.Waiter)
+	if s.w.Done.Load() {
+		s.v, s.ok = s.w.v, true
+		return true
+	}
+	return false
+}
+
+// armSyncSend arms a send case on an unbuffered channel: it reports the
+// channel closed, or hands the value to a waiting receiver, or queues the
+// case's waiter of sel.
+func (c *Chan[T]) armSyncSend(s *sendState[T], t *core.Task, sel *core.Selection) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mu.Bind(t)
 	if c.closed {
-		var zero T
-		rc.v, rc.ok = zero, false
+		s.err = ErrClosed
 		return true
 	}
-	rc.w = syncWaiter[T]{sel: sel, task: w.Task}
-	c.rv.recvq.push(&rc.w)
+	if r := c.recvq.Claim(sel); r != nil {
+		handTo(r, s.v)
+		s.err = nil
+		return true
+	}
+	s.w.reset(t, sel, s.v)
+	c.sendq.Push(&s.w.Waiter)
 	return false
 }
 
-func (rc *syncRecvCase[T]) disarmSync() bool {
-	c := rc.c
+// disarmSyncSend takes a send case's waiter off the queue and reports
+// whether a receiver completed it.
+func (c *Chan[T]) disarmSyncSend(s *sendState[T]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv.recvq.remove(&rc.w)
-	if rc.w.done {
-		rc.v, rc.ok = rc.w.v, true
+	c.sendq.Remove(&s.w.Waiter)
+	if s.w.Done.Load() {
+		s.err = nil
 		return true
 	}
 	return false
 }
-
-// arm and disarm are never called: Select arms a syncCase with armSync.
-func (rc *syncRecvCase[T]) arm(*core.Waiter) bool { panic(errSyncArm) }
-func (rc *syncRecvCase[T]) disarm(*core.Waiter)   { panic(errSyncArm) }
-
-func (rc *syncRecvCase[T]) fire() {
-	if rc.f != nil {
-		rc.f(rc.v, rc.ok)
-	}
-}
-
-func (rc *syncRecvCase[T]) release() {}
-
-type syncSendCase[T any] struct {
-	c   *Chan[T]
-	v   T
-	f   func(error)
-	w   syncWaiter[T]
-	err error
-}
-
-func (sc *syncSendCase[T]) armSync(w *core.Waiter, sel *selection) bool {
-	c := sc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mu.Bind(w.Task)
-	if c.closed {
-		sc.err = ErrClosed
-		return true
-	}
-	if r := c.rv.recvq.claim(sel); r != nil {
-		r.v, r.done = sc.v, true
-		r.task.Unpark()
-		sc.err = nil
-		return true
-	}
-	sc.w = syncWaiter[T]{sel: sel, task: w.Task, v: sc.v}
-	c.rv.sendq.push(&sc.w)
-	return false
-}
-
-func (sc *syncSendCase[T]) disarmSync() bool {
-	c := sc.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.rv.sendq.remove(&sc.w)
-	if sc.w.done {
-		sc.err = nil
-		return true
-	}
-	return false
-}
-
-func (sc *syncSendCase[T]) arm(*core.Waiter) bool { panic(errSyncArm) }
-func (sc *syncSendCase[T]) disarm(*core.Waiter)   { panic(errSyncArm) }
-
-func (sc *syncSendCase[T]) fire() {
-	if sc.f != nil {
-		sc.f(sc.err)
-	}
-}
-
-func (sc *syncSendCase[T]) release() {}

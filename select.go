@@ -12,15 +12,105 @@ import (
 // After.
 type Case interface {
 	// arm completes the case if it can and reports true; otherwise it queues
-	// w to be notified when it might.
-	arm(w *core.Waiter) bool
-	// disarm takes w off the queue; a notification w received but will not
-	// use is passed on to the next waiter.
-	disarm(w *core.Waiter)
+	// w, a waiter of sel, to be notified when it might, or completed in
+	// place by a partner.
+	arm(w *core.Waiter, sel *core.Selection) bool
+	// disarm takes w off its queue and reports whether a partner completed
+	// the case in place; a notification w received but will not use is
+	// passed on to the next waiter.
+	disarm(w *core.Waiter) bool
 	// fire runs the case's callback after it completed, outside any lock.
 	fire()
+	// undo gives back what a partner handed the case in place (a value
+	// received) when the Select unwinds instead of taking it.
+	undo()
 	// release frees what the case holds (a timer) once Select returns.
 	release()
+	// blockedOn says what the case waits for, for failure reports.
+	blockedOn() string
+}
+
+// waitable is what a primitive (or a named view of one, as chanRecv is of
+// Chan) implements so that Select can wait on it; primCase is the one Case
+// for all of them. S is the state of one case, kept in the case: what it
+// offers (a value to send) and what it got. F is the type of the case's
+// callback.
+type waitable[S, F any] interface {
+	// armCase completes the case if it can, storing the outcome in s, and
+	// reports true; otherwise it queues w (see Case.arm).
+	armCase(s *S, w *core.Waiter, sel *core.Selection) bool
+	// disarmCase takes w off the queue (see Case.disarm).
+	disarmCase(s *S, w *core.Waiter) bool
+	// fireCase passes the outcome in s to f, unless f is nil.
+	fireCase(s *S, f F)
+	// describeCase says what the case waits for (see core.Blocker).
+	describeCase(s *S) string
+}
+
+// releaser is a waitable whose cases hold something until Select returns.
+type releaser[S any] interface {
+	releaseCase(s *S)
+}
+
+// undoer is a waitable whose cases a partner completes by handing them
+// something, which must be given back if the Select unwinds.
+type undoer[S any] interface {
+	undoCase(s *S)
+}
+
+// primCase is a Select case on the primitive p.
+type primCase[S, F any] struct {
+	p waitable[S, F]
+	f F
+	s S
+}
+
+func (c *primCase[S, F]) arm(w *core.Waiter, sel *core.Selection) bool {
+	return c.p.armCase(&c.s, w, sel)
+}
+
+func (c *primCase[S, F]) disarm(w *core.Waiter) bool { return c.p.disarmCase(&c.s, w) }
+func (c *primCase[S, F]) fire()                      { c.p.fireCase(&c.s, c.f) }
+func (c *primCase[S, F]) blockedOn() string          { return c.p.describeCase(&c.s) }
+
+func (c *primCase[S, F]) undo() {
+	if u, ok := c.p.(undoer[S]); ok {
+		u.undoCase(&c.s)
+	}
+}
+
+func (c *primCase[S, F]) release() {
+	if r, ok := c.p.(releaser[S]); ok {
+		r.releaseCase(&c.s)
+	}
+}
+
+// armNotified is the arm of a case that waits to be notified (most do): if
+// ready, run with mu held, reports that it completes (and stores the
+// outcome), it returns true; otherwise it queues w on q.
+func armNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, ready func() bool) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	mu.Bind(w.Task)
+	if ready() {
+		return true
+	}
+	q.Push(w)
+	return false
+}
+
+// disarmNotified is the disarm of a case that waits to be notified: it
+// takes w off q and, if w was notified, calls forward (unless nil) to pass
+// the notification on. It reports false: nobody completes such a case in
+// place.
+func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward func()) bool {
+	mu.Lock()
+	q.Remove(w)
+	if w.Notified && forward != nil {
+		forward()
+	}
+	mu.Unlock()
+	return false
 }
 
 // Select parks until one of cases can complete, completes it, runs its
@@ -29,11 +119,14 @@ type Case interface {
 // choice comes from the run's decision stream, so a seed gives the same
 // choice every time (Config.BiasedSelect, or SelectBiased, keeps the
 // earliest instead). A case that was not chosen consumes nothing: a value
-// offered by a channel stays there. A parked Select with a case on an
-// unbuffered channel is completed by the first partner to arrive there,
-// whatever else became ready at the same time, since that partner has
-// already taken or delivered the value. Select with no cases parks forever
-// (until aborted).
+// offered by a channel stays there. A parked Select is completed in place
+// by the first partner to arrive at one of its channel cases (a sender to
+// any channel it receives from, a receiver on an unbuffered channel it
+// sends on), since that partner has already delivered or taken the value,
+// unless another case woke it first: then partners pass it by until it has
+// looked at its cases again, as in Go. Select with no cases parks forever
+// (until aborted). A value a sender handed to a Select that is aborted at
+// that moment goes back to the channel (see Chan).
 func Select(ctx rtapi.Plumbing, cases ...Case) int {
 	return selectCases(ctx, false, cases)
 }
@@ -53,42 +146,33 @@ func selectCases(ctx rtapi.Plumbing, biased bool, cases []Case) int {
 			c.release()
 		}
 	}()
-	sw := newSelectWait(cases) // the waiters, and what a report says of the cases
-	waiters := sw.waiters
-	var sel *selection // shared with partners, if a case is on an unbuffered channel
-	for _, c := range cases {
-		if _, ok := c.(syncCase); ok {
-			sel = new(selection)
-			break
-		}
-	}
+	sw := newSelectWait(cases) // the waiters, the selection, and what a report says of the cases
+	waiters, sel := sw.waiters, &sw.sel
 	var buf [8]int
 	order := tryOrder(t, biased, len(cases), buf[:0])
 	for {
 		chosen, k := -1, 0
 		for ; k < len(order); k++ {
 			i := order[k]
-			waiters[i] = core.Waiter{Task: t}
-			if armCase(cases[i], &waiters[i], sel) {
+			waiters[i].Reset(t, sel)
+			if cases[i].arm(&waiters[i], sel) {
 				chosen = i
 				break
 			}
 		}
 		if chosen >= 0 {
 			for _, i := range order[:k] {
-				disarmCase(cases[i], &waiters[i])
+				cases[i].disarm(&waiters[i])
 			}
 			cases[chosen].fire()
 			return chosen
 		}
-		if sel != nil {
-			sel.state.Store(selWaiting)
-		}
+		sel.Wait()
 		parkCases(t, cases, waiters, sel, sw)
-		claimed := sel != nil && !sel.state.CompareAndSwap(selWaiting, selArming)
+		claimed := sel.Reclaim()
 		won := -1
 		for i, c := range cases {
-			if disarmCase(c, &waiters[i]) {
+			if c.disarm(&waiters[i]) {
 				won = i
 			}
 		}
@@ -117,47 +201,20 @@ func tryOrder(t *core.Task, biased bool, n int, order []int) []int {
 	return order
 }
 
-// armCase arms c for a Select whose selection is sel.
-func armCase(c Case, w *core.Waiter, sel *selection) bool {
-	if sc, ok := c.(syncCase); ok {
-		return sc.armSync(w, sel)
-	}
-	return c.arm(w)
-}
-
-// disarmCase disarms c and reports whether a partner completed it (only a
-// case on an unbuffered channel can be completed by a partner).
-func disarmCase(c Case, w *core.Waiter) bool {
-	if sc, ok := c.(syncCase); ok {
-		return sc.disarmSync()
-	}
-	c.disarm(w)
-	return false
-}
-
-func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *selection, sw *selectWait) {
+func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *core.Selection, sw *selectWait) {
 	ok := false
 	defer func() {
 		if !ok {
-			if sel != nil { // unwinding: no partner may complete a case any more
-				sel.state.Store(selDone)
-			}
+			sel.Close() // unwinding: no partner may complete a case any more
 			for i, c := range cases {
-				disarmCase(c, &waiters[i])
+				if c.disarm(&waiters[i]) {
+					c.undo()
+				}
 			}
 		}
 	}()
 	t.ParkOn(sw)
 	ok = true
-}
-
-// waiter returns the calling task's reusable waiter for a wait on a
-// primitive guarded by mu, which the caller holds. It binds mu to the task
-// (see core.Lock.Bind), so that in the simulator the lock stops locking.
-func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
-	w := ctx.CurrentTask().Waiter()
-	mu.Bind(w.Task)
-	return w
 }
 
 // waitUntil is waitUntilOn for a wait that does not describe itself.
@@ -170,30 +227,29 @@ func waitUntil(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, forward fun
 // returns with mu held; attempt runs with mu held after every wake-up.
 // on says what the task waits on, for failure reports (see core.Blocker;
 // nil says nothing). forward passes on a wake-up the task did not use if
-// the wait unwinds (see park).
+// the wait unwinds (see core.Wait).
 func waitUntilOn(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
-	w := waiter(ctx, mu)
+	w := ctx.CurrentTask().Waiter()
 	for {
-		q.Push(w)
-		mu.Unlock()
-		parkOn(w, mu, q, on, forward)
-		mu.Lock()
-		q.Remove(w)
-		w.Notified = false
+		core.Wait(mu, w, q, on, forward)
 		if attempt() {
 			return
 		}
 	}
 }
 
-// park is parkOn for a wait that does not describe itself.
-func park(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, forward func()) {
-	parkOn(w, mu, q, nil, forward)
+// waiter returns the calling task's reusable waiter for a wait on a
+// primitive guarded by mu, which the caller holds. It binds mu to the task
+// (see core.Lock.Bind), so that in the simulator the lock stops locking.
+func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
+	w := ctx.CurrentTask().Waiter()
+	mu.Bind(w.Task)
+	return w
 }
 
-// parkOn parks w's task on on (see waitUntilOn); if the park unwinds
-// (abort or Timeout), w is taken off q under mu and an unused notification
-// is forwarded.
+// parkOn parks w's task, queued on q, on on (see waitUntilOn); if the park
+// unwinds (abort or Timeout), w is taken off q under mu and an unused
+// notification is forwarded. For a wait that does not fit core.Wait.
 func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
 	ok := false
 	defer func() {

@@ -59,37 +59,25 @@ func (s *Signal) Wait(ctx rtapi.Plumbing) int {
 
 // OnFire is a Select case that completes when the signal fires and passes
 // the value to f, which may be nil.
-func (s *Signal) OnFire(f func(value int)) Case { return &signalCase{s: s, f: f} }
-
-type signalCase struct {
-	s *Signal
-	f func(int)
-	v int
+func (s *Signal) OnFire(f func(value int)) Case {
+	return &primCase[int, func(int)]{p: s, f: f}
 }
 
-func (c *signalCase) arm(w *core.Waiter) bool {
-	s := c.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mu.Bind(w.Task)
-	if s.fired {
-		c.v = s.value
-		return true
-	}
-	s.q.Push(w)
-	return false
+func (s *Signal) armCase(v *int, w *core.Waiter, _ *core.Selection) bool {
+	return armNotified(&s.mu, &s.q, w, func() bool {
+		*v = s.value
+		return s.fired
+	})
 }
 
-func (c *signalCase) disarm(w *core.Waiter) {
-	c.s.mu.Lock()
-	c.s.q.Remove(w)
-	c.s.mu.Unlock()
+func (s *Signal) disarmCase(_ *int, w *core.Waiter) bool {
+	return disarmNotified(&s.mu, &s.q, w, nil)
 }
 
-func (c *signalCase) fire() {
-	if c.f != nil {
-		c.f(c.v)
+func (s *Signal) fireCase(v *int, f func(int)) {
+	if f != nil {
+		f(*v)
 	}
 }
 
-func (c *signalCase) release() {}
+func (s *Signal) describeCase(*int) string { return signalWait.BlockedOn() }

@@ -12,13 +12,17 @@ import (
 // counted from the moment Select first looks at it, and then calls f, which
 // may be nil. d <= 0 completes at once.
 func After(ctx rtapi.Plumbing, d time.Duration, f func()) Case {
-	return &afterCase{rt: ctx, d: d, f: f}
+	return &primCase[afterState, func()]{p: afterWait{}, f: f, s: afterState{rt: ctx, d: d}}
 }
 
-type afterCase struct {
+// afterWait is the waitable of After's cases: each case keeps its own
+// timer, in its afterState.
+type afterWait struct{}
+
+// afterState is the timer of one After case.
+type afterState struct {
 	rt      rtapi.Plumbing
 	d       time.Duration
-	f       func()
 	fired   atomic.Bool
 	mu      core.Lock
 	w       *core.Waiter
@@ -26,7 +30,7 @@ type afterCase struct {
 	timer   rtapi.Timer
 }
 
-func (c *afterCase) arm(w *core.Waiter) bool {
+func (afterWait) armCase(c *afterState, w *core.Waiter, _ *core.Selection) bool {
 	if c.d <= 0 || c.fired.Load() {
 		return true
 	}
@@ -41,29 +45,32 @@ func (c *afterCase) arm(w *core.Waiter) bool {
 	return false
 }
 
-func (c *afterCase) onTimer() {
+func (c *afterState) onTimer() {
 	c.fired.Store(true)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.w != nil {
-		c.w.Notified = true
+		c.w.MarkNotified()
 		c.w.Task.Unpark()
 	}
 }
 
-func (c *afterCase) disarm(*core.Waiter) {
+func (afterWait) disarmCase(c *afterState, _ *core.Waiter) bool {
 	c.mu.Lock()
 	c.w = nil
 	c.mu.Unlock()
+	return false
 }
 
-func (c *afterCase) fire() {
-	if c.f != nil {
-		c.f()
+func (afterWait) fireCase(_ *afterState, f func()) {
+	if f != nil {
+		f()
 	}
 }
 
-func (c *afterCase) release() {
+func (afterWait) describeCase(c *afterState) string { return "after " + c.d.String() }
+
+func (afterWait) releaseCase(c *afterState) {
 	if c.timer != nil {
 		c.timer.Stop()
 	}

@@ -48,7 +48,7 @@ func (b *countingBackend) Yield()  {}
 // only the latest is notified).
 func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
 	rt := &manualRuntime{}
-	c := After(rt, 10*time.Millisecond, nil).(*afterCase)
+	c := After(rt, 10*time.Millisecond, nil)
 	first, latest := &countingBackend{}, &countingBackend{}
 	tasks := map[*countingBackend]*core.Task{first: core.NewTask(first), latest: core.NewTask(latest)}
 	var last *core.Waiter
@@ -58,7 +58,7 @@ func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
 			b = latest
 		}
 		w := &core.Waiter{Task: tasks[b]}
-		if c.arm(w) {
+		if c.arm(w, nil) {
 			t.Fatalf("re-arm %d: the case completed before its timer fired", i)
 		}
 		if i < 99 {
@@ -80,7 +80,7 @@ func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
 			first.unparks, latest.unparks, last.Notified)
 	}
 	c.disarm(last)
-	if !c.arm(&core.Waiter{Task: tasks[latest]}) {
+	if !c.arm(&core.Waiter{Task: tasks[latest]}, nil) {
 		t.Error("the case is not complete after its timer fired")
 	}
 	c.release()

@@ -91,40 +91,34 @@ func (wg *WaitGroup) Go(ctx Context, f func(ctx Context)) {
 
 // OnWait is a Select case that completes once the counter is zero and then
 // calls f, which may be nil.
-func (wg *WaitGroup) OnWait(f func()) Case { return &waitGroupCase{wg: wg, f: f} }
+func (wg *WaitGroup) OnWait(f func()) Case {
+	return &primCase[waitGroupGen, func()]{p: wg, f: f}
+}
 
-type waitGroupCase struct {
-	wg    *WaitGroup
-	f     func()
+// waitGroupGen is what a case on a WaitGroup remembers: the generation of
+// the counter it first saw, once armed.
+type waitGroupGen struct {
 	gen   uint64
 	armed bool
 }
 
-func (c *waitGroupCase) arm(w *core.Waiter) bool {
-	wg := c.wg
-	wg.mu.Lock()
-	defer wg.mu.Unlock()
-	wg.mu.Bind(w.Task)
-	if !c.armed {
-		c.armed, c.gen = true, wg.gen
-	}
-	if wg.n == 0 || wg.gen != c.gen {
-		return true
-	}
-	wg.q.Push(w)
-	return false
+func (wg *WaitGroup) armCase(g *waitGroupGen, w *core.Waiter, _ *core.Selection) bool {
+	return armNotified(&wg.mu, &wg.q, w, func() bool {
+		if !g.armed {
+			g.armed, g.gen = true, wg.gen
+		}
+		return wg.n == 0 || wg.gen != g.gen
+	})
 }
 
-func (c *waitGroupCase) disarm(w *core.Waiter) {
-	c.wg.mu.Lock()
-	c.wg.q.Remove(w)
-	c.wg.mu.Unlock()
+func (wg *WaitGroup) disarmCase(_ *waitGroupGen, w *core.Waiter) bool {
+	return disarmNotified(&wg.mu, &wg.q, w, nil)
 }
 
-func (c *waitGroupCase) fire() {
-	if c.f != nil {
-		c.f()
+func (wg *WaitGroup) fireCase(_ *waitGroupGen, f func()) {
+	if f != nil {
+		f()
 	}
 }
 
-func (c *waitGroupCase) release() {}
+func (wg *WaitGroup) describeCase(*waitGroupGen) string { return (*waitGroupWait)(wg).BlockedOn() }

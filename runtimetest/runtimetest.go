@@ -145,7 +145,7 @@ type testCase struct {
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
 	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
-	interruptCases, propertyCases)
+	interruptCases, propertyCases, handoffCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase

@@ -1,15 +1,31 @@
 package core
 
+import "sync/atomic"
+
 // Waiter is one task waiting on one primitive. A task blocked in a Select
 // has one Waiter per case. Waiters live on a WaitQueue guarded by the
 // primitive's lock.
+//
+// A waiter is woken in one of two ways. A notifier (NotifyOne, NotifyAll)
+// pops it, sets Notified and wakes its task, which then looks at the
+// primitive again. A partner (Claim) completes it in place instead: it
+// claims the waiter's Selection, hands over or takes the value, sets Done
+// and wakes the task, which then has nothing left to do. A queue whose
+// waiters are claimed has a Selection on every waiter.
 type Waiter struct {
 	Task *Task
+	// Sel is the claim state the waiter shares with its task's other
+	// waiters of the same wait (every case of one Select), for a waiter a
+	// partner may complete in place; nil otherwise.
+	Sel *Selection
 	// Notified is set when a notifier popped this waiter and woke its task.
 	Notified bool
-	q        *WaitQueue
-	prev     *Waiter
-	next     *Waiter
+	// Done is set by a partner that completed the waiter in place, after
+	// it handed over or took the value and before it wakes the task.
+	Done atomic.Bool
+	q    *WaitQueue
+	prev *Waiter
+	next *Waiter
 	// blocker, in the task's reusable waiter only, is what the task is
 	// parked on, whatever the wait (see ParkOn): kept here rather than in
 	// Task so that a production task stays within its size class.
@@ -24,8 +40,16 @@ func (t *Task) Waiter() *Waiter {
 		w = new(Waiter)
 		t.single = w
 	}
-	*w = Waiter{Task: t}
+	w.Reset(t, nil)
 	return w
+}
+
+// Reset makes w an unqueued waiter of t with selection sel (nil for a
+// waiter that is only ever notified).
+func (w *Waiter) Reset(t *Task, sel *Selection) {
+	w.Task, w.Sel, w.Notified = t, sel, false
+	w.Done.Store(false)
+	w.q, w.prev, w.next, w.blocker = nil, nil, nil, nil
 }
 
 // WaitQueue is a FIFO of waiters. The zero value is empty. It is not safe
@@ -76,9 +100,22 @@ func (q *WaitQueue) NotifyOne() bool {
 		return false
 	}
 	q.Remove(w)
-	w.Notified = true
+	w.MarkNotified()
 	w.Task.Unpark()
 	return true
+}
+
+// MarkNotified sets w.Notified and, for a waiter with a selection, closes
+// the selection to partners: the task has been woken to look again, as by
+// the first of its cases to become ready, and a partner must not complete
+// another of its waiters in place meanwhile (it passes the task by, as
+// Go's runtime passes by a select that another case already woke). The
+// caller, holding the primitive's lock, wakes the task.
+func (w *Waiter) MarkNotified() {
+	w.Notified = true
+	if w.Sel != nil {
+		w.Sel.state.CompareAndSwap(selWaiting, selNotified)
+	}
 }
 
 // NotifyAll wakes every queued waiter.
@@ -97,8 +134,117 @@ func (q *WaitQueue) NotifyAll() {
 func (q *WaitQueue) TakeAll(tasks []*Task) []*Task {
 	for w := q.head; w != nil; w = q.head {
 		q.Remove(w)
-		w.Notified = true
+		w.MarkNotified()
 		tasks = append(tasks, w.Task)
 	}
 	return tasks
 }
+
+// Claim takes off q and returns the first waiter whose selection it could
+// claim, skipping those of own (the caller's own selection, so that a
+// Select does not complete itself; nil for none). A waiter whose task is
+// still arming is woken to look again and left in place; one whose
+// selection was claimed through another of its waiters, or notified, is
+// left for its task to take off. The caller completes the returned waiter (the value,
+// then Done) and wakes its task.
+func (q *WaitQueue) Claim(own *Selection) *Waiter {
+	for w := q.head; w != nil; w = w.next {
+		if w.Sel == own {
+			continue
+		}
+		if w.Sel.state.CompareAndSwap(selWaiting, selDone) {
+			q.Remove(w)
+			return w
+		}
+		if w.Sel.state.Load() == selArming {
+			w.Task.Unpark()
+		}
+	}
+	return nil
+}
+
+// Wait parks w's task on q, the wait queue of a primitive guarded by mu,
+// with mu released: it is called with mu held and returns with mu held and
+// w off q, unnotified. It binds mu to the task first (see Lock.Bind). on
+// says what the task waits on, for failure reports (nil says nothing).
+// If the park unwinds (an abort, a Timeout), w is taken off q under mu, a
+// notification it received but will not use is passed on by forward (nil:
+// the primitive wakes every waiter, so there is nothing to pass on), and
+// mu is left released.
+func Wait(mu *Lock, w *Waiter, q *WaitQueue, on Blocker, forward func()) {
+	mu.Bind(w.Task)
+	q.Push(w)
+	mu.Unlock()
+	ok := false
+	defer func() {
+		if !ok {
+			mu.Lock()
+			q.Remove(w)
+			if w.Notified && forward != nil {
+				forward()
+			}
+			mu.Unlock()
+		}
+	}()
+	w.Task.ParkOn(on)
+	ok = true
+	mu.Lock()
+	q.Remove(w)
+	w.Notified = false
+}
+
+// Selection is the claim state of one wait whose waiters a partner may
+// complete in place (see Claim): a Select's, shared by its cases, or a
+// single Send or Recv's. Only its owner moves it from arming to waiting and
+// back; a partner, holding the primitive's lock, moves it from waiting to
+// done, and the first to do so wins.
+type Selection struct {
+	state atomic.Uint32
+}
+
+// Selection states.
+const (
+	// selArming: the owner is looking at its cases (and may complete one
+	// itself), so no partner may complete any. A partner that finds a
+	// waiter in this state wakes its task, which looks again once it has
+	// parked; in the simulator a task never parks halfway through arming,
+	// so no partner ever sees it.
+	selArming uint32 = iota
+	// selWaiting: the owner is parked, or about to; the first partner to
+	// claim it completes one of its waiters.
+	selWaiting
+	// selDone: a partner completed one of its waiters, or the owner
+	// unwound.
+	selDone
+	// selNotified: a notifier woke the owner to look again (see
+	// MarkNotified); partners pass it by.
+	selNotified
+)
+
+// Arm puts s back in the arming state, for a new wait.
+func (s *Selection) Arm() { s.state.Store(selArming) }
+
+// Wait opens s to partners: the owner is about to park.
+func (s *Selection) Wait() { s.state.Store(selWaiting) }
+
+// Reclaim is called by the owner once it has woken: it closes s to
+// partners again and reports whether a partner claimed it first (then one
+// of its waiters is, or is about to be, Done).
+func (s *Selection) Reclaim() (claimed bool) {
+	for {
+		switch st := s.state.Load(); st {
+		case selDone:
+			return true
+		case selArming:
+			return false
+		default: // waiting or notified; a partner may claim it meanwhile
+			if s.state.CompareAndSwap(st, selArming) {
+				return false
+			}
+		}
+	}
+}
+
+// Close closes s to partners for good, whatever its state: its owner is
+// unwinding.
+func (s *Selection) Close() { s.state.Store(selDone) }

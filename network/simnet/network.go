@@ -265,19 +265,18 @@ func (n *Network) pathBlocker(out, back *link) *Effect {
 	return n.blocker(back)
 }
 
-// waitOn parks the calling task on q with mu released, and holds mu again
-// when it returns or unwinds. on says what it waits for, for reports.
+// waitOn parks the calling task on q with mu released (see core.Wait),
+// and holds mu again when it returns or unwinds. on says what it waits
+// for, for reports.
 func (n *Network) waitOn(q *core.WaitQueue, on core.Blocker) {
-	t := n.rt.CurrentTask()
-	n.mu.Bind(t) // a simulated task: the lock is free from here on
-	w := t.Waiter()
-	q.Push(w)
-	n.mu.Unlock()
+	ok := false
 	defer func() {
-		n.mu.Lock()
-		q.Remove(w)
+		if !ok { // core.Wait unwinds with mu released; the callers' deferred Unlock wants it held
+			n.mu.Lock()
+		}
 	}()
-	t.ParkOn(on)
+	core.Wait(&n.mu, n.rt.CurrentTask().Waiter(), q, on, nil)
+	ok = true
 }
 
 // sleep parks the calling task for d with mu released, and holds mu again
