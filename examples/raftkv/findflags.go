@@ -83,7 +83,9 @@ func (o findOptions) apply(cfg *simConfig) error {
 // first failing seed of the sweep) and prints it. It returns the exit
 // code.
 func runShrink(o options, base simConfig, stdout, stderr io.Writer) int {
-	if o.seed < 0 {
+	if o.seed >= 0 {
+		base.Seed = uint64(o.seed)
+	} else {
 		rep := sweep(sweepConfig{base: base, seeds: o.seeds, parallel: o.parallel, stopAtFirst: true})
 		if len(rep.failures) == 0 {
 			fmt.Fprintf(stdout, "raftkv: no seed of %d failed: nothing to shrink\n", rep.seeds)

@@ -106,7 +106,7 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 	}
 	limit := maxRuns
 	maxRuns = r.runs + (maxRuns-r.runs)*4/5 // leave a fifth for the second pass
-	cand := shrinkStream(r.streamFrom, func(s *deterministic.Stream) bool {
+	cand := shrinkStream(r.streamFrom, maxRuns-r.runs, func(s *deterministic.Stream) bool {
 		c := cfg
 		c.Schedule, c.Replay = &sched, deterministic.DefaultAfter{Stream: s}
 		return fails(c)
@@ -136,8 +136,17 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 // decisions it is given and answers the default past their end: first
 // the shortest prefix that still fails (bisection), then delta debugging
 // over the prefix's non-default decisions, each dropped one set to its
-// default.
-func shrinkStream(orig *deterministic.Stream, fails func(*deterministic.Stream) bool) *deterministic.Stream {
+// default. It calls fails at most budget times; with none left it returns
+// orig.
+func shrinkStream(orig *deterministic.Stream, budget int, fails func(*deterministic.Stream) bool) *deterministic.Stream {
+	if budget <= 0 {
+		return orig
+	}
+	calls := 0
+	try := func(s *deterministic.Stream) bool {
+		calls++
+		return fails(s)
+	}
 	ds := orig.Decisions
 	build := func(keep []int) *deterministic.Stream {
 		n := 0
@@ -164,15 +173,18 @@ func shrinkStream(orig *deterministic.Stream, fails func(*deterministic.Stream) 
 		return nonDefault[:j]
 	}
 	lo, hi := 0, len(ds)
-	for lo < hi {
+	for lo < hi && calls < budget {
 		mid := lo + (hi-lo)/2
-		if fails(build(upTo(mid))) {
+		if try(build(upTo(mid))) {
 			hi = mid
 		} else {
 			lo = mid + 1
 		}
 	}
-	keep := shrink.Minimize(upTo(hi), func(k []int) bool { return fails(build(k)) })
+	if calls >= budget {
+		return build(upTo(hi))
+	}
+	keep, _ := shrink.MinimizeWithin(upTo(hi), func(k []int) bool { return try(build(k)) }, budget-calls)
 	return build(keep)
 }
 

@@ -108,3 +108,20 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// TestShrinkFlag: -shrink with -seed shrinks that seed (on a tiny budget
+// here) and prints the replay command with its files.
+func TestShrinkFlag(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"-bug", "unsynced-vote", "-seed", "90", "-shrink", "-shrinkruns", "6", "-out", dir}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit code %d, stderr %s", code, errb.String())
+	}
+	for _, want := range []string{"raftkv: seed 90 fails: " + electionSafety, "shrunk the schedule from ",
+		"replay: go run ./raftkv -seed 90 -bug unsynced-vote -schedule " + filepath.Join(dir, "raftkv-unsynced-vote-seed90.schedule")} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
