@@ -45,10 +45,16 @@ func crashes(s nemesis.Schedule) int {
 	return n
 }
 
-// failureClass returns the kind of a failure: its text up to the first
-// colon ("linearizability violation", "election safety violation", "no
-// progress", "panic").
+// failureClass returns the kind of a failure, which a shrunk run must
+// keep: "linearizability violation" (whatever the keys and operations),
+// "election safety violation", "no progress", "panic", or the text up to
+// the first colon.
 func failureClass(failure string) string {
+	for _, c := range []string{violation, electionSafety, "no progress", "panic"} {
+		if strings.HasPrefix(failure, c) {
+			return c
+		}
+	}
 	class, _, _ := strings.Cut(failure, ":")
 	return class
 }

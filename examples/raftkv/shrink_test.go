@@ -125,3 +125,20 @@ func TestShrinkFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestFailureClass: the class of a failure ignores what differs between
+// two runs that fail the same way (keys, operation counts, nodes, times).
+func TestFailureClass(t *testing.T) {
+	for _, c := range []struct{ failure, want string }{
+		{"linearizability violation on key x (70 operations), key y (75 operations)", violation},
+		{"linearizability violation on key z (12 operations)", violation},
+		{"election safety violation: term 1 has two leaders, n3 and n4 (at 2.5s)", electionSafety},
+		{"no progress: faults healed at 6s, yet at 10s; client 1 still waits", "no progress"},
+		{"panic: raft n5: tocommit(2) is out of range", "panic"},
+		{"nemesis: bad schedule", "nemesis"},
+	} {
+		if got := failureClass(c.failure); got != c.want {
+			t.Errorf("failureClass(%q) = %q, want %q", c.failure, got, c.want)
+		}
+	}
+}
