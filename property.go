@@ -193,10 +193,16 @@ type PropertyError struct {
 	// Seed is the simulation's seed.
 	Seed uint64
 	// Position is how far the run had come: the executor's step, the
-	// number of task resumes so far counting the one that failed. (The
-	// simulator has no decision stream with a position counter of its own;
-	// the step is the point a replay of the seed can stop at.)
+	// number of task resumes so far counting the one that failed.
 	Position uint64
+	// StreamPosition is the run's decision-stream position at the
+	// failure: the number of decisions made before the property was
+	// evaluated. Replaying the first StreamPosition decisions of the run's
+	// recorded stream (deterministic.Config.Replay) brings a run to the
+	// same evaluation; the decisions from there on are the ones that
+	// branching or shrinking can change without moving the failure's
+	// cause.
+	StreamPosition uint64
 	// Time is the simulated time of the failure.
 	Time time.Time
 	// Task is the name of the task that evaluated the property ("" for the
@@ -205,7 +211,7 @@ type PropertyError struct {
 }
 
 // Error implements error:
-// `simrt: Always "balance never negative" failed at bank/bank.go:42 (seed 7, position 1203, task "transfer", 1.5s): balance=-3`.
+// `simrt: Always "balance never negative" failed at bank/bank.go:42 (seed 7, position 1203, task "transfer", 1.5s, stream position 88): balance=-3`.
 // The time is the simulated time since the Unix epoch.
 func (e *PropertyError) Error() string {
 	var b strings.Builder
@@ -217,8 +223,8 @@ func (e *PropertyError) Error() string {
 	if e.Task == "" {
 		task = "<root>"
 	}
-	fmt.Fprintf(&b, "simrt: %s %q %s at %s (seed %d, position %d, task %s, %v)",
-		e.Kind, e.Message, verb, e.Site, e.Seed, e.Position, task, e.Time.Sub(time.Unix(0, 0)))
+	fmt.Fprintf(&b, "simrt: %s %q %s at %s (seed %d, position %d, task %s, %v, stream position %d)",
+		e.Kind, e.Message, verb, e.Site, e.Seed, e.Position, task, e.Time.Sub(time.Unix(0, 0)), e.StreamPosition)
 	if d := FormatDetails(e.Details); d != "" {
 		b.WriteString(": ")
 		b.WriteString(d)

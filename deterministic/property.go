@@ -148,7 +148,7 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	}
 	err := &simrt.PropertyError{
 		Kind: kind, Message: message, Site: p.site, Details: details,
-		Seed: rt.cfg.Seed, Position: rt.progress.Load(), Time: time.Unix(0, rt.now).UTC(),
+		Seed: rt.cfg.Seed, Position: rt.progress.Load(), StreamPosition: rt.stream.pos, Time: time.Unix(0, rt.now).UTC(),
 	}
 	err.Task = "<runtime>"
 	if rt.current != nil {

@@ -106,4 +106,24 @@
 //	lease-ticks         152        536
 //
 // Each finding replays byte for byte from its seed (TestPlantedBugsFound).
+//
+// # Shrinking and replaying a failure
+//
+// -shrink makes a failing seed a small reproduction: delta debugging over
+// its faults (the nemesis events and the whole-cluster crashes, written as
+// power-loss events of every node) drops every fault without which the
+// run still fails the same way; then the decision stream goes toward a
+// shorter prefix and default choices; then the faults once more. It
+// prints "from N faults to M" with the faults left, saves the schedule and
+// the stream to -out, and prints the one command that replays them
+// (TestShrinkPlantedFailure):
+//
+//	go run ./raftkv -bug unsynced-vote -seed 90 -shrink
+//	go run ./raftkv -seed 90 -bug unsynced-vote -schedule FILE.schedule -replay FILE.stream
+//
+// -schedule alone runs a seed with a schedule file (nemesis format) in
+// place of the faults it draws. -strategy pct runs the PCT scheduler;
+// -table measures every planted bug under every strategy (swarm on and
+// off, PCT, branching) over -seeds, as docs/FINDING.md reports; FuzzRaftkv
+// runs the same hunt under go test -fuzz (-raftkv.bug NAME).
 package main

@@ -37,6 +37,7 @@ type options struct {
 	cpuProf   string
 	noSwarm   bool
 	yield     float64 // deterministic.Config.YieldProbability
+	find      findOptions
 }
 
 // errUsage reports bad input that parseFlags has already described.
@@ -63,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		swarm     = fs.Bool("swarm", true, "swarm testing: each seed draws a random subset of the fault kinds, with random weights (false: every kind, evenly)")
 		yield     = fs.Float64("yield", deterministic.DefaultYieldProbability, "chance that a task yields at each scheduling point, 0..1 (0: only where it parks)")
 	)
+	checkFind := findFlags(fs)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\n")
@@ -108,6 +110,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case !(*yield >= 0 && *yield <= 1): // NaN too
 		return bad("-yield %v: a probability is between 0 and 1", *yield)
 	}
+	find, msg := checkFind(given)
+	if msg != "" {
+		return bad("%s", msg)
+	}
 	if *yield == 0 {
 		*yield = deterministic.NoYield // the simulator's zero is its default
 	}
@@ -115,7 +121,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err != nil {
 		return bad("-bug: %v", err)
 	}
-	if len(bs) > 0 && !given["seeds"] {
+	if (len(bs) > 0 || find.table) && !given["seeds"] {
 		*seedsFlag = "0..999" // most planted bugs fall within it; lease-no-drift and unsynced-vote may need -seeds 0..2999 (doc.go)
 	}
 	seeds, err := parseSeeds(*seedsFlag)
@@ -124,7 +130,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	return options{seeds: seeds, seed: *seedFlag, bugs: bs, nodes: *nodes, clients: *clients,
 		duration: *duration, parallel: *parallel, out: *out, quiet: *quiet, keepGoing: *keepGoing,
-		cpuProf: *cpuProf, noSwarm: !*swarm, yield: *yield}, nil
+		cpuProf: *cpuProf, noSwarm: !*swarm, yield: *yield, find: find}, nil
 }
 
 func main() {
@@ -143,6 +149,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	base := simConfig{Bugs: o.bugs, Nodes: o.nodes, Clients: o.clients, Duration: o.duration, OutDir: o.out, NoSwarm: o.noSwarm,
 		YieldProbability: o.yield}
+	if err := o.find.apply(&base); err != nil {
+		fmt.Fprintln(stderr, "raftkv:", err)
+		return exitUsage
+	}
+	switch {
+	case o.find.shrink:
+		return runShrink(o, base, stdout, stderr)
+	case o.find.table:
+		return runTable(o, base, stdout)
+	}
 	if o.seed >= 0 {
 		base.Seed = uint64(o.seed)
 		if !replay(stdout, base) {

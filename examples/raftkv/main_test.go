@@ -30,6 +30,12 @@ func TestBadFlagsExitTwoWithOneLine(t *testing.T) {
 		{[]string{"-yield", "1.5"}, "-yield 1.5: a probability is between 0 and 1"},
 		{[]string{"-yield", "-0.1"}, "-yield -0.1: a probability is between 0 and 1"},
 		{[]string{"-yield", "NaN"}, "-yield NaN: a probability is between 0 and 1"},
+		{[]string{"-strategy", "dfs"}, "-strategy dfs: uniform or pct"},
+		{[]string{"-strategy", "pct", "-pctdepth", "0"}, "-pctdepth 0: at least 1"},
+		{[]string{"-shrink", "-shrinkruns", "0"}, "-shrinkruns 0: at least 1"},
+		{[]string{"-replay", "x.stream"}, "-schedule and -replay replay one seed: give -seed N"},
+		{[]string{"-table", "-seed", "3"}, "-table sweeps seeds: give -seeds, not -seed"},
+		{[]string{"-table", "-shrink"}, "-shrink and -table: give one of them"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)

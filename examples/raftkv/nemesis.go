@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/simrt/simrt/nemesis"
@@ -74,6 +76,35 @@ func drawPlan(rng *rand.Rand, d, heal time.Duration, nodes []string, swarm bool)
 	}
 	p.retention = []float64{0, 0.9, 0.999}[rng.IntN(3)]
 	return p, nil
+}
+
+// schedule returns every fault of the plan as one nemesis schedule: the
+// nemesis events and, for each whole-cluster crash, a power-loss event of
+// every node lasting its downtime, in the order of their start times. It
+// is the schedule that -shrink shrinks and saves, and -schedule reads.
+func (p plan) schedule(nodes []string) nemesis.Schedule {
+	s := nemesis.Schedule{Heal: p.sched.Heal, Events: slices.Clone(p.sched.Events)}
+	for i, at := range p.crashes {
+		s.Events = append(s.Events, nemesis.Event{At: at, Kind: nemesis.PowerLoss, For: max(p.downtime[i], time.Millisecond), Nodes: nodes})
+	}
+	slices.SortStableFunc(s.Events, func(a, b nemesis.Event) int { return cmp.Compare(a.At, b.At) })
+	return s
+}
+
+// setSchedule makes s the plan's faults: its power-loss events become the
+// whole-cluster crashes (the epochs of the run), the rest the nemesis
+// schedule.
+func (p *plan) setSchedule(s nemesis.Schedule) {
+	p.sched = nemesis.Schedule{Heal: s.Heal}
+	p.crashes, p.downtime = nil, nil
+	for _, e := range s.Events {
+		if e.Kind == nemesis.PowerLoss {
+			p.crashes = append(p.crashes, e.At)
+			p.downtime = append(p.downtime, e.For)
+			continue
+		}
+		p.sched.Events = append(p.sched.Events, e)
+	}
 }
 
 // after returns the part of s still to come at elapsed, with times from

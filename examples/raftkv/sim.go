@@ -34,6 +34,26 @@ type simConfig struct {
 	// every fault kind, evenly.
 	NoSwarm bool
 
+	// Scheduler and PCTDepth are deterministic.Config's: the scheduling
+	// algorithm (Uniform by default, or PCT).
+	Scheduler deterministic.Scheduler
+	PCTDepth  int
+
+	// Replay and Record are deterministic.Config's, for the whole run
+	// (every epoch): a decision stream to replay, one to record into.
+	Replay deterministic.Decider
+	Record *deterministic.Stream
+
+	// Schedule, when set, replaces the nemesis schedule the seed draws
+	// (which is still drawn, so that the run's other choices are the
+	// seed's): it is how a shrunk or saved schedule replays. Its heal must
+	// be the run's (60% of Duration).
+	Schedule *nemesis.Schedule
+
+	// drawn, when set, receives the plan the run used (the nemesis
+	// schedule after any Schedule override, the whole-cluster crashes).
+	drawn *plan
+
 	// isolateAll cuts every node off for the whole run, so that no client
 	// can finish: it exists to test the liveness check.
 	isolateAll bool
@@ -121,6 +141,10 @@ func runSeed(cfg simConfig) (out outcome) {
 		LogHandler: slogHandler{l: s.log},
 
 		YieldProbability: cfg.YieldProbability,
+		Scheduler:        cfg.Scheduler,
+		PCTDepth:         cfg.PCTDepth,
+		Replay:           cfg.Replay,
+		Record:           cfg.Record,
 	})
 	for {
 		cp := r.StartAndRecover(s.runEpoch)
@@ -136,6 +160,22 @@ func runSeed(cfg simConfig) (out outcome) {
 		out.Failure, out.Visual = check(s.history, cfg)
 	}
 	return out
+}
+
+// override puts the run's Schedule, if it has one, in place of the drawn
+// faults (its power-loss events are the whole-cluster crashes), and
+// reports the plan to cfg.drawn.
+func (s *sim) override(p *plan) error {
+	if o := s.cfg.Schedule; o != nil {
+		if o.Heal != p.sched.Heal {
+			return fmt.Errorf("nemesis: the schedule heals at %v; a run of %v heals at %v (60%% of -duration)", o.Heal, s.cfg.Duration, p.sched.Heal)
+		}
+		p.setSchedule(*o)
+	}
+	if s.cfg.drawn != nil {
+		*s.cfg.drawn = *p
+	}
+	return nil
 }
 
 // since returns the simulated time since the start of the run.
@@ -158,6 +198,10 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 		p, err := drawPlan(ctx.Rand(), d, s.healAt.Sub(s.start), nodeNames(s.cfg.Nodes), !s.cfg.NoSwarm)
 		if err != nil {
 			s.finished, s.failure = true, "nemesis: "+err.Error()
+			return
+		}
+		if err := s.override(&p); err != nil {
+			s.finished, s.failure = true, err.Error()
 			return
 		}
 		s.plan = p
