@@ -90,9 +90,13 @@ func firstAndHits(failed []bool) (first, hits int) {
 // how many of the runs detect it, over the seeds of -seeds.
 func runTable(o options, base simConfig, w io.Writer) int {
 	var seeds []uint64
-	for k := range countSeeds(o.seeds) {
-		s, _ := seedAt(o.seeds, k)
-		seeds = append(seeds, s)
+	for _, r := range o.seeds {
+		for s := r.lo; ; s++ {
+			seeds = append(seeds, s)
+			if s == r.hi {
+				break
+			}
+		}
 	}
 	list := o.bugs
 	if len(list) == 0 {
