@@ -58,3 +58,20 @@ func WithAttr(attrs []Attr, key, value string) []Attr {
 
 // String renders attrs as a readable list of key=value pairs, for messages.
 func String(attrs []Attr) string { return fmt.Sprint(attrs) }
+
+// ValidateMetricName panics unless name, a metric's full name, is a valid
+// Prometheus metric name, [a-zA-Z_:][a-zA-Z0-9_:]*, with a message naming
+// the metric and the rule. client_golang alone would accept any UTF-8
+// name, which a classic Prometheus scraper refuses.
+func ValidateMetricName(name string) {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if isLetter(c) || c == '_' || c == ':' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		panic(fmt.Sprintf("metric `%s`: invalid name: must match [a-zA-Z_:][a-zA-Z0-9_:]*", name))
+	}
+	if name == "" {
+		panic("metric ``: invalid name: must match [a-zA-Z_:][a-zA-Z0-9_:]*")
+	}
+}
