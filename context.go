@@ -104,7 +104,9 @@ type Resolver interface {
 // metric registered as "requests" from Child("api") is named
 // "api_requests"; the context's attributes become constant labels.
 // Registering the same name, labels and type again returns the existing
-// collector; a different type or help text panics.
+// collector; a different type or help text, or a full name that is not a
+// valid Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), panics naming
+// the metric.
 type Metrics interface {
 	// Counter registers a counter; its samples are named name_total.
 	Counter(name, help string) prometheus.Counter

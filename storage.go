@@ -91,7 +91,9 @@ type Blob interface {
 	// blob with zeros over any gap. With WriteSync the written bytes are
 	// durable on return. A write of zero bytes does nothing, with or
 	// without WriteSync, at any offset (as os.File.WriteAt).
-	// An offset whose end overflows uint64 fails with ErrOffsetOverflow.
+	// A write whose end overflows uint64, or passes the largest blob the
+	// store supports, fails with ErrOffsetOverflow (wrapped in an error
+	// that gives the end and the limit).
 	// WriteAt does not retain bufs.
 	WriteAt(offset uint64, opts WriteOptions, bufs ...[]byte) error
 	// Resize truncates the blob, or extends it with zeros, to size bytes.

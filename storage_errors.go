@@ -39,7 +39,9 @@ var (
 	ErrBlobAlreadyOpen = errors.New("blob already open")
 	// ErrInvalidChecksum: a checksum is wrong or missing.
 	ErrInvalidChecksum = errors.New("invalid or missing checksum")
-	// ErrOffsetOverflow: offset plus length does not fit in a uint64.
+	// ErrOffsetOverflow: offset plus length does not fit in a uint64, or
+	// passes the largest blob the store supports (memory.MaxSize in memory,
+	// the file size limit on disk). The error that wraps it says which.
 	ErrOffsetOverflow = errors.New("offset overflow")
 	// ErrIO: an I/O error, real or injected. The error that wraps it says
 	// which ("io error: injected storage fault").

@@ -1,6 +1,7 @@
 package deterministic
 
 import (
+	"fmt"
 	"net/netip"
 
 	"github.com/simrt/simrt"
@@ -22,15 +23,22 @@ func encodeAddrs(addrs []netip.Addr, present bool) []byte {
 }
 
 // RegisterHost sets the addresses Resolve returns for host; nil addrs
-// removes the entry. The table survives FromCheckpoint.
-func (c *Context) RegisterHost(host string, addrs []netip.Addr) {
+// removes the entry. The table survives FromCheckpoint. It fails, changing
+// nothing, if an address is invalid (the zero netip.Addr).
+func (c *Context) RegisterHost(host string, addrs []netip.Addr) error {
 	c.rt.check()
+	for i, a := range addrs {
+		if !a.IsValid() {
+			return fmt.Errorf("deterministic.RegisterHost(%q): address %d is invalid", host, i)
+		}
+	}
 	c.rt.auditor.Event(audit.ResolverRegister, []byte(host), encodeAddrs(addrs, addrs != nil))
 	if addrs == nil {
 		delete(c.rt.dns, host)
-		return
+		return nil
 	}
 	c.rt.dns[host] = append([]netip.Addr(nil), addrs...)
+	return nil
 }
 
 // Resolve implements simrt.Resolver from the table set with RegisterHost.

@@ -24,21 +24,57 @@ import (
 // runs unchanged on both runtimes. A simulation's context is recognised as
 // such only when it is the *Context the simulator handed out (as for From),
 // not a wrapper around one.
+//
+// f must not be nil: Pace panics at once if it is. A panic in f is caught
+// on its goroutine and raised again in the calling task, with the same
+// value, at the time the result would have arrived, so the run reports it as
+// any task panic.
 func Pace[T any](ctx simrt.Context, latency time.Duration, f func() T) T {
+	if f == nil {
+		panic("deterministic.Pace: nil f")
+	}
 	c, ok := ctx.(*Context)
 	if !ok {
 		return f() // production: the real work is the real latency
 	}
 	c.rt.check()
-	result := make(chan T, 1)
-	go func() { result <- f() }() // external work: a real goroutine by design
+	result := make(chan paced[T], 1)
+	go runPaced(f, result) // external work: a real goroutine by design
 	c.Sleep(latency)
+	var r paced[T]
 	select {
-	case v := <-result:
-		return v
+	case r = <-result:
 	default:
+		c.rt.externalWait.Store(true)
+		r = <-result // external: block the simulation until the real work is done
+		c.rt.externalWait.Store(false)
 	}
-	c.rt.externalWait.Store(true)
-	defer c.rt.externalWait.Store(false)
-	return <-result // external: block the simulation until the real work is done
+	if r.panicked {
+		if r.p == nil {
+			panic("deterministic.Pace: f called runtime.Goexit")
+		}
+		panic(r.p)
+	}
+	return r.v
+}
+
+// paced is the outcome of a Pace function: its result, or its panic.
+type paced[T any] struct {
+	v        T
+	panicked bool
+	p        any // the panic value; nil after a runtime.Goexit
+}
+
+// runPaced runs f and sends its outcome, even if f panics or exits its
+// goroutine, so that neither crashes the process nor hangs the simulation.
+func runPaced[T any](f func() T, result chan<- paced[T]) {
+	r := paced[T]{panicked: true}
+	defer func() {
+		if r.panicked {
+			r.p = recover()
+		}
+		result <- r
+	}()
+	r.v = f()
+	r.panicked = false
 }

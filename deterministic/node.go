@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,12 +14,15 @@ import (
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/telemetry/audit"
+	"github.com/simrt/simrt/telemetry/metrics"
 )
 
 // NodeConfig describes a simulated machine (see Context.AddNode).
 type NodeConfig struct {
-	// Name identifies the node: unique in the run, non-empty, made of
-	// [a-z0-9_]. It is the node's task-name prefix and its node attribute.
+	// Name identifies the node: unique in the run, matching
+	// [a-z][a-z0-9_]* and not starting with "runtime" (the prefix the
+	// runtime's own metrics use). It is the node's task-name prefix and its
+	// node attribute.
 	Name string
 	// Host is the node's address: every connection its tasks dial leaves
 	// from it, and its listeners bind there. Unique in the run, valid, and
@@ -204,16 +208,25 @@ func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
 	return n, nil
 }
 
-// validName reports whether name is a valid node name.
+// validName reports whether name is a valid node name: [a-z][a-z0-9_]*,
+// not starting with the runtime's reserved metric prefix. It is checked in
+// full before AddNode changes anything, since the name becomes a task label
+// (metrics.ChildLabel) and a metric prefix.
 func validName(name string) error {
 	if name == "" {
-		return errors.New("deterministic.AddNode: empty node name")
+		return errors.New("deterministic.AddNode: Name: empty node name")
 	}
-	for i := 0; i < len(name); i++ {
+	if b := name[0]; b < 'a' || b > 'z' {
+		return fmt.Errorf("deterministic.AddNode: Name %q: must start with [a-z]", name)
+	}
+	for i := 1; i < len(name); i++ {
 		b := name[i]
 		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_') {
-			return fmt.Errorf("deterministic.AddNode: node name %q: only [a-z0-9_] allowed", name)
+			return fmt.Errorf("deterministic.AddNode: Name %q: only [a-z0-9_] allowed", name)
 		}
+	}
+	if strings.HasPrefix(name, metrics.Prefix) {
+		return fmt.Errorf("deterministic.AddNode: Name %q: must not start with %q, reserved for the runtime's metrics", name, metrics.Prefix)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package deterministic
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -87,14 +88,32 @@ func (n *Node) SetClock(c NodeClock) error {
 
 // JumpClock steps the node's clock by d (forward or back), as an NTP step
 // does: Now jumps, while pending sleeps and timers, which are monotonic,
-// keep their global deadlines.
-func (n *Node) JumpClock(d time.Duration) {
+// keep their global deadlines. It fails, changing nothing, if the node's
+// clock would leave simulated time: read before the Unix epoch, or at or
+// after its end (2262-04-11, math.MaxInt64 ns after the epoch), the range
+// Config.Start allows.
+func (n *Node) JumpClock(d time.Duration) error {
 	n.rt.check()
+	if _, err := n.clockStep("JumpClock", d); err != nil {
+		return err
+	}
 	n.clock.anchorL += int64(d)
 	n.rt.nodes.counts.clock++
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(d))
 	n.rt.auditor.Event(audit.Node, []byte(n.cfg.Name), []byte("jump_clock"), b[:])
+	return nil
+}
+
+// clockStep returns the node's clock now moved by d, or an error naming op
+// if it would be out of simulated time: [0, never).
+func (n *Node) clockStep(op string, d time.Duration) (int64, error) {
+	l := n.clock.local(n.rt.now) // in [0, never): l+d cannot overflow for d < 0
+	if d < 0 && l+int64(d) < 0 || d > 0 && l >= never-int64(d) {
+		return 0, fmt.Errorf("deterministic: %s(%v) of node %s: its clock, %v, would leave simulated time [1970-01-01, 2262-04-11)",
+			op, d, n.cfg.Name, time.Unix(0, l).UTC().Format(time.RFC3339Nano))
+	}
+	return l + int64(d), nil
 }
 
 // Clock returns the node's clock configuration now (its offset does not

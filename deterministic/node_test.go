@@ -287,7 +287,7 @@ func TestNodeClocks(t *testing.T) {
 		// JumpClock moves Now, not a pending sleep.
 		var jumpedSleep time.Duration
 		var localAfter time.Duration
-		c := addNode(t, ctx, deterministic.NodeConfig{Name: "c", Host: hostC, Main: func(nctx simrt.Context) {
+		c := addNode(t, ctx, deterministic.NodeConfig{Name: "c", Host: hostC, Clock: deterministic.NodeClock{Offset: 2 * time.Hour}, Main: func(nctx simrt.Context) {
 			g0, l0 := ctx.Now(), nctx.Now()
 			nctx.Sleep(time.Second)
 			jumpedSleep = ctx.Now().Sub(g0)
@@ -295,7 +295,7 @@ func TestNodeClocks(t *testing.T) {
 		}})
 		ctx.Sleep(100 * time.Millisecond)
 		before := c.Now()
-		c.JumpClock(-time.Hour)
+		must(t, c.JumpClock(-time.Hour)) // from 2 h past the epoch: stays after it
 		check(t, c.Now().Sub(before) == -time.Hour, "JumpClock(-1h) moved Now by %v", c.Now().Sub(before))
 		ctx.Sleep(2 * time.Second)
 		check(t, jumpedSleep == time.Second, "a sleep across a jump lasts %v", jumpedSleep)

@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"strings"
 
 	"github.com/simrt/simrt"
 )
@@ -136,9 +137,8 @@ func (s *Stream) WriteFile(path string) error {
 // ErrBadStream; an unknown kind or a missing header is an error too.
 func ReadStream(r io.Reader) (*Stream, error) {
 	br := bufio.NewReader(r)
-	var magic [len(streamMagic)]byte
-	if _, err := io.ReadFull(br, magic[:]); err != nil || string(magic[:]) != streamMagic {
-		return nil, fmt.Errorf("%w: not a decision stream (bad header)", ErrBadStream)
+	if err := readStreamHeader(br); err != nil {
+		return nil, err
 	}
 	s := &Stream{}
 	var rec [9]byte
@@ -161,11 +161,45 @@ func ReadStream(r io.Reader) (*Stream, error) {
 	}
 }
 
-// ReadStreamFile reads the stream file at path (see ReadStream).
+// readStreamHeader reads the header line, saying what is wrong with a bad
+// one: a read error (a directory, say), another version of the format, or
+// not a stream at all.
+func readStreamHeader(br *bufio.Reader) error {
+	var magic [len(streamMagic)]byte
+	n, err := io.ReadFull(br, magic[:])
+	got := string(magic[:n])
+	if got == streamMagic {
+		return nil
+	}
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: reading the header: %w", ErrBadStream, err)
+	}
+	const prefix = "simrt-stream "
+	if strings.HasPrefix(got, prefix) && n == len(magic) {
+		version := got[len(prefix):]
+		if !strings.HasSuffix(version, "\n") {
+			rest, _ := br.ReadString('\n')
+			version += rest
+		}
+		version = strings.TrimSuffix(version, "\n")
+		if len(version) > 20 {
+			version = version[:20] + "..."
+		}
+		return fmt.Errorf("%w: unsupported version %q (this build reads %s)", ErrBadStream, version, strings.TrimSpace(streamMagic[len(prefix):]))
+	}
+	return fmt.Errorf("%w: not a decision stream (its header is %q, want %q)", ErrBadStream, got, streamMagic)
+}
+
+// ReadStreamFile reads the stream file at path (see ReadStream); a path
+// that is a directory is an error saying so.
 func ReadStreamFile(path string) (*Stream, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is a directory", ErrBadStream, path)
 	}
 	defer f.Close()
 	return ReadStream(f)

@@ -23,6 +23,7 @@ var metricCases = []testCase{
 	{"RegisterAndEncode", "Encode writes counters, gauges and histograms with their TYPE lines and values", registerAndEncode},
 	{"ReregisterReturnsExisting", "registering the same name, attributes and type again returns the collector already registered; another type panics", reregisterReturnsExisting},
 	{"EncodeSingleEOF", "Encode ends with exactly one \"# EOF\" line", encodeSingleEOF},
+	{"MetricNameValidation", "registering a metric whose full name is not a valid Prometheus name panics naming the metric", metricNameValidation},
 	{"LabelValidation", "Child and WithAttribute panic on labels outside [a-zA-Z][a-zA-Z0-9_]* and on names starting with runtime", labelValidation},
 }
 
@@ -350,5 +351,25 @@ func labelValidation(t *testing.T, r Runner) {
 		if v := catchPanic(func() { ctx.Child("foo").Child("runtime") }); v != nil {
 			t.Errorf("Child(\"foo\").Child(\"runtime\") panicked with %v; only a full name starting with runtime is reserved", v)
 		}
+	})
+}
+
+func metricNameValidation(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		for _, c := range []struct {
+			f    func()
+			name string
+		}{
+			{func() { ctx.Counter("a b", "") }, "a b"},
+			{func() { ctx.Child("x").Gauge("a-b", "") }, "x_a-b"},
+			{func() { ctx.Histogram("", "", nil) }, ""},
+			{func() { ctx.CounterVec("9a", "", "l") }, "9a"},
+		} {
+			want := "metric `" + c.name + "`: invalid name"
+			if v, _ := catchPanic(c.f).(string); !strings.HasPrefix(v, want) {
+				t.Errorf("registering %q panicked with %q, want %q...", c.name, v, want)
+			}
+		}
+		ctx.Counter("ok:a_9", "a valid name").Inc() // colons are allowed
 	})
 }

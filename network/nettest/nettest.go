@@ -276,7 +276,8 @@ func largeData(t *testing.T, env Env) {
 }
 
 // Dialing a port nobody listens on fails with ErrConnectionFailed; binding
-// an address in use fails with ErrBindFailed.
+// an address in use, or an invalid one (the zero AddrPort), fails with
+// ErrBindFailed.
 func connectionErrors(t *testing.T, env Env) {
 	_, _, err := env.Network().Dial(netip.MustParseAddrPort("127.0.0.1:1"))
 	wantErr(t, err, simrt.ErrConnectionFailed, "Dial(127.0.0.1:1)")
@@ -287,6 +288,11 @@ func connectionErrors(t *testing.T, env Env) {
 	defer l.Close()
 	_, err = env.Network().Bind(l.Addr())
 	wantErr(t, err, simrt.ErrBindFailed, "second Bind of "+l.Addr().String())
+	bad, err := env.Network().Bind(netip.AddrPort{})
+	if err == nil {
+		bad.Close()
+	}
+	wantErr(t, err, simrt.ErrBindFailed, "Bind(netip.AddrPort{})")
 }
 
 // Peek shows buffered bytes without consuming them, at most max of them,

@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"time"
@@ -164,8 +165,12 @@ func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // and 127.0.0.1:80 are different listeners) and port 0 is an ordinary port.
 // A bound address is never freed, even after Close (only ResetHost frees
 // the addresses of a host whose process died). 127.0.0.1 may not bind
-// an ephemeral port.
+// an ephemeral port. An invalid address (the zero AddrPort) fails with
+// ErrBindFailed, as in production.
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	if !addr.IsValid() {
+		return nil, fmt.Errorf("%w: invalid address %v", simrt.ErrBindFailed, addr)
+	}
 	addr = unmap(addr)
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -82,10 +82,14 @@ func New(cfg Config) *Network {
 }
 
 // Bind implements simrt.Network.Bind. Port 0 picks a free port; Addr
-// tells which. A failure wraps both simrt.ErrBindFailed and the operating
+// tells which. An invalid address (the zero AddrPort) fails with
+// simrt.ErrBindFailed. A failure wraps both simrt.ErrBindFailed and the operating
 // system's error, which names the address (errors.Is(err,
 // syscall.EADDRINUSE) tells a busy port).
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	if !addr.IsValid() { // net would take it for [::]:0
+		return nil, fmt.Errorf("%w: invalid address %v", simrt.ErrBindFailed, addr)
+	}
 	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
 	if err != nil {
 		// The operating system's error names the address.

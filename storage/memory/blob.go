@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage"
 )
@@ -68,7 +69,7 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 		return err
 	}
 	if end > MaxSize {
-		return simrt.ErrOffsetOverflow
+		return fmt.Errorf("%w: write end %d is past memory.MaxSize (%d)", simrt.ErrOffsetOverflow, end, uint64(MaxSize))
 	}
 	var f *file
 	if opts&simrt.WriteSync != 0 {
@@ -112,7 +113,7 @@ func (b *blob) Resize(size uint64) error {
 		return b.closedErr()
 	}
 	if size > MaxSize {
-		return simrt.ErrOffsetOverflow
+		return fmt.Errorf("%w: size %d is past memory.MaxSize (%d)", simrt.ErrOffsetOverflow, size, uint64(MaxSize))
 	}
 	old := uint64(len(b.content))
 	phys := b.off + size

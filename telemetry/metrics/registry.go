@@ -177,8 +177,9 @@ func constLabels(attrs []Attr) prometheus.Labels {
 
 // get returns the collector registered under (name, attrs), creating it with
 // mk when absent. It panics when the name was registered with another type
-// or another help text.
+// or another help text, or when name is not a valid metric name.
 func (r *Registry) get(kind, name, help string, attrs []Attr, mk func(prometheus.Labels) prometheus.Collector) prometheus.Collector {
+	ValidateMetricName(name)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.flushLocked(); err != nil {
