@@ -211,9 +211,9 @@ func checkName(n string) error {
 	if n == "" {
 		return fmt.Errorf("empty node name")
 	}
-	for _, r := range n {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			return fmt.Errorf("bad node name %q (want [a-z0-9_]+, as deterministic.NodeConfig.Name)", n)
+	for i, r := range n {
+		if !(r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '_')) {
+			return fmt.Errorf("bad node name %q (want [a-z][a-z0-9_]*, as deterministic.NodeConfig.Name)", n)
 		}
 	}
 	return nil

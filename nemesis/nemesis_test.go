@@ -180,6 +180,7 @@ func TestConfigErrors(t *testing.T) {
 		{nil, Config{Heal: time.Second}, "no nodes"},
 		{[]string{"n1", "n1"}, Config{Heal: time.Second}, `node "n1" listed twice`},
 		{[]string{"N 1"}, Config{Heal: time.Second}, `bad node name "N 1"`},
+		{[]string{"9n"}, Config{Heal: time.Second}, `bad node name "9n"`},
 		{five, Config{Heal: time.Second, Faults: []Fault{}}, "Config.Faults is empty"},
 		{five, Config{Heal: time.Second, Faults: []Fault{{Kind: 99}}}, "unknown kind 99"},
 		{five, Config{Heal: time.Second, Faults: []Fault{{Kind: Kill}, {Kind: Kill}}}, "kind kill enabled twice"},

@@ -34,7 +34,7 @@
 // are independent of each other: one ending aborts none of the others. This
 // differs from the reference, where a finishing task also aborts tasks
 // spawned from its parent's earlier Child contexts; the Go rule is the one
-// DESIGN.md fixes and the suite checks.
+// the design document fixes and the suite checks.
 //
 // # Handles
 //
