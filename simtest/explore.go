@@ -98,8 +98,8 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		return
 	}
 	failed := failingSeeds(rep)
-	t.Errorf("simrt: %d of %d seeds run failed (of %d selected): %s\nfirst failing seed %d; replay: %s",
-		len(failed), rep.Ran, rep.Selected, seedList(failed), failed[0], replayCommand(t.Name(), failed[0]))
+	t.Errorf("simrt: %d of %d seeds run failed (of %d selected): %s\nfirst failing seed %d; replay: %s%s",
+		len(failed), rep.Ran, rep.Selected, seedList(failed), failed[0], replayCommand(t.Name(), failed[0]), streamFlags(st))
 }
 
 // errSeedFailed is the failure of a seed whose subtest failed; the
@@ -108,12 +108,17 @@ var errSeedFailed = errors.New("simtest: the seed's subtest failed")
 
 // sweepSubtests runs each seed the settings select as a subtest "seed=N"
 // of t, on workers goroutines (see package sweep), and returns the report,
-// or nil after failing t when the selection cannot be swept. Without
+// or nil after failing t when the selection cannot be swept or when
+// -simrt.record asks for the stream of one seed among several. Without
 // -simrt.keepgoing no seed starts after the first failure, and the report
 // ends at the lowest failing seed.
 func sweepSubtests(t *testing.T, st settings, workers, gc int, run func(t *testing.T, w *sweep.Worker, seed uint64)) *sweep.Report[struct{}] {
 	t.Helper()
 	set, shard := exploreSeeds(st)
+	if n := shard.Len(set.Len()); st.record != "" && n > 1 {
+		t.Errorf("simtest: -simrt.record=%s writes the stream of one seed, and %d seeds are selected (%v); select one with -simrt.seed=N", st.record, n, set)
+		return nil
+	}
 	cfg := sweep.Config[struct{}]{Seeds: set, Shard: shard, Workers: workers, KeepGoing: st.keepGoing, GCPercent: gc}
 	rep, err := sweep.Run(cfg, func(w *sweep.Worker, seed uint64) (struct{}, error) {
 		if !t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) { run(t, w, seed) }) {

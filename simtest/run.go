@@ -62,7 +62,7 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 	t.Helper()
 	if st.check {
 		if d := checkDeterminism(t, cfg, root, st.crypto); d != nil {
-			t.Errorf("simrt: seed %d is not deterministic\n%s\nreplay: %s", cfg.Seed, d, replayCommand(name, cfg.Seed))
+			t.Errorf("simrt: seed %d is not deterministic\n%s\nreplay: %s%s", cfg.Seed, d, replayCommand(name, cfg.Seed), streamFlags(st))
 		}
 		if t.Failed() {
 			return
@@ -94,6 +94,7 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 	f := simulate(t, name, cfg, root, func(a *deterministic.Auditor) { aud = a })
 	if f != nil {
 		f.events = lastEvents(f.events, st.events)
+		f.replayFlags = streamFlags(st)
 		t.Errorf("%s", f.report(name))
 		if f.fatal {
 			t.FailNow()
@@ -123,6 +124,9 @@ type failure struct {
 	// effects are what the last faults of the run did, of effectTotal.
 	effects     []string
 	effectTotal int
+	// replayFlags are the stream flags the replay command needs besides
+	// the seed (streamFlags).
+	replayFlags string
 }
 
 // simulate runs one simulation and returns its failure, or nil. The
@@ -307,7 +311,7 @@ func (f *failure) report(testName string) string {
 	}
 	writeEffects(&b, f.effects, f.effectTotal)
 	fmt.Fprintf(&b, "audit state: %s\n", f.state)
-	fmt.Fprintf(&b, "replay: %s", replayCommand(testName, f.seed))
+	fmt.Fprintf(&b, "replay: %s%s", replayCommand(testName, f.seed), f.replayFlags)
 	return b.String()
 }
 
@@ -320,6 +324,21 @@ func replayCommand(test string, seed uint64) string {
 	}
 	pattern := strings.Join(parts, "/")
 	return fmt.Sprintf("go test -run '%s' %s -simrt.seed=%d", strings.ReplaceAll(pattern, "'", `'\''`), packageDir(), seed)
+}
+
+// streamFlags returns the flags, each with a leading space, that a replay
+// command needs besides the seed to rerun what st ran: the replayed
+// stream (-simrt.replay) and -simrt.replaydefaults. Without them the
+// seed alone makes another run.
+func streamFlags(st settings) string {
+	var b strings.Builder
+	if st.replay != "" {
+		b.WriteString(" -simrt.replay=" + shellQuote(st.replay))
+	}
+	if st.replayDefaults {
+		b.WriteString(" -simrt.replaydefaults")
+	}
+	return b.String()
 }
 
 // packageDir returns the package under test as a path relative to its

@@ -1,8 +1,11 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,7 +18,10 @@ type Range struct{ Lo, Hi uint64 }
 type Set []Range
 
 // Parse parses "N", "A..B" (inclusive) and comma-separated lists of
-// both, such as "0..999" or "1,5,10..19".
+// both, such as "0..999" or "1,5,10..19". The set holds each seed once,
+// in increasing order: overlapping and adjacent ranges merge, so
+// "0..5,3..4" is 0..5. A list of all 2^64 seeds is refused, since its
+// size does not fit in a uint64.
 func Parse(s string) (Set, error) {
 	var set Set
 	for part := range strings.SplitSeq(s, ",") {
@@ -36,7 +42,25 @@ func Parse(s string) (Set, error) {
 		}
 		set = append(set, Range{Lo: a, Hi: b})
 	}
+	set = merge(set)
+	if len(set) == 1 && set[0] == (Range{Lo: 0, Hi: math.MaxUint64}) {
+		return nil, fmt.Errorf("seeds %q: all 2^64 seeds are more than a sweep can count; the most is 2^64-1 (0..%d)", s, uint64(math.MaxUint64-1))
+	}
 	return set, nil
+}
+
+// merge sorts set and merges its overlapping and adjacent ranges.
+func merge(set Set) Set {
+	slices.SortFunc(set, func(x, y Range) int { return cmp.Compare(x.Lo, y.Lo) })
+	out := set[:0]
+	for _, r := range set {
+		if n := len(out); n > 0 && (r.Lo <= out[n-1].Hi || r.Lo == out[n-1].Hi+1) {
+			out[n-1].Hi = max(out[n-1].Hi, r.Hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // Len returns the number of seeds, counting repeats.

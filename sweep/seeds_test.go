@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,51 @@ func TestParseShard(t *testing.T) {
 func TestCompact(t *testing.T) {
 	if got := Compact([]uint64{1, 2, 3, 5, 7, 8}).String(); got != "1..3,5,7..8" {
 		t.Errorf("Compact = %q", got)
+	}
+}
+
+func TestParseMergesOverlaps(t *testing.T) {
+	for in, want := range map[string]string{
+		"0..5,3..4":  "0..5",
+		"3..4,0..5":  "0..5",
+		"1,1,2":      "1..2",
+		"0..3,4..6":  "0..6",
+		"10..20,5,7": "5,7,10..20",
+		"18446744073709551614..18446744073709551615,0..3": "0..3,18446744073709551614..18446744073709551615",
+	} {
+		set, err := Parse(in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		if set.String() != want {
+			t.Errorf("Parse(%q) = %q, want %q", in, set.String(), want)
+		}
+	}
+	set, _ := Parse("0..5,3..4")
+	if got := slices.Collect(Shard{}.Pick(set)); !slices.Equal(got, []uint64{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("0..5,3..4 picks %v", got)
+	}
+}
+
+func TestParseRefusesAllSeeds(t *testing.T) {
+	for _, in := range []string{"0..18446744073709551615", "0..10,5..18446744073709551615"} {
+		if set, err := Parse(in); err == nil {
+			t.Errorf("Parse(%q) = %v (Len %d), want an error", in, set, set.Len())
+		} else if !strings.Contains(err.Error(), "2^64") {
+			t.Errorf("Parse(%q): %v, want it to say 2^64", in, err)
+		}
+	}
+	set, err := Parse("1..18446744073709551615")
+	if err != nil || set.Len() != 1<<64-1 {
+		t.Fatalf("Parse(1..max) = %v (Len %d), %v", set, set.Len(), err)
+	}
+	var got []uint64
+	for s := range (Shard{}).Pick(set) {
+		if got = append(got, s); len(got) == 3 {
+			break
+		}
+	}
+	if !slices.Equal(got, []uint64{1, 2, 3}) {
+		t.Errorf("1..max picks %v first", got)
 	}
 }

@@ -95,6 +95,40 @@ func checkSweepable(bin, dir, pkg, pattern, runFlag string) error {
 	return nil
 }
 
+// forwardedFlag returns the first of the simtest flags names (such as
+// "seed" for -simrt.seed) that the flags forwarded after "--" give, or ""
+// when they give none: simrt sets those itself, and a forwarded one would
+// silently win over it.
+func forwardedFlag(extra []string, names ...string) string {
+	for _, a := range extra {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || !strings.HasPrefix(name, "simrt.") {
+			continue
+		}
+		if slices.Contains(names, strings.TrimPrefix(name, "simrt.")) {
+			return "-" + name
+		}
+	}
+	return ""
+}
+
+// listTests returns the top-level tests of pkg that match pattern, from
+// go test -list (which builds the test binary that go test then reuses).
+func listTests(pkg, pattern string) ([]string, error) {
+	top, _, _ := strings.Cut(pattern, "/") // -test.list matches top-level tests only
+	out, err := exec.Command("go", "test", "-count=1", "-list="+top, pkg).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go test -list %s: %s", pkg, firstLine(err))
+	}
+	var names []string
+	for l := range strings.Lines(string(out)) {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
+			names = append(names, l)
+		}
+	}
+	return names, nil
+}
+
 // firstLine is the first line that a failed command wrote to stderr, or
 // the error itself when it wrote nothing.
 func firstLine(err error) string {

@@ -52,6 +52,18 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrt replay: the tests of %s do not use simtest: replay runs a test that calls simtest.Explore or simtest.Run\n", pkg)
 		return 2
 	}
+	if f := forwardedFlag(extra, "seed", "seeds", "shard"); f != "" {
+		fmt.Fprintf(stderr, "simrt replay: %s after --: replay sets it; choose the seed with its own -seed\n", f)
+		return 2
+	}
+	switch names, err := listTests(pkg, testPattern(*run)); {
+	case err != nil:
+		fmt.Fprintf(stderr, "simrt replay: %v\n", err)
+		return 2
+	case len(names) == 0:
+		fmt.Fprintf(stderr, "simrt replay: no test in %s matches -run %s\n", pkg, *run)
+		return 2
+	}
 	goArgs := []string{"test", "-count=1", "-v", "-run", testPattern(*run), pkg, "-simrt.seed=" + *seed}
 	if *trace != "" {
 		abs, err := filepath.Abs(*trace) // go test runs the binary in the package's directory

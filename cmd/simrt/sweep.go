@@ -105,6 +105,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if *run == "" {
 		return bad("-run names the test to sweep, such as -run TestReplication")
 	}
+	if f := forwardedFlag(extra, "seed", "seeds", "shard"); f != "" {
+		return bad("%s after --: sweep sets it; choose the seeds with its own -seeds and -shard", f)
+	}
 	if *parallel < 1 {
 		return bad("-parallel %d: at least 1 test process", *parallel)
 	}

@@ -152,6 +152,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "./testdata/sample", "-run", "TestLeader", "-nosuchflag"}, "-nosuchflag"},
 		{[]string{"replay", "./testdata/nosimtest", "-run", "TestPlain", "-seed", "1"}, "the tests of ./testdata/nosimtest do not use simtest"},
 		{[]string{"replay", "./testdata/nosuchdir", "-run", "TestX", "-seed", "1"}, "simrt replay: go list ./testdata/nosuchdir"},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-seeds", "0..3", "--", "-simrt.seeds=0..1"}, "simrt sweep: -simrt.seeds after --"},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "--", "-v", "--simrt.seed", "4"}, "simrt sweep: -simrt.seed after --"},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "--", "-simrt.shard=1/2"}, "simrt sweep: -simrt.shard after --"},
+		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-seeds", "0..18446744073709551615"}, "all 2^64 seeds"},
+		{[]string{"replay", "./testdata/sample", "-run", "TestLeader", "-seed", "1", "--", "-simrt.seed=2"}, "simrt replay: -simrt.seed after --"},
+		{[]string{"replay", "./testdata/sample", "-run", "TestNope", "-seed", "1"}, "simrt replay: no test in ./testdata/sample matches -run TestNope"},
 	} {
 		var out, errb bytes.Buffer
 		code := dispatch(c.args, &out, &errb)

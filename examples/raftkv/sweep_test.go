@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +40,19 @@ func TestSweepBadInput(t *testing.T) {
 	rep := sweep(sweepConfig{seeds: []seedRange{{0, 3}}, parallel: 0})
 	if rep.err == nil {
 		t.Fatal("a sweep on 0 workers started")
+	}
+}
+
+// TestSeedListsOverflowAndOverlap: all 2^64 seeds are refused (their
+// count wrapped to 0, a sweep of nothing that passed), and overlapping
+// ranges run each seed once.
+func TestSeedListsOverflowAndOverlap(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-seeds", "0..18446744073709551615"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "all 2^64 seeds") {
+		t.Errorf("-seeds 0..2^64-1: exit %d, stderr %q; want exit %d and a clear error", code, errb.String(), exitUsage)
+	}
+	got, err := parseSeeds("0..5,3..4")
+	if want := []seedRange{{0, 5}}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("parseSeeds(0..5,3..4) = %v, %v; want %v", got, err, want)
 	}
 }
