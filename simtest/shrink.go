@@ -114,7 +114,7 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 		got, _, err := p.run(probe{stream: c, seed: seed, defaults: true, mark: -1})
 		return err == nil && got == class
 	}
-	cand := shrinkStream(orig, fails)
+	cand := ShrinkStream(orig, 0, fails)
 
 	path := st.shrinkOut
 	if path == "" {
@@ -174,14 +174,22 @@ func nonDefaultList(s *deterministic.Stream) string {
 	return b.String()
 }
 
-// shrinkStream returns a smaller stream for which fails still holds,
+// ShrinkStream returns a smaller stream for which fails still holds,
 // where a stream's missing decisions are defaults (deterministic.
 // DefaultAfter). It first cuts the stream to the shortest prefix that
 // still fails (binary search: it assumes that a prefix failing implies
 // the longer ones do, and keeps only lengths it saw fail), then sets
 // decisions to their defaults by delta debugging over the positions that
-// are not, and last drops the defaults at the end.
-func shrinkStream(orig *deterministic.Stream, fails func(*deterministic.Stream) bool) *deterministic.Stream {
+// are not, and last drops the defaults at the end. It calls fails at most
+// budget times (no limit when budget <= 0); once the budget is spent it
+// returns the smallest failing stream found so far.
+func ShrinkStream(orig *deterministic.Stream, budget int, fails func(*deterministic.Stream) bool) *deterministic.Stream {
+	calls := 0
+	try := func(s *deterministic.Stream) bool {
+		calls++
+		return fails(s)
+	}
+	spent := func() bool { return budget > 0 && calls >= budget }
 	ds := orig.Decisions
 	build := func(keep []int) *deterministic.Stream {
 		n := 0
@@ -208,15 +216,22 @@ func shrinkStream(orig *deterministic.Stream, fails func(*deterministic.Stream) 
 		return nonDefault[:j]
 	}
 	lo, hi := 0, len(ds)
-	for lo < hi {
+	for lo < hi && !spent() {
 		mid := lo + (hi-lo)/2
-		if fails(build(upTo(mid))) {
+		if try(build(upTo(mid))) {
 			hi = mid
 		} else {
 			lo = mid + 1
 		}
 	}
-	keep := shrink.Minimize(upTo(hi), func(k []int) bool { return fails(build(k)) })
+	if spent() {
+		return build(upTo(hi))
+	}
+	left := 0
+	if budget > 0 {
+		left = budget - calls
+	}
+	keep, _ := shrink.MinimizeWithin(upTo(hi), func(k []int) bool { return try(build(k)) }, left)
 	return build(keep)
 }
 

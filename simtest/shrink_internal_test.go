@@ -26,7 +26,7 @@ func TestShrinkStreamSynthetic(t *testing.T) {
 		v70, _ := r.Decide(70, deterministic.KindFault)
 		return v30 == orig.Decisions[30].Value && v70 != deterministic.KindFault.Default()
 	}
-	got := shrinkStream(orig, fails)
+	got := ShrinkStream(orig, 0, fails)
 	if len(got.Decisions) != 71 || got.NonDefault() != 2 {
 		t.Fatalf("shrunk to %d decisions (%d non-default), want 71 (2)", len(got.Decisions), got.NonDefault())
 	}

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/simrt/simrt/deterministic"
-	"github.com/simrt/simrt/internal/shrink"
 	"github.com/simrt/simrt/nemesis"
+	"github.com/simrt/simrt/simtest"
 )
 
 // defaultShrinkRuns is the default budget of simulations for -shrink.
@@ -138,60 +137,13 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 	return r, nil
 }
 
-// shrinkStream shrinks a recorded stream for fails, which runs the
-// decisions it is given and answers the default past their end: first
-// the shortest prefix that still fails (bisection), then delta debugging
-// over the prefix's non-default decisions, each dropped one set to its
-// default. It calls fails at most budget times; with none left it returns
-// orig.
+// shrinkStream shrinks a recorded stream for fails within budget runs
+// (simtest.ShrinkStream); with no budget left it returns orig.
 func shrinkStream(orig *deterministic.Stream, budget int, fails func(*deterministic.Stream) bool) *deterministic.Stream {
 	if budget <= 0 {
 		return orig
 	}
-	calls := 0
-	try := func(s *deterministic.Stream) bool {
-		calls++
-		return fails(s)
-	}
-	ds := orig.Decisions
-	build := func(keep []int) *deterministic.Stream {
-		n := 0
-		if len(keep) > 0 {
-			n = keep[len(keep)-1] + 1
-		}
-		s := &deterministic.Stream{Decisions: make([]deterministic.Decision, n)}
-		for i := range s.Decisions {
-			s.Decisions[i] = deterministic.Decision{Kind: ds[i].Kind, Value: ds[i].Kind.Default()}
-		}
-		for _, i := range keep {
-			s.Decisions[i] = ds[i]
-		}
-		return s
-	}
-	var nonDefault []int
-	for i, d := range ds {
-		if !d.IsDefault() {
-			nonDefault = append(nonDefault, i)
-		}
-	}
-	upTo := func(m int) []int {
-		j, _ := slices.BinarySearch(nonDefault, m)
-		return nonDefault[:j]
-	}
-	lo, hi := 0, len(ds)
-	for lo < hi && calls < budget {
-		mid := lo + (hi-lo)/2
-		if try(build(upTo(mid))) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	if calls >= budget {
-		return build(upTo(hi))
-	}
-	keep, _ := shrink.MinimizeWithin(upTo(hi), func(k []int) bool { return try(build(k)) }, budget-calls)
-	return build(keep)
+	return simtest.ShrinkStream(orig, budget, fails)
 }
 
 // save writes the shrunk schedule and stream next to each other in dir and
