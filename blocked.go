@@ -160,28 +160,23 @@ func (h *Handle[T]) describe() string {
 	return "a completion"
 }
 
-// selectWait is the state of one Select: its waiters, and a copy of its
+// selectWait is the state of one Select: its selection, and a copy of its
 // cases for a report (a copy, so that the caller's variadic slice does not
 // escape). Up to three cases live inline, so that such a Select allocates
-// once, as it did before it kept the copy; it allocates about 200 bytes
-// more (measured: 300 → 505 B per parked two-case Select with its After).
+// once for it. The waiters are in the cases (see primCase).
 type selectWait struct {
 	sel        core.Selection // shared with partners that may complete a case in place
 	cases      []Case
-	waiters    []core.Waiter
 	smallCases [3]Case
-	small      [3]core.Waiter
 }
 
 func newSelectWait(cases []Case) *selectWait {
 	s := &selectWait{}
-	if len(cases) <= len(s.small) {
+	if len(cases) <= len(s.smallCases) {
 		s.cases = append(s.smallCases[:0], cases...)
-		s.waiters = s.small[:len(cases)]
 		return s
 	}
 	s.cases = append([]Case(nil), cases...)
-	s.waiters = make([]core.Waiter, len(cases))
 	return s
 }
 

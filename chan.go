@@ -249,28 +249,27 @@ func (c *Chan[T]) OnSend(v T, f func(err error)) Case {
 	return &primCase[sendState[T], func(error)]{p: (*chanSend[T])(c), f: f, s: sendState[T]{v: v}}
 }
 
-// recvState is the state of a receive case: its waiter, for a partner to
-// complete in place, and what it received.
+// recvState is the state of a receive case: what it received. v is its
+// first field: with the case's waiter just before it (see primCase), the
+// two are the syncWaiter through which a sender completes the case.
 type recvState[T any] struct {
-	w  syncWaiter[T]
 	v  T
 	ok bool
 }
 
-// sendState is the state of a send case: its waiter, the value it offers
-// and the outcome.
+// sendState is the state of a send case: the value it offers (first, as
+// in recvState) and the outcome.
 type sendState[T any] struct {
-	w   syncWaiter[T]
 	v   T
 	err error
 }
 
 func (c *chanRecv[T]) armCase(s *recvState[T], w *core.Waiter, sel *core.Selection) bool {
-	return (*Chan[T])(c).armRecv(s, w.Task, sel)
+	return (*Chan[T])(c).armRecv(s, syncOf[T](w), sel)
 }
 
-func (c *chanRecv[T]) disarmCase(s *recvState[T], _ *core.Waiter) bool {
-	return (*Chan[T])(c).disarmRecv(s)
+func (c *chanRecv[T]) disarmCase(s *recvState[T], w *core.Waiter) bool {
+	return (*Chan[T])(c).disarmRecv(s, syncOf[T](w))
 }
 
 // undoCase gives back a value a sender handed to the case of a Select
@@ -293,7 +292,7 @@ func (c *chanRecv[T]) describeCase(*recvState[T]) string { return c.BlockedOn() 
 func (c *chanSend[T]) armCase(s *sendState[T], w *core.Waiter, sel *core.Selection) bool {
 	ch := (*Chan[T])(c)
 	if ch.unbuffered {
-		return ch.armSyncSend(s, w.Task, sel)
+		return ch.armSyncSend(s, syncOf[T](w), sel)
 	}
 	return armNotified(&ch.mu, &ch.sendq, w, func() bool {
 		var done bool
@@ -305,7 +304,7 @@ func (c *chanSend[T]) armCase(s *sendState[T], w *core.Waiter, sel *core.Selecti
 func (c *chanSend[T]) disarmCase(s *sendState[T], w *core.Waiter) bool {
 	ch := (*Chan[T])(c)
 	if ch.unbuffered {
-		return ch.disarmSyncSend(s)
+		return ch.disarmSyncSend(syncOf[T](w))
 	}
 	return disarmNotified(&ch.mu, &ch.sendq, w, ch.forwardSend)
 }

@@ -247,42 +247,43 @@ func (c *Chan[T]) parkClaimable(w *syncWaiter[T], q *core.WaitQueue, on core.Blo
 
 // armRecv arms a receive case: it takes a value (from the buffer, or from
 // a parked sender of an unbuffered channel), or reports the channel closed
-// and drained, or queues the case's waiter of sel, for a sender to
-// complete in place.
-func (c *Chan[T]) armRecv(s *recvState[T], t *core.Task, sel *core.Selection) bool {
+// and drained, or queues w, the case's waiter of sel (already reset), for
+// a sender to complete in place. w.v is s.v (see primCase).
+func (c *Chan[T]) armRecv(s *recvState[T], w *syncWaiter[T], sel *core.Selection) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mu.Bind(t)
+	c.mu.Bind(w.Task)
 	if v, ok, done := c.tryRecvFor(sel); done {
 		s.v, s.ok = v, ok
 		return true
 	}
 	var zero T
-	s.w.reset(t, sel, zero)
-	c.recvq.Push(&s.w.Waiter)
+	w.v = zero
+	c.recvq.Push(&w.Waiter)
 	return false
 }
 
-// disarmRecv takes a receive case's waiter off the queue and reports
-// whether a sender completed it.
-func (c *Chan[T]) disarmRecv(s *recvState[T]) bool {
+// disarmRecv takes a receive case's waiter w off the queue and reports
+// whether a sender completed it (having stored the value in w.v, which is
+// s.v).
+func (c *Chan[T]) disarmRecv(s *recvState[T], w *syncWaiter[T]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.recvq.Remove(&s.w.Waiter)
-	if s.w.Done.Load() {
-		s.v, s.ok = s.w.v, true
+	c.recvq.Remove(&w.Waiter)
+	if w.Done.Load() {
+		s.ok = true
 		return true
 	}
 	return false
 }
 
 // armSyncSend arms a send case on an unbuffered channel: it reports the
-// channel closed, or hands the value to a waiting receiver, or queues the
-// case's waiter of sel.
-func (c *Chan[T]) armSyncSend(s *sendState[T], t *core.Task, sel *core.Selection) bool {
+// channel closed, or hands the value to a waiting receiver, or queues w,
+// the case's waiter of sel (already reset; w.v is s.v, the value offered).
+func (c *Chan[T]) armSyncSend(s *sendState[T], w *syncWaiter[T], sel *core.Selection) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mu.Bind(t)
+	c.mu.Bind(w.Task)
 	if c.closed {
 		s.err = ErrClosed
 		return true
@@ -292,20 +293,15 @@ func (c *Chan[T]) armSyncSend(s *sendState[T], t *core.Task, sel *core.Selection
 		s.err = nil
 		return true
 	}
-	s.w.reset(t, sel, s.v)
-	c.sendq.Push(&s.w.Waiter)
+	c.sendq.Push(&w.Waiter)
 	return false
 }
 
-// disarmSyncSend takes a send case's waiter off the queue and reports
+// disarmSyncSend takes a send case's waiter w off the queue and reports
 // whether a receiver completed it.
-func (c *Chan[T]) disarmSyncSend(s *sendState[T]) bool {
+func (c *Chan[T]) disarmSyncSend(w *syncWaiter[T]) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.sendq.Remove(&s.w.Waiter)
-	if s.w.Done.Load() {
-		s.err = nil
-		return true
-	}
-	return false
+	c.sendq.Remove(&w.Waiter)
+	return w.Done.Load()
 }

@@ -12,13 +12,13 @@ import (
 // After.
 type Case interface {
 	// arm completes the case if it can and reports true; otherwise it queues
-	// w, a waiter of sel, to be notified when it might, or completed in
-	// place by a partner.
-	arm(w *core.Waiter, sel *core.Selection) bool
-	// disarm takes w off its queue and reports whether a partner completed
-	// the case in place; a notification w received but will not use is
-	// passed on to the next waiter.
-	disarm(w *core.Waiter) bool
+	// the case's own waiter, reset as a waiter of t in sel, to be notified
+	// when it might, or completed in place by a partner.
+	arm(t *core.Task, sel *core.Selection) bool
+	// disarm takes the case's waiter off its queue and reports whether a
+	// partner completed the case in place; a notification the waiter
+	// received but will not use is passed on to the next waiter.
+	disarm() bool
 	// fire runs the case's callback after it completed, outside any lock.
 	fire()
 	// undo gives back what a partner handed the case in place (a value
@@ -58,20 +58,27 @@ type undoer[S any] interface {
 	undoCase(s *S)
 }
 
-// primCase is a Select case on the primitive p.
+// primCase is a Select case on the primitive p. It holds its own waiter,
+// so that a Select allocates no waiters of its own. w and s come first and
+// in this order: for a channel case, whose state begins with the value it
+// offers or takes, w and that value are laid out as a syncWaiter (see
+// syncOf and TestCaseWaiterLayout), so that a partner completes the case
+// in place through w.
 type primCase[S, F any] struct {
+	w core.Waiter
+	s S
 	p waitable[S, F]
 	f F
-	s S
 }
 
-func (c *primCase[S, F]) arm(w *core.Waiter, sel *core.Selection) bool {
-	return c.p.armCase(&c.s, w, sel)
+func (c *primCase[S, F]) arm(t *core.Task, sel *core.Selection) bool {
+	c.w.Reset(t, sel)
+	return c.p.armCase(&c.s, &c.w, sel)
 }
 
-func (c *primCase[S, F]) disarm(w *core.Waiter) bool { return c.p.disarmCase(&c.s, w) }
-func (c *primCase[S, F]) fire()                      { c.p.fireCase(&c.s, c.f) }
-func (c *primCase[S, F]) blockedOn() string          { return c.p.describeCase(&c.s) }
+func (c *primCase[S, F]) disarm() bool      { return c.p.disarmCase(&c.s, &c.w) }
+func (c *primCase[S, F]) fire()             { c.p.fireCase(&c.s, c.f) }
+func (c *primCase[S, F]) blockedOn() string { return c.p.describeCase(&c.s) }
 
 func (c *primCase[S, F]) undo() {
 	if u, ok := c.p.(undoer[S]); ok {
@@ -146,33 +153,32 @@ func selectCases(ctx rtapi.Plumbing, biased bool, cases []Case) int {
 			c.release()
 		}
 	}()
-	sw := newSelectWait(cases) // the waiters, the selection, and what a report says of the cases
-	waiters, sel := sw.waiters, &sw.sel
+	sw := newSelectWait(cases) // the selection, and what a report says of the cases
+	sel := &sw.sel
 	var buf [8]int
 	order := tryOrder(t, biased, len(cases), buf[:0])
 	for {
 		chosen, k := -1, 0
 		for ; k < len(order); k++ {
 			i := order[k]
-			waiters[i].Reset(t, sel)
-			if cases[i].arm(&waiters[i], sel) {
+			if cases[i].arm(t, sel) {
 				chosen = i
 				break
 			}
 		}
 		if chosen >= 0 {
 			for _, i := range order[:k] {
-				cases[i].disarm(&waiters[i])
+				cases[i].disarm()
 			}
 			cases[chosen].fire()
 			return chosen
 		}
 		sel.Wait()
-		parkCases(t, cases, waiters, sel, sw)
+		parkCases(t, cases, sel, sw)
 		claimed := sel.Reclaim()
 		won := -1
 		for i, c := range cases {
-			if c.disarm(&waiters[i]) {
+			if c.disarm() {
 				won = i
 			}
 		}
@@ -201,13 +207,13 @@ func tryOrder(t *core.Task, biased bool, n int, order []int) []int {
 	return order
 }
 
-func parkCases(t *core.Task, cases []Case, waiters []core.Waiter, sel *core.Selection, sw *selectWait) {
+func parkCases(t *core.Task, cases []Case, sel *core.Selection, sw *selectWait) {
 	ok := false
 	defer func() {
 		if !ok {
 			sel.Close() // unwinding: no partner may complete a case any more
-			for i, c := range cases {
-				if c.disarm(&waiters[i]) {
+			for _, c := range cases {
+				if c.disarm() {
 					c.undo()
 				}
 			}

@@ -51,21 +51,18 @@ func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
 	c := After(rt, 10*time.Millisecond, nil)
 	first, latest := &countingBackend{}, &countingBackend{}
 	tasks := map[*countingBackend]*core.Task{first: core.NewTask(first), latest: core.NewTask(latest)}
-	var last *core.Waiter
+	w := &c.(*primCase[afterState, func()]).w // the case's own waiter, re-armed by each poller
 	for i := range 100 {
 		b := first
 		if i%2 == 1 {
 			b = latest
 		}
-		w := &core.Waiter{Task: tasks[b]}
-		if c.arm(w, nil) {
+		if c.arm(tasks[b], nil) {
 			t.Fatalf("re-arm %d: the case completed before its timer fired", i)
 		}
 		if i < 99 {
-			c.disarm(w) // that poller woke for another case and moved on
-		} else {
-			last = w // the latest poller is still waiting
-		}
+			c.disarm() // that poller woke for another case and moved on
+		} // else the latest poller is still waiting
 	}
 	if len(rt.timers) != 1 {
 		t.Fatalf("%d timers set over 100 re-arms, want 1", len(rt.timers))
@@ -75,12 +72,12 @@ func TestSleepRefreshesOneAlarmAfterRepolling(t *testing.T) {
 	}
 
 	rt.timers[0].f() // the deadline passes
-	if first.unparks != 0 || latest.unparks != 1 || !last.Notified {
+	if first.unparks != 0 || latest.unparks != 1 || !w.Notified {
 		t.Errorf("after the timer: first poller woken %d times, latest %d (notified %v); want 0 and 1 (true)",
-			first.unparks, latest.unparks, last.Notified)
+			first.unparks, latest.unparks, w.Notified)
 	}
-	c.disarm(last)
-	if !c.arm(&core.Waiter{Task: tasks[latest]}, nil) {
+	c.disarm()
+	if !c.arm(tasks[latest], nil) {
 		t.Error("the case is not complete after its timer fired")
 	}
 	c.release()
