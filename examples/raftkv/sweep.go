@@ -12,7 +12,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/simrt/simrt/deterministic"
 	simsweep "github.com/simrt/simrt/sweep"
 )
 
@@ -134,32 +133,12 @@ func (r *report) add(o outcome) {
 	}
 }
 
-// replayCommand is the command that replays one seed.
+// replayCommand is the command that replays one seed (run from examples/,
+// as the sweep was), with the sweep's settings.
 func (r *report) replayCommand(seed uint64) string {
-	b := r.cfg.base.withDefaults()
-	cmd := fmt.Sprintf("go run ./raftkv -seed %d", seed) // run from examples/, as the sweep was
-	if len(b.Bugs) > 0 {
-		cmd += " -bug " + b.Bugs.String()
-	}
-	if b.Nodes != 5 {
-		cmd += fmt.Sprintf(" -nodes %d", b.Nodes)
-	}
-	if b.Clients != 3 {
-		cmd += fmt.Sprintf(" -clients %d", b.Clients)
-	}
-	if b.Duration != 10*time.Second {
-		cmd += " -duration " + b.Duration.String()
-	}
-	if b.NoSwarm {
-		cmd += " -swarm=false"
-	}
-	switch p := b.YieldProbability; {
-	case p < 0:
-		cmd += " -yield 0"
-	case p > 0 && p != deterministic.DefaultYieldProbability:
-		cmd += " -yield " + strconv.FormatFloat(p, 'g', -1, 64)
-	}
-	return cmd
+	cfg := r.cfg.base
+	cfg.Seed = seed
+	return seedCommand(cfg)
 }
 
 // print writes the summary: what ran, what was checked, which faults were
