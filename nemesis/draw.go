@@ -24,8 +24,11 @@ func SeedRand(seed uint64) *rand.Rand {
 // faults), never lets more than cfg.MaxDown nodes be down at once, and
 // runs one latency or loss fault at a time; a draw that finds no node
 // free skips its turn. The same rng state, nodes and cfg give the same
-// schedule.
+// schedule. Draw panics if rng is nil.
 func Draw(rng *rand.Rand, nodes []string, cfg Config) (Schedule, error) {
+	if rng == nil {
+		panic("nemesis.Draw: nil *rand.Rand (use SeedRand)")
+	}
 	cfg, err := cfg.withDefaults(nodes)
 	if err != nil {
 		return Schedule{}, err
