@@ -58,8 +58,11 @@ func (s *spawned[T]) Done(err error) {
 // task (it no longer counts as running, and its StopSignals are released),
 // in every runtime.
 //
-// Spawn may be called from any task of the runtime that owns ctx.
+// Spawn may be called from any task of the runtime that owns ctx. It
+// panics at the call if ctx or f is nil.
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
+	mustContext(ctx == nil, "Spawn")
+	mustFunc(f == nil, "Spawn")
 	h := &Handle[T]{state: handleTask, f: f}
 	h.abort = ctx.SpawnTask((*spawned[T])(h))
 	return h
