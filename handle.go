@@ -138,7 +138,7 @@ func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
 	for {
 		h.q.Push(w)
 		h.mu.Unlock()
-		parkOn(w, &h.mu, &h.q, (*awaitWait[T])(h), nil)
+		core.ParkQueued(&h.mu, w, &h.q, (*awaitWait[T])(h), nil)
 		if h.done() { // complete took w off the queue before setting done
 			return h.value()
 		}

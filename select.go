@@ -112,10 +112,7 @@ func armNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, ready func() 
 // place.
 func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward func()) bool {
 	mu.Lock()
-	q.Remove(w)
-	if w.Notified && forward != nil {
-		forward()
-	}
+	q.Withdraw(w, forward)
 	mu.Unlock()
 	return false
 }
@@ -257,25 +254,6 @@ func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
 	w := ctx.CurrentTask().Waiter()
 	mu.Bind(w.Task)
 	return w
-}
-
-// parkOn parks w's task, queued on q, on on (see waitUntilOn); if the park
-// unwinds (abort or Timeout), w is taken off q under mu and an unused
-// notification is forwarded. For a wait that does not fit core.Wait.
-func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
-	ok := false
-	defer func() {
-		if !ok {
-			mu.Lock()
-			q.Remove(w)
-			if w.Notified && forward != nil {
-				forward()
-			}
-			mu.Unlock()
-		}
-	}()
-	w.Task.ParkOn(on)
-	ok = true
 }
 
 // Reschedule lets every other ready task run once before the caller goes on.
