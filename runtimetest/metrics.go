@@ -371,5 +371,22 @@ func metricNameValidation(t *testing.T, r Runner) {
 			}
 		}
 		ctx.Counter("ok:a_9", "a valid name").Inc() // colons are allowed
+		// Variable label names: checked at registration, not rewritten
+		// ("a-b" exposed as "a_b") or refused with a misleading message.
+		for _, c := range []struct {
+			f     func()
+			label string
+		}{
+			{func() { ctx.CounterVec("c1", "", "a-b") }, "a-b"},
+			{func() { ctx.GaugeVec("g1", "", "ok", "9a") }, "9a"},
+			{func() { ctx.HistogramVec("h1", "", nil, "__name") }, "__name"},
+			{func() { ctx.CounterVec("c2", "", "") }, ""},
+		} {
+			want := "invalid label name `" + c.label + "`: must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __"
+			if v, _ := catchPanic(c.f).(string); !strings.HasSuffix(v, want) {
+				t.Errorf("a Vec with label %q panicked with %q, want ...%q", c.label, v, want)
+			}
+		}
+		ctx.CounterVec("ok_vec", "valid labels", "_a", "b9").WithLabelValues("x", "y").Inc()
 	})
 }

@@ -211,8 +211,10 @@ func (r *Registry) Counter(name, help string, attrs []Attr) prometheus.Counter {
 	}).(prometheus.Counter)
 }
 
-// CounterVec registers (or finds) a counter family.
+// CounterVec registers (or finds) a counter family. It panics, naming the
+// label, if a label name is invalid (see ValidateLabelNames).
 func (r *Registry) CounterVec(name, help string, attrs []Attr, labels ...string) *prometheus.CounterVec {
+	ValidateLabelNames(name, labels)
 	return r.get("countervec", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name + "_total", Help: help, ConstLabels: l}, labels)
 	}).(*prometheus.CounterVec)
@@ -225,8 +227,10 @@ func (r *Registry) Gauge(name, help string, attrs []Attr) prometheus.Gauge {
 	}).(prometheus.Gauge)
 }
 
-// GaugeVec registers (or finds) a gauge family.
+// GaugeVec registers (or finds) a gauge family; its label names are
+// checked as CounterVec's.
 func (r *Registry) GaugeVec(name, help string, attrs []Attr, labels ...string) *prometheus.GaugeVec {
+	ValidateLabelNames(name, labels)
 	return r.get("gaugevec", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: l}, labels)
 	}).(*prometheus.GaugeVec)
@@ -239,8 +243,10 @@ func (r *Registry) Histogram(name, help string, buckets []float64, attrs []Attr)
 	}).(prometheus.Histogram)
 }
 
-// HistogramVec registers (or finds) a histogram family.
+// HistogramVec registers (or finds) a histogram family; its label names
+// are checked as CounterVec's.
 func (r *Registry) HistogramVec(name, help string, buckets []float64, attrs []Attr, labels ...string) *prometheus.HistogramVec {
+	ValidateLabelNames(name, labels)
 	return r.get("histogramvec", name, help, attrs, func(l prometheus.Labels) prometheus.Collector {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets, ConstLabels: l}, labels)
 	}).(*prometheus.HistogramVec)
