@@ -17,8 +17,8 @@ import (
 
 // Exit codes of raftkv.
 const (
-	exitOK    = 0 // every seed passed (with -bug: the bug was found)
-	exitFail  = 1 // a seed failed (with -bug: the bug was not found)
+	exitOK    = 0 // a sweep passed (with -bug: found the bug), -seed N passed, -shrink or -table done
+	exitFail  = 1 // a sweep failed (with -bug: did not find it), -seed N failed (with or without -bug)
 	exitUsage = 2 // bad flags or arguments
 )
 
@@ -143,8 +143,10 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 		fmt.Fprintf(w, "  %-17s %s\n", b.name, b.desc)
 	}
 	fmt.Fprintf(w, "\nexit codes:\n")
-	fmt.Fprintf(w, "  0  every seed passed (with -bug: the bug was found)\n")
-	fmt.Fprintf(w, "  1  a seed failed (with -bug: the bug was not found)\n")
+	fmt.Fprintf(w, "  0  a sweep's seeds all passed (with -bug: a seed found the bug);\n")
+	fmt.Fprintf(w, "     -seed N passed; -shrink or -table finished\n")
+	fmt.Fprintf(w, "  1  a sweep's seed failed (with -bug: no seed found the bug);\n")
+	fmt.Fprintf(w, "     -seed N failed, with or without -bug (like go test)\n")
 	fmt.Fprintf(w, "  2  bad flags or arguments (one line on stderr)\n\nflags:\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()

@@ -104,7 +104,7 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 	if code := run([]string{"-h"}, &out, &errb); code != exitOK {
 		t.Fatalf("exit code %d", code)
 	}
-	for _, want := range []string{"exit codes:", "0  every seed passed", "1  a seed failed", "2  bad flags", "simulated time"} {
+	for _, want := range []string{"exit codes:", "0  a sweep's seeds all passed", "-seed N failed, with or without -bug", "1  a sweep's seed failed", "2  bad flags", "simulated time"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("-h lacks %q:\n%s", want, errb.String())
 		}
