@@ -201,7 +201,7 @@ func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 
 // resume runs t until it parks or ends.
 func (rt *runtime) resume(t *task) {
-	rt.auditor.processTask(t.id, t.label.Name)
+	rt.auditor.processTask(t.id, t.name)
 	t.label.Polls.Add(1)
 	rt.current = t
 	rt.progress.Add(1)

@@ -34,9 +34,9 @@ type task struct {
 	next     func() (bool, bool) // resume: (task finished, coroutine alive)
 	yield    func(bool) bool     // park: yield(false)
 	rt       *runtime
-	label    *metrics.TaskLabel // its Name is the task's name, which the audit reads
-	since    int64              // simulated time of the latest park, for reports
-	prio     uint64             // PCT priority (pct.go), read by every sort of the ready list
+	label    *metrics.TaskLabel
+	since    int64  // simulated time of the latest park, for reports
+	prio     uint64 // PCT priority (pct.go), read by every sort of the ready list
 
 	// Line 2: ct, then the start of own.
 	ct core.Task
@@ -44,7 +44,9 @@ type task struct {
 	// root. It follows ct so that its scope shares ct's line.
 	own Context
 
-	// Cold: what reports, spawn and the end of the task read.
+	// Cold: what reports, spawn and the end of the task read, and name,
+	// which the audit reads on every resume: the label's copy of it, in the
+	// first line, measured 8% slower at 2 tasks and no faster at 10,000.
 	name   string
 	waiter core.Waiter // ct's reusable waiter, in a line of its own: every simulated task waits
 
