@@ -28,7 +28,7 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	}
 	s := r.to
 	c := cfg
-	c.Schedule = &s
+	c.Seed, c.Schedule = r.run, &s
 	if o := runSeed(c); o.Failure == "" {
 		t.Logf("the shrunk schedule passes without the shrunk stream (the stream's defaults are part of the reproduction)")
 	}
@@ -42,7 +42,9 @@ func TestShrinkPlantedFailure(t *testing.T) {
 		t.Fatalf("saved schedule reads back as %v, %v; want\n%s", back, err, r.to)
 	}
 	var out bytes.Buffer
-	r.print(&out, seedCommand(cfg), schedPath, streamPath)
+	c = cfg
+	c.Seed = r.run
+	r.print(&out, seedCommand(c), schedPath, streamPath)
 	if want := "shrunk the schedule from "; !strings.Contains(out.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
