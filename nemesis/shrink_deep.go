@@ -33,8 +33,10 @@ type DeepOptions struct {
 // simpler fault can make another redundant, and delta-debugs again; then,
 // for each fault that delta debugging keeps, it tries o.Fresh fresh
 // variants of the run without it (a failure that needs some interleaving
-// plus fewer faults is still the same failure), and starts over from a
-// variant that fails. fails(s, 0) must be true; otherwise ShrinkDeep
+// plus fewer faults is still the same failure), and delta-debugs again on
+// a variant that fails. It repeats while a pass changes something; when
+// one changes nothing it doubles the fresh variants per fault, up to 8
+// times o.Fresh, before it stops. fails(s, 0) must be true; otherwise ShrinkDeep
 // returns s. It returns the smallest failing schedule found and the
 // number of runs made, at most o.MaxRuns. Like Shrink it draws nothing at
 // random: with a deterministic fails the result is deterministic.
@@ -42,19 +44,32 @@ func ShrinkDeep(s Schedule, fails Fails, o DeepOptions) (Schedule, int) {
 	d := &deep{fails: fails, max: o.MaxRuns, heal: s.Heal}
 	cur := slices.Clone(s.Events)
 	cur = d.ddmin(cur)
-	for !d.spent() {
+	fresh := o.Fresh
+	for doubled := 0; !d.spent(); {
 		next, simpler := d.simplify(cur)
 		if simpler {
 			next = d.ddmin(next)
 		}
-		next, reseeded := d.reseed(next, o.Fresh)
+		next, reseeded := d.reseed(next, fresh)
+		if reseeded {
+			next = d.ddmin(next) // the new run may need fewer faults
+		}
 		cur = next
-		if !simpler && !reseeded {
-			break
+		switch {
+		case simpler || reseeded:
+		case fresh == 0 || doubled == maxDoublings:
+			return Schedule{Events: cur, Heal: s.Heal}, d.runs
+		default:
+			// Stuck: try more fresh variants per fault.
+			fresh, doubled = 2*fresh, doubled+1
 		}
 	}
 	return Schedule{Events: cur, Heal: s.Heal}, d.runs
 }
+
+// maxDoublings is how many times ShrinkDeep doubles its fresh variants per
+// fault when a pass changes nothing.
+const maxDoublings = 3
 
 // deep is the state of one ShrinkDeep.
 type deep struct {

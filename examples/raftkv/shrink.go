@@ -27,6 +27,7 @@ const (
 	smallSchedule   = 3   // faults: the stream phase runs only at or below it
 	freshVariants   = 6   // fresh seeds to try before a fault is kept
 	freshSeedStride = 1_000_000_000
+	finishRuns      = 3 // runs after the schedule phase: its record, the final run and its check
 )
 
 // shrunk is the result of shrinking one failing seed: its schedule, then
@@ -154,40 +155,71 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 		r.from = *cfg.Schedule
 	}
 	k := &shrinker{cfg: cfg, r: r, max: maxRuns, seed: cfg.Seed, replay: cfg.Replay}
-	at := r.runs
-	sched := k.faults(r.from, int(float64(maxRuns)*scheduleShare)-r.runs, freshVariants)
-	k.step("faults: %d -> %d (%d runs)", len(r.from.Events), len(sched.Events), r.runs-at)
-	if k.seed != cfg.Seed {
-		k.step("the run with the fewer faults is a fresh seed, %d", k.seed)
+	sched := k.schedulePhase(r.from)
+	var err error
+	if r.streamFrom, err = k.record(sched); err != nil {
+		return nil, err
 	}
-
-	// The decision stream of the run with the smaller schedule.
-	r.streamFrom = &deterministic.Stream{}
-	c = cfg
-	c.Seed, c.Schedule, c.Replay, c.Record = k.seed, &sched, k.replay, r.streamFrom
-	r.runs++
-	if failureClass(runSeed(c).Failure) != r.class {
-		return nil, fmt.Errorf("seed %d with its shrunk schedule no longer fails: the run is not deterministic", k.seed)
-	}
-	cand := r.streamFrom
 	if len(sched.Events) <= smallSchedule {
-		at = r.runs
-		cand = shrinkStream(r.streamFrom, int(float64(maxRuns-r.runs)*streamShare), func(s *deterministic.Stream) bool {
-			c := cfg
-			c.Seed, c.Schedule, c.Replay = k.seed, &sched, deterministic.DefaultAfter{Stream: s}
-			return k.fails(c)
-		})
-		k.step("stream: %s -> %s non-default decisions (%d runs)", commas(r.streamFrom.NonDefault()), commas(cand.NonDefault()), r.runs-at)
-		k.replay = deterministic.DefaultAfter{Stream: cand}
-		at = r.runs
-		r.to = k.faults(sched, maxRuns-r.runs, 0)
-		k.step("faults with that stream: %d -> %d (%d runs)", len(sched.Events), len(r.to.Events), r.runs-at)
+		r.to = k.streamPhase(sched)
 	} else {
 		r.to = sched
 		k.step("stream: not shrunk (more than %d faults left)", smallSchedule)
 	}
 	r.run = k.seed
 	return r, r.finish(cfg, k.replay)
+}
+
+// schedulePhase shrinks the faults of from on scheduleShare of the
+// budget; when more than smallSchedule are left, on the rest of it too
+// (but for finishRuns), with more fresh seeds.
+func (k *shrinker) schedulePhase(from nemesis.Schedule) nemesis.Schedule {
+	r := k.r
+	at := r.runs
+	sched := k.faults(from, int(float64(k.max)*scheduleShare)-r.runs, freshVariants)
+	k.step("faults: %d -> %d (%d runs)", len(from.Events), len(sched.Events), r.runs-at)
+	if len(sched.Events) > smallSchedule {
+		at = r.runs
+		more := k.faults(sched, k.max-r.runs-finishRuns, 8*freshVariants)
+		k.step("faults, the rest of the budget: %d -> %d (%d runs)", len(sched.Events), len(more.Events), r.runs-at)
+		sched = more
+	}
+	if k.seed != k.cfg.Seed {
+		k.step("the run with the fewer faults is a fresh seed, %d (seed %d's schedule forced)", k.seed, k.cfg.Seed)
+	}
+	return sched
+}
+
+// record returns the decision stream of the current run with sched.
+func (k *shrinker) record(sched nemesis.Schedule) (*deterministic.Stream, error) {
+	s := &deterministic.Stream{}
+	c := k.cfg
+	c.Seed, c.Schedule, c.Replay, c.Record = k.seed, &sched, k.replay, s
+	k.r.runs++
+	if failureClass(runSeed(c).Failure) != k.r.class {
+		return nil, fmt.Errorf("seed %d with its shrunk schedule no longer fails: the run is not deterministic", k.seed)
+	}
+	return s, nil
+}
+
+// streamPhase shrinks the recorded stream of the run with sched toward a
+// shorter prefix and default choices, on streamShare of what is left of
+// the budget, then sched once more with that stream, which becomes the
+// current run. It returns the schedule.
+func (k *shrinker) streamPhase(sched nemesis.Schedule) nemesis.Schedule {
+	r := k.r
+	at := r.runs
+	cand := shrinkStream(r.streamFrom, int(float64(k.max-r.runs)*streamShare), func(s *deterministic.Stream) bool {
+		c := k.cfg
+		c.Seed, c.Schedule, c.Replay = k.seed, &sched, deterministic.DefaultAfter{Stream: s}
+		return k.fails(c)
+	})
+	k.step("stream: %s -> %s non-default decisions (%d runs)", commas(r.streamFrom.NonDefault()), commas(cand.NonDefault()), r.runs-at)
+	k.replay = deterministic.DefaultAfter{Stream: cand}
+	at = r.runs
+	to := k.faults(sched, k.max-r.runs-finishRuns+1, 0)
+	k.step("faults with that stream: %d -> %d (%d runs)", len(sched.Events), len(to.Events), r.runs-at)
+	return to
 }
 
 // finish makes the final run, recorded whole so that a plain replay of

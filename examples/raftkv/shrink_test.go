@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,5 +161,37 @@ func TestTableCommand(t *testing.T) {
 	}
 	if cells := strings.Count(row, "| 1 / "); cells != len(strategies) {
 		t.Errorf("row %q: %d cells found at run 1, want %d\n%s", row, cells, len(strategies), out.String())
+	}
+}
+
+// TestShrinkSeeds: when a seed's shrink stays above 3 faults (here on a
+// budget of 2 runs a seed), the next failing seeds are shrunk too, each
+// named, and the result with the fewest faults is kept.
+func TestShrinkSeeds(t *testing.T) {
+	cfg := simConfig{Seed: 0, Bugs: bugSet{bugFollowerRead}}
+	best, tried, err := shrinkSeeds(cfg, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tried %v, kept seed %d (%d faults)", tried, best.seed, len(best.to.Events))
+	if len(tried) != 3 {
+		t.Fatalf("shrank %d seeds (%v), want 3: the first two stay above %d faults on 2 runs", len(tried), tried, smallSchedule)
+	}
+	if !strings.HasPrefix(tried[0], "0 (") {
+		t.Errorf("first seed shrunk: %q, want seed 0", tried[0])
+	}
+	for _, s := range tried {
+		var seed uint64
+		var faults int
+		if _, err := fmt.Sscanf(s, "%d (%d faults", &seed, &faults); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if faults < len(best.to.Events) {
+			t.Errorf("seed %d shrank to %d faults, yet the kept seed %d has %d", seed, faults, best.seed, len(best.to.Events))
+		}
+	}
+	again, tried2, err := shrinkSeeds(cfg, 2, 2, 1)
+	if err != nil || again.seed != best.seed || strings.Join(tried2, ";") != strings.Join(tried, ";") {
+		t.Errorf("not deterministic: %v then %v (%v)", tried, tried2, err)
 	}
 }
