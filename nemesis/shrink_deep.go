@@ -172,7 +172,7 @@ const minSimpleDuration = time.Millisecond
 
 // Simpler returns the variants of e that ShrinkDeep tries in its place,
 // simplest first: a fault on fewer nodes (a partition or bridge becomes
-// the isolation of one node of its first side, a power loss of every node
+// the isolation of one of its nodes, either side, a power loss of every node
 // the power-off of one), then e with half its duration, then with half its
 // magnitude (a clock step or offset, a latency, a disk delay, a loss rate
 // or a drift), then e starting half its duration later. Every variant is
@@ -181,8 +181,12 @@ func Simpler(e Event, heal time.Duration) []Event {
 	var out []Event
 	switch e.Kind {
 	case Partition, Bridge:
-		for _, n := range e.Nodes {
-			out = append(out, Event{At: e.At, Kind: Isolate, Nodes: []string{n}, For: e.For})
+		var seen []string
+		for _, n := range append(slices.Clip(e.Nodes), e.Other...) {
+			if !slices.Contains(seen, n) {
+				seen = append(seen, n)
+				out = append(out, Event{At: e.At, Kind: Isolate, Nodes: []string{n}, For: e.For})
+			}
 		}
 	case PowerLoss:
 		if len(e.Nodes) > 1 {
