@@ -48,8 +48,8 @@ func findFlags(fs *flag.FlagSet) func(given map[string]bool) (findOptions, strin
 			return o, fmt.Sprintf("-strategy %s: uniform or pct", o.strategy)
 		case o.pctDepth < 1:
 			return o, fmt.Sprintf("-pctdepth %d: at least 1", o.pctDepth)
-		case o.shrinkRuns < 1:
-			return o, fmt.Sprintf("-shrinkruns %d: at least 1", o.shrinkRuns)
+		case o.shrinkRuns < minShrinkRuns:
+			return o, fmt.Sprintf("-shrinkruns %d: at least %d (the failing run, the shrunk run recorded, replayed and checked)", o.shrinkRuns, minShrinkRuns)
 		case o.shrinkMore < 0:
 			return o, fmt.Sprintf("-shrinkseeds %d: at least 0", o.shrinkMore)
 		case (o.schedule != "" || o.replay != "") && !given["seed"]:

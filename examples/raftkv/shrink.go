@@ -28,6 +28,7 @@ const (
 	freshVariants   = 6   // fresh seeds to try before a fault is kept
 	freshSeedStride = 1_000_000_000
 	finishRuns      = 3 // runs after the schedule phase: its record, the final run and its check
+	minShrinkRuns   = 1 + finishRuns
 )
 
 // shrunk is the result of shrinking one failing seed: its schedule, then
@@ -135,10 +136,13 @@ func (k *shrinker) step(format string, args ...any) {
 // shorter prefix and more default choices, then the faults once more with
 // that stream, since a plainer run may need fewer of them. A candidate
 // counts as failing when the run fails with the same class of failure.
+// It makes at most maxRuns runs, and at least minShrinkRuns (the failing
+// run, the record, the final run and its check).
 func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 	if maxRuns <= 0 {
 		maxRuns = defaultShrinkRuns
 	}
+	maxRuns = max(maxRuns, minShrinkRuns)
 	cfg = cfg.withDefaults()
 	r := &shrunk{seed: cfg.Seed}
 	var p plan
@@ -176,7 +180,7 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 func (k *shrinker) schedulePhase(from nemesis.Schedule) nemesis.Schedule {
 	r := k.r
 	at := r.runs
-	sched := k.faults(from, int(float64(k.max)*scheduleShare)-r.runs, freshVariants)
+	sched := k.faults(from, min(int(float64(k.max)*scheduleShare), k.max-finishRuns)-r.runs, freshVariants)
 	k.step("faults: %d -> %d (%d runs)", len(from.Events), len(sched.Events), r.runs-at)
 	if len(sched.Events) > smallSchedule {
 		at = r.runs
@@ -209,7 +213,7 @@ func (k *shrinker) record(sched nemesis.Schedule) (*deterministic.Stream, error)
 func (k *shrinker) streamPhase(sched nemesis.Schedule) nemesis.Schedule {
 	r := k.r
 	at := r.runs
-	cand := shrinkStream(r.streamFrom, int(float64(k.max-r.runs)*streamShare), func(s *deterministic.Stream) bool {
+	cand := shrinkStream(r.streamFrom, int(float64(k.max-r.runs-finishRuns+1)*streamShare), func(s *deterministic.Stream) bool {
 		c := k.cfg
 		c.Seed, c.Schedule, c.Replay = k.seed, &sched, deterministic.DefaultAfter{Stream: s}
 		return k.fails(c)

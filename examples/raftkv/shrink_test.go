@@ -24,6 +24,9 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	if len(r.to.Events) >= len(r.from.Events) {
 		t.Fatalf("shrunk from %d faults to %d: no smaller\n%s", len(r.from.Events), len(r.to.Events), r.to)
 	}
+	if r.runs > 30 {
+		t.Errorf("%d runs on a budget of 30", r.runs)
+	}
 	if failureClass(r.final) != electionSafety {
 		t.Fatalf("shrunk run fails with %q, want an %s", r.final, electionSafety)
 	}
@@ -165,17 +168,17 @@ func TestTableCommand(t *testing.T) {
 }
 
 // TestShrinkSeeds: when a seed's shrink stays above 3 faults (here on a
-// budget of 2 runs a seed), the next failing seeds are shrunk too, each
+// budget of 4 runs a seed), the next failing seeds are shrunk too, each
 // named, and the result with the fewest faults is kept.
 func TestShrinkSeeds(t *testing.T) {
 	cfg := simConfig{Seed: 0, Bugs: bugSet{bugFollowerRead}}
-	best, tried, err := shrinkSeeds(cfg, 2, 2, 1)
+	best, tried, err := shrinkSeeds(cfg, 4, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("tried %v, kept seed %d (%d faults)", tried, best.seed, len(best.to.Events))
 	if len(tried) != 3 {
-		t.Fatalf("shrank %d seeds (%v), want 3: the first two stay above %d faults on 2 runs", len(tried), tried, smallSchedule)
+		t.Fatalf("shrank %d seeds (%v), want 3: the first two stay above %d faults on 4 runs", len(tried), tried, smallSchedule)
 	}
 	if !strings.HasPrefix(tried[0], "0 (") {
 		t.Errorf("first seed shrunk: %q, want seed 0", tried[0])
@@ -190,8 +193,25 @@ func TestShrinkSeeds(t *testing.T) {
 			t.Errorf("seed %d shrank to %d faults, yet the kept seed %d has %d", seed, faults, best.seed, len(best.to.Events))
 		}
 	}
-	again, tried2, err := shrinkSeeds(cfg, 2, 2, 1)
+	again, tried2, err := shrinkSeeds(cfg, 4, 2, 1)
 	if err != nil || again.seed != best.seed || strings.Join(tried2, ";") != strings.Join(tried, ";") {
 		t.Errorf("not deterministic: %v then %v (%v)", tried, tried2, err)
+	}
+}
+
+// TestShrinkBudget: a shrink makes at most the runs it is given.
+func TestShrinkBudget(t *testing.T) {
+	for _, budget := range []int{minShrinkRuns, 9} {
+		r, err := shrinkSeed(simConfig{Seed: 90, Bugs: bugSet{bugUnsyncedVote}}, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.runs > budget {
+			t.Errorf("%d runs on a budget of %d", r.runs, budget)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-bug", "unsynced-vote", "-seed", "90", "-shrink", "-shrinkruns", "3"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "-shrinkruns 3: at least 4") {
+		t.Errorf("-shrinkruns 3: exit %d, stderr %q", code, errb.String())
 	}
 }
