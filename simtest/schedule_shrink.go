@@ -39,7 +39,8 @@ func shrinkScheduleOn() bool {
 	return ok && on
 }
 
-// shrinkSchedule shrinks s for the failing test name at seed: each
+// shrinkSchedule shrinks s for the failing test name at seed (dropping
+// faults and making the rest simpler, nemesis.ShrinkDeep): each
 // candidate is written to a file and the test binary runs the test again
 // with -simrt.seed and -simrt.schedule; a candidate is kept when that run
 // fails. It returns the report to log.
@@ -73,7 +74,9 @@ func shrinkSchedule(name string, seed uint64, s nemesis.Schedule) string {
 		}
 		return err != nil
 	}
-	small, _ := nemesis.ShrinkWithin(s, fails, maxScheduleRuns)
+	// Delta debugging, then simpler faults (nemesis.ShrinkDeep); no fresh
+	// variants, whose other seeds would be other subtests.
+	small, _ := nemesis.ShrinkDeep(s, func(c nemesis.Schedule, _ int) bool { return fails(c) }, nemesis.DeepOptions{MaxRuns: maxScheduleRuns})
 	if probeErr != nil {
 		return fmt.Sprintf("simrt: shrinking the schedule: %v", probeErr)
 	}

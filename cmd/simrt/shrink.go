@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -23,7 +25,9 @@ the go test command that replays it:
   simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
   replay: go test -run '^TestX$' ./pkg -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
 
-Every candidate runs in its own process of the test binary.
+Every candidate runs in its own process of the test binary. It exits 0
+when the seed shrank, 1 when the seed failed but could not be shrunk (the
+test's output says why), 2 on bad input or a seed that passes.
 `
 
 const inevitableUsage = `usage: simrt inevitable ./pkg -run TestX -seed N [-n 20] [-rate 0.95] [-- test flags]
@@ -34,13 +38,16 @@ after which nearly all runs (-rate of -n, continuing with fresh seeds)
 fail the same way. It prints that decision, the decisions and the events
 of the run around it: where a bug report should start. It binary-searches
 the prefix length, assuming that a longer prefix fails at least as often.
+It exits 0 when it found that decision, 1 when the seed failed but the
+search did not finish (the test's output says why), 2 on bad input or a
+seed that passes.
 `
 
 func runShrink(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
 	out := fs.String("o", "", "save the shrunk stream to this `file` (default testdata/simrt/TEST-seedN.stream in the package)")
 	runs := fs.Int("runs", 400, "at most `n` candidate runs")
-	return runStreamTool("shrink", shrinkUsage, fs, args, stdout, stderr, func() ([]string, error) {
+	return runStreamTool("shrink", shrinkUsage, shrunkMark, fs, args, stdout, stderr, func() ([]string, error) {
 		if *runs < 1 {
 			return nil, fmt.Errorf("-runs %d: want at least 1", *runs)
 		}
@@ -60,7 +67,7 @@ func runInevitable(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("inevitable", flag.ContinueOnError)
 	n := fs.Int("n", 20, "`n` fresh continuations per prefix tried")
 	rate := fs.Float64("rate", 0.95, "the `fraction` of continuations that must fail")
-	return runStreamTool("inevitable", inevitableUsage, fs, args, stdout, stderr, func() ([]string, error) {
+	return runStreamTool("inevitable", inevitableUsage, inevitableMark, fs, args, stdout, stderr, func() ([]string, error) {
 		switch {
 		case *n < 1:
 			return nil, fmt.Errorf("-n %d: want at least 1", *n)
@@ -72,11 +79,22 @@ func runInevitable(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
+// The lines the test binary logs when the work of a stream tool is done:
+// the seed still fails (so go test exits 1), yet the tool succeeded.
+var (
+	shrunkMark     = regexp.MustCompile(`: simrt: shrank seed \d+ `)
+	inevitableMark = regexp.MustCompile(`: simrt: seed \d+ \(.*\) became inevitable at decision #`)
+)
+
+// notDone says, per tool, what went wrong when the work did not finish.
+var notDone = map[string]string{"shrink": "the shrink did not finish", "inevitable": "the search for the inevitable point did not finish"}
+
 // runStreamTool runs one failing seed of a simtest test with go test and
 // the simtest flags that extra returns, which do the work in the test
-// binary. Like replay it exits with go test's code: 1 when the seed
-// failed (and was worked on); a seed that passes is a usage error, 2.
-func runStreamTool(name, usage string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer, extra func() ([]string, error)) int {
+// binary. The seed fails, so go test exits 1 either way; the tool exits 0
+// when the output holds done (the work's result line), 1 with a one-line
+// error when it does not, and 2 on bad input or a seed that passes.
+func runStreamTool(name, usage string, done *regexp.Regexp, fs *flag.FlagSet, args []string, stdout, stderr io.Writer, extra func() ([]string, error)) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fs.PrintDefaults() }
 	run := fs.String("run", "", "the failing test (a name, or a -run regular expression)")
@@ -114,14 +132,23 @@ func runStreamTool(name, usage string, fs *flag.FlagSet, args []string, stdout, 
 	}
 	goArgs := append([]string{"test", "-count=1", "-run", testPattern(*run), pkg, "-simrt.seed=" + *seed}, flags...)
 	cmd := exec.Command("go", append(goArgs, pass...)...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(stdout, &out), stderr
 	fmt.Fprintf(stderr, "go %s\n", strings.Join(cmd.Args[1:], " "))
 	if err := cmd.Run(); err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
+		ee, ok := err.(*exec.ExitError)
+		switch {
+		case !ok:
+			fmt.Fprintf(stderr, "simrt %s: %v\n", name, err)
+			return 2
+		case ee.ExitCode() == 1 && done.Match(out.Bytes()):
+			return 0
+		case ee.ExitCode() == 1:
+			fmt.Fprintf(stderr, "simrt %s: seed %s of %s failed, but %s (the test's output above says why)\n", name, *seed, *run, notDone[name])
+			return 1
 		}
-		fmt.Fprintf(stderr, "simrt %s: %v\n", name, err)
-		return 2
+		fmt.Fprintf(stderr, "simrt %s: go test exited with code %d (the output above says why)\n", name, ee.ExitCode())
+		return ee.ExitCode()
 	}
 	fmt.Fprintf(stderr, "simrt %s: seed %s of %s passed: there is no failure to work on\n", name, *seed, *run)
 	return 2

@@ -11,14 +11,15 @@ import (
 	"testing"
 )
 
-// TestShrinkCommand shrinks a failing seed of the sample, then runs the
-// replay command it printed, as printed: the same failure.
+// TestShrinkCommand shrinks a failing seed of the sample, exiting 0 (a
+// successful shrink), then runs the replay command it printed, as
+// printed: the same failure.
 func TestShrinkCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leader.stream")
 	var stdout, stderr bytes.Buffer
 	code := dispatch([]string{"shrink", "./testdata/sample", "-run", "TestLeader", "-seed", "13", "-o", out}, &stdout, &stderr)
-	if code != 1 {
-		t.Fatalf("exit code %d, want 1 (seed 13 fails):\n%s\n%s", code, stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0 (seed 13 fails and shrinks):\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	text := stdout.String()
 	m := regexp.MustCompile(`simrt: shrank seed 13 \(the test failed \(t.FailNow, t.Fatal\) inside the simulation in task "<root>"\) ` +
@@ -44,11 +45,34 @@ func TestShrinkCommand(t *testing.T) {
 	}
 }
 
+// TestShrinkCommandFails: a seed that fails but cannot be shrunk (here the
+// result cannot be saved: -o names a path under a regular file) exits 1
+// with a one-line error after the test's output.
+func TestShrinkCommandFails(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"shrink", "./testdata/sample", "-run", "TestLeader", "-seed", "13", "-o", filepath.Join(file, "x.stream")}, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1 (the shrink could not save its result):\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	want := "simrt shrink: seed 13 of TestLeader failed, but the shrink did not finish (the test's output above says why)\n"
+	if !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("stderr does not end with %q:\n%s", want, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "simrt: shrink: ") {
+		t.Errorf("the test's output lacks the shrink's error:\n%s", stdout.String())
+	}
+}
+
+// TestInevitableCommand: a search that finds its decision exits 0.
 func TestInevitableCommand(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := dispatch([]string{"inevitable", "./testdata/sample", "-run", "TestLeader", "-seed", "13", "-n", "5"}, &stdout, &stderr)
-	if code != 1 {
-		t.Fatalf("exit code %d, want 1:\n%s\n%s", code, stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0:\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	for _, want := range []string{"simrt: seed 13 (", ") became inevitable at decision #", "decisions around it:", "events of the run around it: "} {
 		if !strings.Contains(stdout.String(), want) {

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
@@ -21,6 +23,7 @@ type findOptions struct {
 	pctDepth   int
 	shrink     bool
 	shrinkRuns int
+	shrinkMore int    // -shrinkseeds
 	schedule   string // -schedule FILE
 	replay     string // -replay FILE
 	table      bool
@@ -34,7 +37,8 @@ func findFlags(fs *flag.FlagSet) func(given map[string]bool) (findOptions, strin
 	fs.StringVar(&o.strategy, "strategy", "uniform", "scheduler: uniform (random order, -yield) or pct (probabilistic concurrency testing)")
 	fs.IntVar(&o.pctDepth, "pctdepth", 3, "with -strategy pct, the bug depth PCT targets (at least 1)")
 	fs.BoolVar(&o.shrink, "shrink", false, "shrink a failure: its nemesis schedule, then its decision stream; save both to -out and print the command that replays them (with -seed: that seed; else the first failing seed of -seeds)")
-	fs.IntVar(&o.shrinkRuns, "shrinkruns", defaultShrinkRuns, "with -shrink, the most simulations it may run")
+	fs.IntVar(&o.shrinkRuns, "shrinkruns", defaultShrinkRuns, "with -shrink, the most simulations it may run (per seed shrunk)")
+	fs.IntVar(&o.shrinkMore, "shrinkseeds", defaultShrinkSeeds, fmt.Sprintf("with -shrink, while the smallest result has more than %d faults, shrink up to this many more failing seeds (the next ones after it) and keep the smallest", smallSchedule))
 	fs.StringVar(&o.schedule, "schedule", "", "with -seed, run this nemesis schedule file instead of the one the seed draws")
 	fs.StringVar(&o.replay, "replay", "", "with -seed, replay this decision stream file (as -shrink saves it)")
 	fs.BoolVar(&o.table, "table", false, "measure bug finding: every planted bug (or those of -bug) under every strategy, over -seeds (0..999 by default); print the table of docs/FINDING.md")
@@ -44,8 +48,10 @@ func findFlags(fs *flag.FlagSet) func(given map[string]bool) (findOptions, strin
 			return o, fmt.Sprintf("-strategy %s: uniform or pct", o.strategy)
 		case o.pctDepth < 1:
 			return o, fmt.Sprintf("-pctdepth %d: at least 1", o.pctDepth)
-		case o.shrinkRuns < 1:
-			return o, fmt.Sprintf("-shrinkruns %d: at least 1", o.shrinkRuns)
+		case o.shrinkRuns < minShrinkRuns:
+			return o, fmt.Sprintf("-shrinkruns %d: at least %d (the failing run, the shrunk run recorded, replayed and checked)", o.shrinkRuns, minShrinkRuns)
+		case o.shrinkMore < 0:
+			return o, fmt.Sprintf("-shrinkseeds %d: at least 0", o.shrinkMore)
 		case (o.schedule != "" || o.replay != "") && !given["seed"]:
 			return o, "-schedule and -replay replay one seed: give -seed N"
 		case o.shrink && o.table:
@@ -79,8 +85,17 @@ func (o findOptions) apply(cfg *simConfig) error {
 	return nil
 }
 
+// defaultShrinkSeeds is the default of -shrinkseeds.
+const defaultShrinkSeeds = 2
+
+// shrinkSearch is how many seeds after a shrunk one -shrinkseeds searches
+// for the next failing seed.
+const shrinkSearch = 1000
+
 // runShrink shrinks the failure of base's seed (or, with sweep, of the
-// first failing seed of the sweep) and prints it. It returns the exit
+// first failing seed of the sweep) and prints it; while the result has
+// more than smallSchedule faults, it shrinks the next failing seeds too
+// (up to -shrinkseeds more) and keeps the smallest. It returns the exit
 // code.
 func runShrink(o options, base simConfig, stdout, stderr io.Writer) int {
 	if o.seed >= 0 {
@@ -93,7 +108,7 @@ func runShrink(o options, base simConfig, stdout, stderr io.Writer) int {
 		}
 		base.Seed = rep.failures[0].Seed
 	}
-	r, err := shrinkSeed(base, o.find.shrinkRuns)
+	best, tried, err := shrinkSeeds(base, o.find.shrinkRuns, o.find.shrinkMore, o.parallel)
 	if err != nil {
 		fmt.Fprintln(stderr, "raftkv: -shrink:", err)
 		return exitFail
@@ -102,13 +117,55 @@ func runShrink(o options, base simConfig, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "raftkv: -shrink:", err)
 		return exitFail
 	}
-	schedPath, streamPath, err := r.save(o.out, base.Bugs)
+	schedPath, streamPath, err := best.save(o.out, base.Bugs)
 	if err != nil {
 		fmt.Fprintln(stderr, "raftkv: -shrink:", err)
 		return exitFail
 	}
-	r.print(stdout, seedCommand(base), schedPath, streamPath)
+	if len(tried) > 1 {
+		fmt.Fprintf(stdout, "raftkv: shrank %d failing seeds: %s; kept seed %d\n", len(tried), strings.Join(tried, ", "), best.seed)
+	}
+	cmd := base
+	cmd.Seed = best.run
+	best.print(stdout, seedCommand(cmd), schedPath, streamPath)
 	return exitOK
+}
+
+// shrinkSeeds shrinks base's failing seed and, while the smallest result
+// has more than smallSchedule faults, up to more of the next failing
+// seeds (each found by a sweep of the shrinkSearch seeds after the last
+// one); not when base has a -schedule or -replay of its own, which belong
+// to its seed. It returns the result with the fewest faults (the first of
+// those), and one line per seed shrunk.
+func shrinkSeeds(base simConfig, runs, more, parallel int) (*shrunk, []string, error) {
+	best, err := shrinkSeed(base, runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	tried := []string{fmt.Sprintf("%d (%d faults, %d runs)", best.seed, len(best.to.Events), best.runs)}
+	last := base.Seed
+	for range more {
+		if len(best.to.Events) <= smallSchedule || base.Schedule != nil || base.Replay != nil || last > math.MaxUint64-shrinkSearch {
+			break
+		}
+		rep := sweep(sweepConfig{base: base, seeds: []seedRange{{last + 1, last + shrinkSearch}}, parallel: parallel, stopAtFirst: true})
+		if len(rep.failures) == 0 {
+			tried = append(tried, fmt.Sprintf("none failing in %d..%d", last+1, last+shrinkSearch))
+			break
+		}
+		c := base
+		c.Seed = rep.failures[0].Seed
+		last = c.Seed
+		r, err := shrinkSeed(c, runs)
+		if err != nil {
+			return nil, nil, err
+		}
+		tried = append(tried, fmt.Sprintf("%d (%d faults, %d runs)", r.seed, len(r.to.Events), r.runs))
+		if len(r.to.Events) < len(best.to.Events) {
+			best = r
+		}
+	}
+	return best, tried, nil
 }
 
 // seedCommand is the command that runs cfg's seed, from examples/.

@@ -32,7 +32,7 @@ func TestBadFlagsExitTwoWithOneLine(t *testing.T) {
 		{[]string{"-yield", "NaN"}, "-yield NaN: a probability is between 0 and 1"},
 		{[]string{"-strategy", "dfs"}, "-strategy dfs: uniform or pct"},
 		{[]string{"-strategy", "pct", "-pctdepth", "0"}, "-pctdepth 0: at least 1"},
-		{[]string{"-shrink", "-shrinkruns", "0"}, "-shrinkruns 0: at least 1"},
+		{[]string{"-shrink", "-shrinkruns", "0"}, "-shrinkruns 0: at least 4"},
 		{[]string{"-replay", "x.stream"}, "-schedule and -replay replay one seed: give -seed N"},
 		{[]string{"-table", "-seed", "3"}, "-table sweeps seeds: give -seeds, not -seed"},
 		{[]string{"-table", "-shrink"}, "-shrink and -table: give one of them"},

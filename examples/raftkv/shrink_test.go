@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,12 +24,15 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	if len(r.to.Events) >= len(r.from.Events) {
 		t.Fatalf("shrunk from %d faults to %d: no smaller\n%s", len(r.from.Events), len(r.to.Events), r.to)
 	}
+	if r.runs > 30 {
+		t.Errorf("%d runs on a budget of 30", r.runs)
+	}
 	if failureClass(r.final) != electionSafety {
 		t.Fatalf("shrunk run fails with %q, want an %s", r.final, electionSafety)
 	}
 	s := r.to
 	c := cfg
-	c.Schedule = &s
+	c.Seed, c.Schedule = r.run, &s
 	if o := runSeed(c); o.Failure == "" {
 		t.Logf("the shrunk schedule passes without the shrunk stream (the stream's defaults are part of the reproduction)")
 	}
@@ -42,7 +46,9 @@ func TestShrinkPlantedFailure(t *testing.T) {
 		t.Fatalf("saved schedule reads back as %v, %v; want\n%s", back, err, r.to)
 	}
 	var out bytes.Buffer
-	r.print(&out, seedCommand(cfg), schedPath, streamPath)
+	c = cfg
+	c.Seed = r.run
+	r.print(&out, seedCommand(c), schedPath, streamPath)
 	if want := "shrunk the schedule from "; !strings.Contains(out.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
@@ -110,11 +116,11 @@ func lastLines(s string, n int) string {
 }
 
 // TestShrinkFlag: -shrink with -seed shrinks that seed (on a tiny budget
-// here) and prints the replay command with its files.
+// here, and no other seed) and prints the replay command with its files.
 func TestShrinkFlag(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	code := run([]string{"-bug", "unsynced-vote", "-seed", "90", "-shrink", "-shrinkruns", "6", "-out", dir}, &out, &errb)
+	code := run([]string{"-bug", "unsynced-vote", "-seed", "90", "-shrink", "-shrinkruns", "6", "-shrinkseeds", "0", "-out", dir}, &out, &errb)
 	if code != exitOK {
 		t.Fatalf("exit code %d, stderr %s", code, errb.String())
 	}
@@ -158,5 +164,54 @@ func TestTableCommand(t *testing.T) {
 	}
 	if cells := strings.Count(row, "| 1 / "); cells != len(strategies) {
 		t.Errorf("row %q: %d cells found at run 1, want %d\n%s", row, cells, len(strategies), out.String())
+	}
+}
+
+// TestShrinkSeeds: when a seed's shrink stays above 3 faults (here on a
+// budget of 4 runs a seed), the next failing seeds are shrunk too, each
+// named, and the result with the fewest faults is kept.
+func TestShrinkSeeds(t *testing.T) {
+	cfg := simConfig{Seed: 0, Bugs: bugSet{bugFollowerRead}}
+	best, tried, err := shrinkSeeds(cfg, 4, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tried %v, kept seed %d (%d faults)", tried, best.seed, len(best.to.Events))
+	if len(tried) != 3 {
+		t.Fatalf("shrank %d seeds (%v), want 3: the first two stay above %d faults on 4 runs", len(tried), tried, smallSchedule)
+	}
+	if !strings.HasPrefix(tried[0], "0 (") {
+		t.Errorf("first seed shrunk: %q, want seed 0", tried[0])
+	}
+	for _, s := range tried {
+		var seed uint64
+		var faults int
+		if _, err := fmt.Sscanf(s, "%d (%d faults", &seed, &faults); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if faults < len(best.to.Events) {
+			t.Errorf("seed %d shrank to %d faults, yet the kept seed %d has %d", seed, faults, best.seed, len(best.to.Events))
+		}
+	}
+	again, tried2, err := shrinkSeeds(cfg, 4, 2, 1)
+	if err != nil || again.seed != best.seed || strings.Join(tried2, ";") != strings.Join(tried, ";") {
+		t.Errorf("not deterministic: %v then %v (%v)", tried, tried2, err)
+	}
+}
+
+// TestShrinkBudget: a shrink makes at most the runs it is given.
+func TestShrinkBudget(t *testing.T) {
+	for _, budget := range []int{minShrinkRuns, 9} {
+		r, err := shrinkSeed(simConfig{Seed: 90, Bugs: bugSet{bugUnsyncedVote}}, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.runs > budget {
+			t.Errorf("%d runs on a budget of %d", r.runs, budget)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-bug", "unsynced-vote", "-seed", "90", "-shrink", "-shrinkruns", "3"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "-shrinkruns 3: at least 4") {
+		t.Errorf("-shrinkruns 3: exit %d, stderr %q", code, errb.String())
 	}
 }
