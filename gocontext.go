@@ -54,7 +54,9 @@ var _ context.Context = (*TaskContext)(nil)
 // GoContext spawns a small task below ctx that follows the calling task's
 // lifetime, so a GoContext counts as a spawn (and shows as a task named
 // after ctx with "_gocontext" appended) until the context is cancelled.
+// GoContext panics at the call if ctx is nil.
 func GoContext(ctx Context) (*TaskContext, context.CancelFunc) {
+	mustContext(ctx == nil, "GoContext")
 	t := ctx.CurrentTask()
 	c := &TaskContext{done: make(chan struct{})}
 	var scope *timeoutScope

@@ -58,8 +58,11 @@ func (s *spawned[T]) Done(err error) {
 // task (it no longer counts as running, and its StopSignals are released),
 // in every runtime.
 //
-// Spawn may be called from any task of the runtime that owns ctx.
+// Spawn may be called from any task of the runtime that owns ctx. It
+// panics at the call if ctx or f is nil.
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
+	mustContext(ctx == nil, "Spawn")
+	mustFunc(f == nil, "Spawn")
 	h := &Handle[T]{state: handleTask, f: f}
 	h.abort = ctx.SpawnTask((*spawned[T])(h))
 	return h
@@ -135,7 +138,7 @@ func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
 	for {
 		h.q.Push(w)
 		h.mu.Unlock()
-		parkOn(w, &h.mu, &h.q, (*awaitWait[T])(h), nil)
+		core.ParkQueued(&h.mu, w, &h.q, (*awaitWait[T])(h), nil)
 		if h.done() { // complete took w off the queue before setting done
 			return h.value()
 		}

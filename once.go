@@ -22,8 +22,12 @@ type Once struct {
 // with sync.Once, f ending by a panic counts as done (the panic goes on up
 // the caller's stack), and so does f being unwound because its task was
 // aborted or its Timeout ran out. A call of Do from within f on the same
-// Once never returns.
+// Once never returns. Unlike sync.Once, whose Do(nil) fails only as a nil
+// dereference, Do panics at the call, leaving o as it was, if ctx or f is
+// nil.
 func (o *Once) Do(ctx rtapi.Plumbing, f func()) {
+	mustContext(ctx == nil, "Once.Do")
+	mustFunc(f == nil, "Once.Do")
 	o.mu.Enter(ctx.CurrentTask())
 	if o.done.Load() {
 		return

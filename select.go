@@ -112,10 +112,7 @@ func armNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, ready func() 
 // place.
 func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward func()) bool {
 	mu.Lock()
-	q.Remove(w)
-	if w.Notified && forward != nil {
-		forward()
-	}
+	q.Withdraw(w, forward)
 	mu.Unlock()
 	return false
 }
@@ -133,15 +130,21 @@ func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward fu
 // unless another case woke it first: then partners pass it by until it has
 // looked at its cases again, as in Go. Select with no cases parks forever
 // (until aborted). A value a sender handed to a Select that is aborted at
-// that moment goes back to the channel (see Chan).
+// that moment goes back to the channel (see Chan). Select panics at the
+// call, naming the case, if ctx or a case is nil (a case's callback may be
+// nil).
 func Select(ctx rtapi.Plumbing, cases ...Case) int {
+	mustContext(ctx == nil, "Select")
+	mustCases("Select", cases)
 	return selectCases(ctx, false, cases)
 }
 
 // SelectBiased is Select that, when several cases are ready at once, takes
 // the earliest in the list (the reference runtime's select), for code that
-// relies on the order of its cases.
+// relies on the order of its cases. It panics as Select does.
 func SelectBiased(ctx rtapi.Plumbing, cases ...Case) int {
+	mustContext(ctx == nil, "SelectBiased")
+	mustCases("SelectBiased", cases)
 	return selectCases(ctx, true, cases)
 }
 
@@ -253,26 +256,9 @@ func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
 	return w
 }
 
-// parkOn parks w's task, queued on q, on on (see waitUntilOn); if the park
-// unwinds (abort or Timeout), w is taken off q under mu and an unused
-// notification is forwarded. For a wait that does not fit core.Wait.
-func parkOn(w *core.Waiter, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func()) {
-	ok := false
-	defer func() {
-		if !ok {
-			mu.Lock()
-			q.Remove(w)
-			if w.Notified && forward != nil {
-				forward()
-			}
-			mu.Unlock()
-		}
-	}()
-	w.Task.ParkOn(on)
-	ok = true
-}
-
 // Reschedule lets every other ready task run once before the caller goes on.
+// It panics at the call if ctx is nil.
 func Reschedule(ctx rtapi.Plumbing) {
+	mustContext(ctx == nil, "Reschedule")
 	ctx.CurrentTask().Yield()
 }

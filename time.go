@@ -83,7 +83,10 @@ func (afterWait) releaseCase(c *afterState) {
 // runs out, f wins. Timeouts nest; the one whose time ran out is the one
 // that returns ErrTimeout. A context made by GoContext inside f reports the
 // deadline, and is cancelled when the time runs out or Timeout returns.
+// Timeout panics at the call if ctx or f is nil.
 func Timeout(ctx rtapi.Plumbing, d time.Duration, f func() error) (err error) {
+	mustContext(ctx == nil, "Timeout")
+	mustFunc(f == nil, "Timeout")
 	t := ctx.CurrentTask()
 	sc := &timeoutScope{}
 	if outer := t.InnermostDeadline(); outer != nil {

@@ -67,8 +67,11 @@ func (wg *WaitGroup) Wait(ctx rtapi.Plumbing) {
 //	wg.Add(1)
 //	go func() { defer wg.Done(); f() }()
 //
-// that runs in both runtimes.
+// that runs in both runtimes. It panics at the call, counting nothing, if
+// ctx or f is nil.
 func (wg *WaitGroup) Go(ctx Context, f func(ctx Context)) {
+	mustContext(ctx == nil, "WaitGroup.Go")
+	mustFunc(f == nil, "WaitGroup.Go")
 	wg.Add(1)
 	// 0: not started; 1: f runs, its deferred Done counts; 2: counted
 	// without running (the task was aborted before it started).

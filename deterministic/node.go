@@ -32,7 +32,8 @@ type NodeConfig struct {
 	// every Restart, like a process's main. Required.
 	Main func(ctx simrt.Context)
 	// Clock is the node's clock at start; the zero value is the global
-	// clock.
+	// clock. An offset that puts the clock out of simulated time (before
+	// the Unix epoch, or at or after its end) is refused (ErrClockRange).
 	Clock NodeClock
 	// StorageFaults is the node's storage fault configuration; nil means
 	// a copy of the runtime's configuration as it is at AddNode
@@ -169,7 +170,7 @@ func (c *Context) AddNode(cfg NodeConfig) (*Node, error) {
 	if cfg.Main == nil {
 		return nil, fmt.Errorf("deterministic.AddNode: node %q: nil Main", cfg.Name)
 	}
-	if err := cfg.Clock.validate(); err != nil {
+	if err := cfg.Clock.validateAt(rt.now); err != nil {
 		return nil, fmt.Errorf("deterministic.AddNode: node %q: %w", cfg.Name, err)
 	}
 	cfg.Host = h

@@ -10,6 +10,12 @@ import (
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
+// ErrClockRange is matched (errors.Is) by the error of a SetClock or
+// JumpClock that would move a node's clock out of simulated time: before
+// the Unix epoch, or at or after its end (2262-04-11, math.MaxInt64 ns
+// after the epoch).
+var ErrClockRange = errors.New("deterministic: node clock would leave simulated time")
+
 // NodeClock is a node's clock: an offset from the global simulated time and
 // a drift. Drift is the fraction by which the node's durations are longer
 // in global time: with Drift 200e-6 (a clock 200 ppm slow), a node's
@@ -23,6 +29,18 @@ type NodeClock struct {
 func (c NodeClock) validate() error {
 	if !(c.Drift > -0.5 && c.Drift < 0.5) {
 		return errors.New("clock drift must be in (-0.5, 0.5)")
+	}
+	return nil
+}
+
+// validateAt is validate for a clock starting at global time now: its
+// offset must keep it in simulated time, [0, never).
+func (c NodeClock) validateAt(now int64) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if l := now + int64(c.Offset); c.Offset < 0 && l < 0 || c.Offset > 0 && now >= never-int64(c.Offset) {
+		return fmt.Errorf("clock offset %v at %v: %w", c.Offset, time.Unix(0, now).UTC().Format(time.RFC3339Nano), ErrClockRange)
 	}
 	return nil
 }
@@ -68,15 +86,24 @@ func (n *Node) Now() time.Time {
 
 // SetClock changes the node's clock from now on: its drift becomes c.Drift
 // and its offset c.Offset; Now stays continuous apart from the change of
-// offset. Pending sleeps and timers keep their global deadlines. It fails on
-// a drift of 0.5 or more.
+// offset. Pending sleeps and timers keep their global deadlines. It fails,
+// changing nothing, on a drift of 0.5 or more, and (with ErrClockRange) if
+// the change of offset would move the clock out of simulated time, as
+// JumpClock does.
 func (n *Node) SetClock(c NodeClock) error {
 	n.rt.check()
 	if err := c.validate(); err != nil {
 		return err
 	}
 	now := n.rt.now
-	l := n.clock.local(now) + int64(c.Offset-n.clock.cfg.Offset)
+	d := c.Offset - n.clock.cfg.Offset
+	if (d < 0) != (c.Offset < n.clock.cfg.Offset) { // the difference overflows
+		return fmt.Errorf("deterministic: SetClock(offset %v) of node %s: %w", c.Offset, n.cfg.Name, ErrClockRange)
+	}
+	l, err := n.clockStep("SetClock", d)
+	if err != nil {
+		return err
+	}
 	n.clock.anchorG, n.clock.anchorL, n.clock.cfg = now, l, c
 	n.rt.nodes.counts.clock++
 	var b [16]byte
@@ -91,7 +118,7 @@ func (n *Node) SetClock(c NodeClock) error {
 // keep their global deadlines. It fails, changing nothing, if the node's
 // clock would leave simulated time: read before the Unix epoch, or at or
 // after its end (2262-04-11, math.MaxInt64 ns after the epoch), the range
-// Config.Start allows.
+// Config.Start allows; the error matches ErrClockRange.
 func (n *Node) JumpClock(d time.Duration) error {
 	n.rt.check()
 	if _, err := n.clockStep("JumpClock", d); err != nil {
@@ -110,8 +137,8 @@ func (n *Node) JumpClock(d time.Duration) error {
 func (n *Node) clockStep(op string, d time.Duration) (int64, error) {
 	l := n.clock.local(n.rt.now) // in [0, never): l+d cannot overflow for d < 0
 	if d < 0 && l+int64(d) < 0 || d > 0 && l >= never-int64(d) {
-		return 0, fmt.Errorf("deterministic: %s(%v) of node %s: its clock, %v, would leave simulated time [1970-01-01, 2262-04-11)",
-			op, d, n.cfg.Name, time.Unix(0, l).UTC().Format(time.RFC3339Nano))
+		return 0, fmt.Errorf("deterministic: %s(%v) of node %s: its clock, %v, would leave simulated time [1970-01-01, 2262-04-11): %w",
+			op, d, n.cfg.Name, time.Unix(0, l).UTC().Format(time.RFC3339Nano), ErrClockRange)
 	}
 	return l + int64(d), nil
 }

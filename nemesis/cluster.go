@@ -33,8 +33,9 @@ type Node interface {
 	Resume() error
 	// SetClock sets the node's clock offset and drift from now on.
 	SetClock(offset time.Duration, drift float64) error
-	// JumpClock steps the node's clock by d.
-	JumpClock(d time.Duration)
+	// JumpClock steps the node's clock by d; it fails, changing nothing,
+	// if the clock would leave the range the node's clock can read.
+	JumpClock(d time.Duration) error
 	// Skew returns the node's clock minus the global clock.
 	Skew() time.Duration
 	SetDiskFault(f faulty.DiskFault)

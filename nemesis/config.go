@@ -33,7 +33,8 @@ type Config struct {
 	// Start is the earliest time a fault starts.
 	Start time.Duration
 	// GapMin and GapMax bound the time between the starts of two
-	// consecutive faults; both zero mean 100ms and 1s.
+	// consecutive faults; both zero mean 100ms and 1s. Otherwise GapMin
+	// must be at least MinGap, and (Heal-Start)/GapMin at most MaxFaults.
 	GapMin, GapMax time.Duration
 	// Heal is the time T at which every fault still active is undone.
 	// Faults start before it; it is required.
@@ -59,6 +60,15 @@ type Config struct {
 	// operation; zero means 50ms.
 	MaxDiskSlow time.Duration
 }
+
+// MinGap is the smallest Config.GapMin Draw accepts: a shorter gap would
+// draw a fault every few simulated nanoseconds.
+const MinGap = time.Millisecond
+
+// MaxFaults is the most faults a Config may let Draw draw, as
+// (Heal-Start)/GapMin: a larger schedule is a mistake (a Heal of hours, a
+// tiny gap) that would take Draw, and the run, far too long.
+const MaxFaults = 100_000
 
 // withDefaults validates cfg for nodes and fills in its defaults.
 func (cfg Config) withDefaults(nodes []string) (Config, error) {
@@ -93,6 +103,9 @@ func (cfg Config) withDefaults(nodes []string) (Config, error) {
 	}
 	if cfg.GapMax == 0 {
 		cfg.GapMin, cfg.GapMax = 100*time.Millisecond, time.Second
+	}
+	if err := cfg.checkGaps(); err != nil {
+		return cfg, err
 	}
 	if cfg.MaxDown == 0 {
 		cfg.MaxDown = max(1, (len(nodes)-1)/2)
@@ -146,4 +159,15 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// checkGaps refuses gaps below MinGap and more than MaxFaults faults.
+func (cfg Config) checkGaps() error {
+	if cfg.GapMin < MinGap {
+		return fmt.Errorf("nemesis: Config.GapMin %v is below the minimum gap of %v", cfg.GapMin, MinGap)
+	}
+	if n := (cfg.Heal - cfg.Start) / cfg.GapMin; n > MaxFaults {
+		return fmt.Errorf("nemesis: Config.GapMin %v over [%v, %v) allows %d faults, more than %d (MaxFaults)", cfg.GapMin, cfg.Start, cfg.Heal, n, MaxFaults)
+	}
+	return nil
 }

@@ -24,8 +24,11 @@ func SeedRand(seed uint64) *rand.Rand {
 // faults), never lets more than cfg.MaxDown nodes be down at once, and
 // runs one latency or loss fault at a time; a draw that finds no node
 // free skips its turn. The same rng state, nodes and cfg give the same
-// schedule.
+// schedule. Draw panics if rng is nil.
 func Draw(rng *rand.Rand, nodes []string, cfg Config) (Schedule, error) {
+	if rng == nil {
+		panic("nemesis.Draw: nil *rand.Rand (use SeedRand)")
+	}
 	cfg, err := cfg.withDefaults(nodes)
 	if err != nil {
 		return Schedule{}, err
@@ -135,93 +138,121 @@ func (d *drawer) names(ix []int) []string {
 // dur, or reports that none can start now.
 func (d *drawer) event(k Kind, t, dur time.Duration) (Event, bool) {
 	e := Event{At: t, Kind: k, For: dur}
-	n := len(d.nodes)
-	rng := d.rng
-	one := func(c class) bool {
-		free := d.free(c, t)
-		if c == classProcess && n-len(free) >= d.cfg.MaxDown {
-			return false
-		}
-		if len(free) == 0 {
-			return false
-		}
-		i := free[rng.IntN(len(free))]
-		d.busy[i][c] = t + dur
-		e.Nodes = []string{d.nodes[i]}
-		return true
-	}
+	var ok bool
 	switch k {
+	case Partition, Bridge, Cut, Clog:
+		ok = d.sides(&e)
+	case Isolate:
+		e.Nodes, ok = []string{d.nodes[d.rng.IntN(len(d.nodes))]}, true
+	case Latency, Loss:
+		ok = d.linkFault(&e)
+	case Kill, PowerOff, Pause:
+		ok = d.one(&e, classProcess)
+	case PowerLoss:
+		ok = d.powerLoss(&e)
+	case ClockOffset, ClockDrift, ClockJump:
+		ok = d.clockFault(&e)
+	case DiskSlow, DiskFail, DiskFull, DiskReadOnly:
+		ok = d.one(&e, classDisk)
+		if ok && k == DiskSlow {
+			e.Delay = d.between(time.Millisecond, d.cfg.MaxDiskSlow)
+		}
+	}
+	return e, ok
+}
+
+// one picks e's single node among those with no fault of class c at e.At
+// (and, for a process fault, only while fewer than MaxDown are down), and
+// marks it busy for the fault's duration.
+func (d *drawer) one(e *Event, c class) bool {
+	free := d.free(c, e.At)
+	if c == classProcess && len(d.nodes)-len(free) >= d.cfg.MaxDown {
+		return false
+	}
+	if len(free) == 0 {
+		return false
+	}
+	i := free[d.rng.IntN(len(free))]
+	d.busy[i][c] = e.At + e.For
+	e.Nodes = []string{d.nodes[i]}
+	return true
+}
+
+// sides draws the two sides of a partition or bridge, or the two ends of a
+// cut or clog.
+func (d *drawer) sides(e *Event) bool {
+	n := len(d.nodes)
+	switch e.Kind {
 	case Partition:
 		if n < 2 {
-			return e, false
+			return false
 		}
-		perm := rng.Perm(n)
-		size := 1 + rng.IntN(max(1, n/2))
+		perm := d.rng.Perm(n)
+		size := 1 + d.rng.IntN(max(1, n/2))
 		e.Nodes, e.Other = d.names(perm[:size]), d.names(perm[size:])
 	case Bridge:
 		if n < 3 {
-			return e, false
+			return false
 		}
-		perm := rng.Perm(n)
+		perm := d.rng.Perm(n)
 		half := 1 + (n-1)/2
 		a := append([]int{perm[0]}, perm[1:half]...)
 		b := append([]int{perm[0]}, perm[half:]...)
 		e.Nodes, e.Other = d.names(a), d.names(b)
-	case Cut, Clog:
+	default: // Cut, Clog
 		if n < 2 {
-			return e, false
+			return false
 		}
-		perm := rng.Perm(n)
+		perm := d.rng.Perm(n)
 		e.Nodes, e.Other = []string{d.nodes[perm[0]]}, []string{d.nodes[perm[1]]}
-	case Isolate:
-		e.Nodes = []string{d.nodes[rng.IntN(n)]}
-	case Latency, Loss:
-		if d.link > t {
-			return e, false
-		}
-		d.link = t + dur
-		e.Nodes = []string{d.nodes[rng.IntN(n)]}
-		if k == Latency {
-			e.Delay = d.between(time.Millisecond, d.cfg.MaxLatency)
-			e.Jitter = d.between(0, e.Delay/2)
-		} else {
-			e.Rate = math.Max(0.01, math.Round(rng.Float64()*d.cfg.MaxLoss*100)/100)
-		}
-	case Kill, PowerOff, Pause:
-		if !one(classProcess) {
-			return e, false
-		}
-	case PowerLoss:
-		if len(d.free(classProcess, t)) < n {
-			return e, false
-		}
-		for i := range d.nodes {
-			d.busy[i][classProcess] = t + dur
-		}
-		e.Nodes = slices.Clone(d.nodes)
-	case ClockOffset, ClockDrift, ClockJump:
-		if !one(classClock) {
-			return e, false
-		}
-		switch k {
-		case ClockOffset:
-			e.Delay = d.signed(d.cfg.MaxOffset)
-		case ClockJump:
-			e.Delay = d.signed(d.cfg.MaxJump)
-		default:
-			ppm := 1 + rng.IntN(max(1, int(d.cfg.MaxDrift*1e6)))
-			e.Rate = float64(ppm) / 1e6
-			if rng.IntN(2) == 0 {
-				e.Rate = -e.Rate
-			}
-		}
-	case DiskSlow, DiskFail, DiskFull, DiskReadOnly:
-		if !one(classDisk) {
-			return e, false
-		}
-		if k == DiskSlow {
-			e.Delay = d.between(time.Millisecond, d.cfg.MaxDiskSlow)
+	}
+	return true
+}
+
+// linkFault draws a Latency or Loss fault, one at a time.
+func (d *drawer) linkFault(e *Event) bool {
+	if d.link > e.At {
+		return false
+	}
+	d.link = e.At + e.For
+	e.Nodes = []string{d.nodes[d.rng.IntN(len(d.nodes))]}
+	if e.Kind == Latency {
+		e.Delay = d.between(time.Millisecond, d.cfg.MaxLatency)
+		e.Jitter = d.between(0, e.Delay/2)
+	} else {
+		e.Rate = math.Max(0.01, math.Round(d.rng.Float64()*d.cfg.MaxLoss*100)/100)
+	}
+	return true
+}
+
+// powerLoss takes every node, when none is down.
+func (d *drawer) powerLoss(e *Event) bool {
+	if len(d.free(classProcess, e.At)) < len(d.nodes) {
+		return false
+	}
+	for i := range d.nodes {
+		d.busy[i][classProcess] = e.At + e.For
+	}
+	e.Nodes = slices.Clone(d.nodes)
+	return true
+}
+
+// clockFault draws a clock fault's node and its offset, step or drift.
+func (d *drawer) clockFault(e *Event) bool {
+	if !d.one(e, classClock) {
+		return false
+	}
+	switch e.Kind {
+	case ClockOffset:
+		e.Delay = d.signed(d.cfg.MaxOffset)
+	case ClockJump:
+		e.Delay = d.signed(d.cfg.MaxJump)
+	default:
+		ppm := 1 + d.rng.IntN(max(1, int(d.cfg.MaxDrift*1e6)))
+		e.Rate = float64(ppm) / 1e6
+		if d.rng.IntN(2) == 0 {
+			e.Rate = -e.Rate
 		}
 	}
-	return e, true
+	return true
 }

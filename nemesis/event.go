@@ -89,98 +89,127 @@ func signed(d time.Duration) string {
 // ParseEvent parses one line in the format of Event.String.
 func ParseEvent(line string) (Event, error) {
 	f := strings.Fields(line)
-	var e Event
 	if len(f) < 3 {
-		return e, fmt.Errorf("want \"<at> <kind> {nodes} ... for <duration>\", got %q", line)
+		return Event{}, fmt.Errorf("want \"<at> <kind> {nodes} ... for <duration>\", got %q", line)
 	}
+	p := &eventParser{rest: f[2:]}
 	var err error
-	if e.At, err = parseDuration("time", f[0]); err != nil {
-		return e, err
+	if p.e.At, err = parseDuration("time", f[0]); err != nil {
+		return p.e, err
 	}
-	if e.Kind, err = ParseKind(f[1]); err != nil {
-		return e, err
+	if p.e.Kind, err = ParseKind(f[1]); err != nil {
+		return p.e, err
 	}
-	rest := f[2:]
-	next := func(what string) (string, error) {
-		if len(rest) == 0 {
-			return "", fmt.Errorf("%s: missing %s", e.Kind, what)
+	for _, step := range []func() error{p.targets, p.params, p.duration, p.check} {
+		if err = step(); err != nil {
+			break
 		}
-		s := rest[0]
-		rest = rest[1:]
-		return s, nil
 	}
-	word := func(want string) error {
-		s, err := next(fmt.Sprintf("%q", want))
-		if err == nil && s != want {
-			err = fmt.Errorf("%s: want %q, got %q", e.Kind, want, s)
-		}
+	return p.e, err
+}
+
+// eventParser reads the fields of an event line after its time and kind,
+// in order, into e.
+type eventParser struct {
+	e    Event
+	rest []string
+}
+
+// next takes the next field, or reports it missing as what.
+func (p *eventParser) next(what string) (string, error) {
+	if len(p.rest) == 0 {
+		return "", fmt.Errorf("%s: missing %s", p.e.Kind, what)
+	}
+	s := p.rest[0]
+	p.rest = p.rest[1:]
+	return s, nil
+}
+
+// word takes the next field, which must be want.
+func (p *eventParser) word(want string) error {
+	s, err := p.next(fmt.Sprintf("%q", want))
+	if err == nil && s != want {
+		err = fmt.Errorf("%s: want %q, got %q", p.e.Kind, want, s)
+	}
+	return err
+}
+
+// dur takes the next field as a duration, named what in errors.
+func (p *eventParser) dur(what string) (time.Duration, error) {
+	s, err := p.next(what)
+	if err != nil {
+		return 0, err
+	}
+	return parseDuration(what, s)
+}
+
+// group takes the next field as a node group.
+func (p *eventParser) group() ([]string, error) {
+	s, err := p.next("{nodes}")
+	if err != nil {
+		return nil, err
+	}
+	return parseGroup(s)
+}
+
+// targets reads the node group, and the second one after its separator
+// for the kinds that have one.
+func (p *eventParser) targets() error {
+	var err error
+	if p.e.Nodes, err = p.group(); err != nil {
 		return err
 	}
-	grp := func() ([]string, error) {
-		s, err := next("{nodes}")
-		if err != nil {
-			return nil, err
-		}
-		return parseGroup(s)
-	}
-	if e.Nodes, err = grp(); err != nil {
-		return e, err
-	}
-	switch e.Kind.shape() {
+	switch p.e.Kind.shape() {
 	case twoSides:
-		err = word("|")
+		err = p.word("|")
 	case oneWay:
-		err = word("->")
+		err = p.word("->")
+	default:
+		return nil
 	}
-	if err == nil && e.Kind.shape() != oneNode && e.Kind.shape() != allNodes {
-		e.Other, err = grp()
+	if err == nil {
+		p.e.Other, err = p.group()
 	}
-	if err != nil {
-		return e, err
-	}
-	var s string
-	switch e.Kind {
+	return err
+}
+
+// params reads the parameters of the kinds that have some.
+func (p *eventParser) params() error {
+	var err error
+	switch p.e.Kind {
 	case Latency:
-		if s, err = next("latency"); err == nil {
-			e.Delay, err = parseDuration("latency", s)
+		if p.e.Delay, err = p.dur("latency"); err == nil {
+			err = p.word("jitter")
 		}
 		if err == nil {
-			err = word("jitter")
-		}
-		if err == nil {
-			s, err = next("jitter")
-		}
-		if err == nil {
-			e.Jitter, err = parseDuration("jitter", s)
+			p.e.Jitter, err = p.dur("jitter")
 		}
 	case DiskSlow, ClockOffset, ClockJump:
-		if s, err = next("duration"); err == nil {
-			e.Delay, err = parseDuration("duration", s)
-		}
+		p.e.Delay, err = p.dur("duration")
 	case Loss, ClockDrift:
-		if s, err = next("rate"); err == nil {
-			e.Rate, err = strconv.ParseFloat(s, 64)
-			if err != nil {
-				err = fmt.Errorf("%s: bad rate %q", e.Kind, s)
+		var s string
+		if s, err = p.next("rate"); err == nil {
+			if p.e.Rate, err = strconv.ParseFloat(s, 64); err != nil {
+				err = fmt.Errorf("%s: bad rate %q", p.e.Kind, s)
 			}
 		}
 	}
+	return err
+}
+
+// check checks the event read (see Event.check).
+func (p *eventParser) check() error { return p.e.check() }
+
+// duration reads "for <duration>", which ends the line.
+func (p *eventParser) duration() error {
+	err := p.word("for")
 	if err == nil {
-		err = word("for")
+		p.e.For, err = p.dur("duration")
 	}
-	if err == nil {
-		s, err = next("duration")
+	if err == nil && len(p.rest) > 0 {
+		err = fmt.Errorf("%s: unexpected %q after the duration", p.e.Kind, strings.Join(p.rest, " "))
 	}
-	if err == nil {
-		e.For, err = parseDuration("duration", s)
-	}
-	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%s: unexpected %q after the duration", e.Kind, strings.Join(rest, " "))
-	}
-	if err == nil {
-		err = e.check()
-	}
-	return e, err
+	return err
 }
 
 func parseDuration(what, s string) (time.Duration, error) {
@@ -244,6 +273,9 @@ func (e Event) check() error {
 	case sh == twoSides && len(e.Other) == 0:
 		return fmt.Errorf("%s: empty second side", e.Kind)
 	}
+	if err := e.checkSides(); err != nil {
+		return err
+	}
 	switch e.Kind {
 	case Latency:
 		if e.Delay < 0 || e.Jitter < 0 {
@@ -263,4 +295,40 @@ func (e Event) check() error {
 		}
 	}
 	return nil
+}
+
+// checkSides reports a node named twice on one side, and sides that make
+// the fault affect nothing: a partition, cut or clog with a node on both
+// sides (a node is not cut from itself), a bridge with a side that has no
+// node of its own (every link it would cut runs through the bridge).
+func (e Event) checkSides() error {
+	for _, side := range [][]string{e.Nodes, e.Other} {
+		for i, n := range side {
+			if slices.Contains(side[:i], n) {
+				return fmt.Errorf("%s: node %s named twice in %s", e.Kind, n, group(side))
+			}
+		}
+	}
+	if e.Kind == Bridge {
+		if !hasOwn(e.Nodes, e.Other) || !hasOwn(e.Other, e.Nodes) {
+			return fmt.Errorf("%s: each side of %s | %s needs a node the other side lacks", e.Kind, group(e.Nodes), group(e.Other))
+		}
+		return nil
+	}
+	for _, n := range e.Nodes {
+		if slices.Contains(e.Other, n) {
+			return fmt.Errorf("%s: node %s is on both sides", e.Kind, n)
+		}
+	}
+	return nil
+}
+
+// hasOwn reports whether side has a node that other lacks.
+func hasOwn(side, other []string) bool {
+	for _, n := range side {
+		if !slices.Contains(other, n) {
+			return true
+		}
+	}
+	return false
 }

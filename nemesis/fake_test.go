@@ -36,6 +36,8 @@ type fakeNode struct {
 	skew   time.Duration
 	disk   faulty.DiskFault
 	incarn int
+	// jumpErr, when set, is what JumpClock returns, changing nothing.
+	jumpErr error
 }
 
 func newFake(n int) *fakeCluster {
@@ -194,9 +196,13 @@ func (n *fakeNode) SetClock(offset time.Duration, drift float64) error {
 	}
 	return nil
 }
-func (n *fakeNode) JumpClock(d time.Duration) {
+func (n *fakeNode) JumpClock(d time.Duration) error {
 	n.c.record("jump %s %v", n.name, d)
+	if n.jumpErr != nil {
+		return n.jumpErr
+	}
 	n.skew += d
+	return nil
 }
 func (n *fakeNode) SetDiskFault(f faulty.DiskFault) {
 	n.c.record("disk %s %+v", n.name, f)

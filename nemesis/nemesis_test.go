@@ -159,6 +159,14 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"xs kill {n1} for 1s\n5s heal\n", `line 1: bad time "xs"`},
 		{"5s heal\n6s kill {n1} for 1s\n", "line 2: \"6s kill {n1} for 1s\" after the heal line"},
 		{"6s kill {n1} for 1s\n5s heal\n", "starts at or after the heal"},
+		{"1s partition {n1} | {n1} for 1s\n5s heal\n", "line 1: partition: node n1 is on both sides"},
+		{"1s partition {n1,n2} | {n3,n2} for 1s\n5s heal\n", "line 1: partition: node n2 is on both sides"},
+		{"1s partition {n1} | {} for 1s\n5s heal\n", `line 1: empty node group "{}"`},
+		{"1s partition {n1,n1} | {n2} for 1s\n5s heal\n", "line 1: partition: node n1 named twice in {n1,n1}"},
+		{"1s cut {n2} -> {n2} for 1s\n5s heal\n", "line 1: cut: node n2 is on both sides"},
+		{"1s clog {n3} -> {n3} for 1s\n5s heal\n", "line 1: clog: node n3 is on both sides"},
+		{"1s bridge {n1,n2} | {n1} for 1s\n5s heal\n", "line 1: bridge: each side of {n1,n2} | {n1} needs a node the other side lacks"},
+		{"1s power-loss {n1,n2,n1} for 1s\n5s heal\n", "line 1: power-loss: node n1 named twice"},
 	} {
 		_, err := ParseSchedule([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -191,6 +199,10 @@ func TestConfigErrors(t *testing.T) {
 		{five, Config{Heal: time.Second, MaxDown: 6}, "Config.MaxDown 6"},
 		{five, Config{Heal: time.Second, MaxDrift: 0.5}, "Config.MaxDrift 0.5"},
 		{five, Config{Heal: time.Second, MaxLoss: 1.5}, "Config.MaxLoss 1.5"},
+		// Tiny gaps: an error, not a schedule of billions of faults.
+		{five, Config{Heal: 120 * time.Second, GapMin: 1, GapMax: 1}, "Config.GapMin 1ns is below the minimum gap of 1ms"},
+		{five, Config{Heal: 120 * time.Second, GapMax: time.Millisecond}, "Config.GapMin 0s is below the minimum gap of 1ms"},
+		{five, Config{Heal: time.Hour, GapMin: time.Millisecond, GapMax: time.Second}, "allows 3600000 faults, more than 100000 (MaxFaults)"},
 	} {
 		_, err := Draw(SeedRand(1), c.nodes, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -345,4 +357,28 @@ func hosts(c *fakeCluster, a, b string) [2]netip.Addr {
 // quiet returns a runner that discards the log.
 func quiet() *deterministic.Runner {
 	return deterministic.New(deterministic.Config{Seed: 1, LogHandler: slog.DiscardHandler})
+}
+
+// Draw and the shrinkers panic at the call, naming themselves, when given
+// a nil generator or function, rather than as a nil dereference later.
+func TestNilArgumentsPanic(t *testing.T) {
+	s := Schedule{Events: []Event{{At: time.Second, Kind: Kill, Nodes: []string{"n1"}, For: time.Second}}, Heal: 5 * time.Second}
+	for _, c := range []struct {
+		want string
+		call func()
+	}{
+		{"nemesis.Draw: nil *rand.Rand (use SeedRand)", func() { Draw(nil, five, everything) }},
+		{"nemesis.Shrink called with a nil function", func() { Shrink(s, nil) }},
+		{"nemesis.ShrinkWithin called with a nil function", func() { ShrinkWithin(s, nil, 10) }},
+		{"nemesis.ShrinkRun called with a nil function", func() { ShrinkRun(deterministic.Config{}, s, 10, nil) }},
+	} {
+		got := func() (r any) {
+			defer func() { r = recover() }()
+			c.call()
+			return nil
+		}()
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("panic = %v, want %q", got, c.want)
+		}
+	}
 }

@@ -70,7 +70,7 @@ func (s simNode) Pause(d time.Duration) error { return s.n.Pause(d) }
 func (s simNode) Resume() error { return s.n.Resume() }
 
 // JumpClock implements Node.JumpClock.
-func (s simNode) JumpClock(d time.Duration) { s.n.JumpClock(d) }
+func (s simNode) JumpClock(d time.Duration) error { return s.n.JumpClock(d) }
 
 // SetDiskFault implements Node.SetDiskFault.
 func (s simNode) SetDiskFault(f faulty.DiskFault) { s.n.Storage().SetDiskFault(f) }

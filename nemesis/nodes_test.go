@@ -1,6 +1,7 @@
 package nemesis_test
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -204,8 +205,12 @@ func TestHealRestoresTheCluster(t *testing.T) {
 		m.WaitHealed(ctx)
 		after = unhealed(ctx)
 		for _, f := range m.Effects() {
-			if len(f.Errs) > 0 {
-				t.Errorf("%s", f)
+			for _, err := range f.Errs {
+				// Draw knows no clock: a jump back early in a run from the
+				// epoch is refused by the node, and reported.
+				if !errors.Is(err, deterministic.ErrClockRange) {
+					t.Errorf("%s", f)
+				}
 			}
 		}
 	})

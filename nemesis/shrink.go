@@ -13,16 +13,19 @@ import (
 // single event can be dropped without fails reporting false (delta
 // debugging, Zeller and Hildebrandt's ddmin). fails(s) must be true;
 // otherwise Shrink returns s. fails runs a whole simulation with the
-// schedule given (see Start), so it must be deterministic.
+// schedule given (see Start), so it must be deterministic. Shrink panics
+// if fails is nil.
 func Shrink(s Schedule, fails func(Schedule) bool) Schedule {
+	mustFails(fails == nil, "Shrink")
 	s, _ = ShrinkWithin(s, fails, 0)
 	return s
 }
 
 // ShrinkWithin is Shrink that runs fails at most maxRuns times (no limit
 // when maxRuns <= 0), returning the smallest failing schedule found and
-// the number of runs made.
+// the number of runs made. It panics if fails is nil.
 func ShrinkWithin(s Schedule, fails func(Schedule) bool, maxRuns int) (Schedule, int) {
+	mustFails(fails == nil, "ShrinkWithin")
 	try := func(evs []Event) bool { return fails(Schedule{Events: evs, Heal: s.Heal}) }
 	evs, runs := shrink.MinimizeWithin(slices.Clone(s.Events), try, maxRuns)
 	return Schedule{Events: evs, Heal: s.Heal}, runs
@@ -53,8 +56,10 @@ func Failing(cfg deterministic.Config, root func(ctx *deterministic.Context) err
 // simulation of cfg (the same seed) with root given the candidate, and
 // fails as Failing says. It returns the shrunk schedule and the number of
 // simulations run, at most maxRuns (no limit when maxRuns <= 0). If s
-// itself does not fail, ShrinkRun returns an error.
+// itself does not fail, ShrinkRun returns an error. It panics if root is
+// nil.
 func ShrinkRun(cfg deterministic.Config, s Schedule, maxRuns int, root func(ctx *deterministic.Context, s Schedule) error) (Schedule, int, error) {
+	mustFails(root == nil, "ShrinkRun")
 	fails := func(s Schedule) bool {
 		return Failing(cfg, func(ctx *deterministic.Context) error { return root(ctx, s) })
 	}
@@ -63,4 +68,11 @@ func ShrinkRun(cfg deterministic.Config, s Schedule, maxRuns int, root func(ctx 
 	}
 	small, runs := ShrinkWithin(s, fails, maxRuns-1)
 	return small, runs + 1, nil
+}
+
+// mustFails panics, naming fn, if the function fn was given is nil.
+func mustFails(isNil bool, fn string) {
+	if isNil {
+		panic("nemesis." + fn + " called with a nil function")
+	}
 }

@@ -51,6 +51,12 @@ type Config struct {
 	// Metrics bounds the metrics endpoint's connections (timeouts, header
 	// size). The zero value uses the defaults documented on each field.
 	Metrics MetricsConfig
+	// Timeout, when positive, bounds the run in wall time: once it has
+	// passed, the root is aborted (it unwinds at its next park), the
+	// runtime shuts down as when the root returns, and Start then panics
+	// with an error matching ErrRunTimeout, unless a task's panic stopped
+	// the run first. Zero, the default, means no limit.
+	Timeout time.Duration
 	// Logger receives the runtime's own records (task panics, the metrics
 	// endpoint) and is the base of Context.Logger. Nil means
 	// slog.Default().
@@ -66,6 +72,9 @@ const defaultConnectTimeout = 10 * time.Second
 func (c Config) validate() Config {
 	if c.Parallelism < 0 {
 		panic("realtime.New: Config.Parallelism must not be negative")
+	}
+	if c.Timeout < 0 {
+		panic("realtime.New: Config.Timeout must not be negative")
 	}
 	n := c.Network
 	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 || n.MaxRecvSize < 0 {

@@ -34,7 +34,8 @@
 // tree is aborted, every open listener and connection is closed, and Start
 // returns only once every task goroutine has ended. Without
 // Config.CatchPanics, the first task panic aborts the root and is re-raised
-// from Start after that shutdown. For graceful shutdown, tasks wait on
+// from Start after that shutdown; so is a run timeout (Config.Timeout,
+// ErrRunTimeout). For graceful shutdown, tasks wait on
 // ctx.Stopped() and someone calls ctx.Stop; StopOnSignal wires SIGINT and
 // SIGTERM to Stop.
 //

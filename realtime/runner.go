@@ -33,8 +33,10 @@ func New(cfg Config) *Runner { return &Runner{cfg: cfg.validate()} }
 //
 // When a task panics and Config.CatchPanics is off, the root is aborted and
 // Start re-panics with the task's panic value after that shutdown; the
-// root's own panic always propagates, also after the shutdown. Start
-// panics if it is called twice.
+// root's own panic always propagates, also after the shutdown. Past
+// Config.Timeout the root is aborted too, and Start panics with an error
+// matching ErrRunTimeout after the shutdown. Start panics if it is called
+// twice.
 //
 // A task blocked outside the runtime in something the runtime cannot
 // interrupt (a native channel, time.Sleep, a sync.Mutex, a busy loop) holds
@@ -78,10 +80,14 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 			rt.close()
 		}
 	}()
+	disarm := rt.armTimeout(r.cfg.Timeout)
+	defer disarm() // also when the root called runtime.Goexit
 	out, p := rt.root.ct.Call(func() {
 		label.Polls.Add(1)
 		root(ctx)
 	})
+	// A timeout during the shutdown is no timeout of the run.
+	disarm()
 	rt.root.unmarkGoroutine() // the caller's goroutine gets its labels back
 	rt.root.end()
 	rt.marked.remove(rt.root)

@@ -10,8 +10,10 @@ import (
 
 func TestConformance(t *testing.T) {
 	runtimetest.Run(t, runtimetest.Runner{
+		TimedOut: realtime.ErrRunTimeout,
 		Start: func(t *testing.T, o runtimetest.Options, root func(simrt.Context)) {
-			realtime.New(realtime.Config{CatchPanics: o.CatchPanics, Logger: quietLogger()}).Start(root)
+			cfg := realtime.Config{CatchPanics: o.CatchPanics, Timeout: o.Timeout, Logger: quietLogger()}
+			realtime.New(cfg).Start(root)
 		},
 	})
 }

@@ -139,84 +139,104 @@ func goContextAbort(t *testing.T, r Runner) {
 func goContextTimeout(t *testing.T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		const d = 20 * time.Millisecond
-		var waited error
-		start := ctx.Now()
-		var deadline time.Time
-		var hasDeadline bool
-		err := simrt.Timeout(ctx, d, func() error {
+		goContextDeadline(t, r, ctx, d)
+		goContextWatchedDeadline(t, ctx, d)
+		goContextNestedDeadline(t, r, ctx, d)
+		goContextTimeoutReturns(t, ctx)
+	})
+}
+
+// goContextDeadline: a GoContext made inside Timeout(d) reports the
+// deadline and is cancelled with context.DeadlineExceeded when it passes.
+func goContextDeadline(t *testing.T, r Runner, ctx simrt.Context, d time.Duration) {
+	var waited error
+	start := ctx.Now()
+	var deadline time.Time
+	var hasDeadline bool
+	err := simrt.Timeout(ctx, d, func() error {
+		gctx, cancel := simrt.GoContext(ctx)
+		defer cancel()
+		deadline, hasDeadline = gctx.Deadline()
+		waited = gctx.Wait(ctx)
+		return waited
+	})
+	if !hasDeadline || deadline.Before(start.Add(d)) || r.Simulated && !deadline.Equal(start.Add(d)) {
+		t.Errorf("Deadline = %v, %v; want %v", deadline, hasDeadline, start.Add(d))
+	}
+	if !errors.Is(waited, context.DeadlineExceeded) {
+		t.Errorf("Wait inside Timeout = %v, want context.DeadlineExceeded", waited)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, simrt.ErrTimeout) {
+		t.Errorf("Timeout = %v", err)
+	}
+}
+
+// goContextWatchedDeadline: another task watching the context sees the
+// deadline too.
+func goContextWatchedDeadline(t *testing.T, ctx simrt.Context, d time.Duration) {
+	made := simrt.NewOneshot[*simrt.TaskContext]()
+	timed := simrt.Spawn(ctx, func(ctx simrt.Context) error {
+		return simrt.Timeout(ctx, d, func() error {
+			gctx, cancel := simrt.GoContext(ctx)
+			defer cancel()
+			made.Send(gctx)
+			parkForever(ctx)
+			return nil
+		})
+	})
+	gctx, _ := made.Recv(ctx)
+	within(t, ctx, "a watcher of a timed-out context", func() {
+		var got error
+		simrt.Select(ctx, gctx.OnDone(func(err error) { got = err }))
+		if !errors.Is(got, context.DeadlineExceeded) {
+			t.Errorf("OnDone from another task = %v, want context.DeadlineExceeded", got)
+		}
+	})
+	if err, _ := timed.Await(ctx); !errors.Is(err, simrt.ErrTimeout) {
+		t.Errorf("Timeout around a parked task = %v, want ErrTimeout", err)
+	}
+}
+
+// goContextNestedDeadline: under nested Timeouts whose outer one is the
+// shorter, its deadline is reported and it cancels the context made in the
+// inner one.
+func goContextNestedDeadline(t *testing.T, r Runner, ctx simrt.Context, d time.Duration) {
+	var waited error
+	var deadline time.Time
+	var hasDeadline bool
+	start := ctx.Now()
+	err := simrt.Timeout(ctx, d, func() error {
+		return simrt.Timeout(ctx, time.Hour, func() error {
 			gctx, cancel := simrt.GoContext(ctx)
 			defer cancel()
 			deadline, hasDeadline = gctx.Deadline()
-			waited = gctx.Wait(ctx)
-			return waited
-		})
-		if !hasDeadline || deadline.Before(start.Add(d)) || r.Simulated && !deadline.Equal(start.Add(d)) {
-			t.Errorf("Deadline = %v, %v; want %v", deadline, hasDeadline, start.Add(d))
-		}
-		if !errors.Is(waited, context.DeadlineExceeded) {
-			t.Errorf("Wait inside Timeout = %v, want context.DeadlineExceeded", waited)
-		}
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, simrt.ErrTimeout) {
-			t.Errorf("Timeout = %v", err)
-		}
-
-		// Another task watching the context sees the deadline too.
-		made := simrt.NewOneshot[*simrt.TaskContext]()
-		timed := simrt.Spawn(ctx, func(ctx simrt.Context) error {
-			return simrt.Timeout(ctx, d, func() error {
-				gctx, cancel := simrt.GoContext(ctx)
-				defer cancel()
-				made.Send(gctx)
-				parkForever(ctx)
-				return nil
-			})
-		})
-		gctx, _ := made.Recv(ctx)
-		within(t, ctx, "a watcher of a timed-out context", func() {
-			var got error
-			simrt.Select(ctx, gctx.OnDone(func(err error) { got = err }))
-			if !errors.Is(got, context.DeadlineExceeded) {
-				t.Errorf("OnDone from another task = %v, want context.DeadlineExceeded", got)
-			}
-		})
-		if err, _ := timed.Await(ctx); !errors.Is(err, simrt.ErrTimeout) {
-			t.Errorf("Timeout around a parked task = %v, want ErrTimeout", err)
-		}
-
-		// Nested: the outer Timeout is the shorter; its deadline is reported
-		// and it cancels the context made in the inner one.
-		start = ctx.Now()
-		err = simrt.Timeout(ctx, d, func() error {
-			return simrt.Timeout(ctx, time.Hour, func() error {
-				gctx, cancel := simrt.GoContext(ctx)
-				defer cancel()
-				deadline, hasDeadline = gctx.Deadline()
-				waited = nil
-				defer func() { waited = gctx.Err() }()
-				parkForever(ctx)
-				return nil
-			})
-		})
-		if !errors.Is(err, simrt.ErrTimeout) {
-			t.Errorf("nested Timeout = %v, want ErrTimeout", err)
-		}
-		if !hasDeadline || deadline.After(ctx.Now()) || r.Simulated && !deadline.Equal(start.Add(d)) {
-			t.Errorf("Deadline under nested Timeouts = %v, %v; want the outer one's, %v", deadline, hasDeadline, start.Add(d))
-		}
-		if !errors.Is(waited, context.DeadlineExceeded) {
-			t.Errorf("Err while the outer Timeout unwinds = %v, want context.DeadlineExceeded", waited)
-		}
-
-		// Timeout returns first: the context is cancelled as it returns.
-		var inside *simrt.TaskContext
-		if err := simrt.Timeout(ctx, time.Hour, func() error {
-			inside, _ = simrt.GoContext(ctx)
+			defer func() { waited = gctx.Err() }()
+			parkForever(ctx)
 			return nil
-		}); err != nil {
-			t.Errorf("Timeout = %v", err)
-		}
-		if !errors.Is(inside.Err(), context.Canceled) {
-			t.Errorf("a GoContext after its Timeout returned: Err = %v, want context.Canceled", inside.Err())
-		}
+		})
 	})
+	if !errors.Is(err, simrt.ErrTimeout) {
+		t.Errorf("nested Timeout = %v, want ErrTimeout", err)
+	}
+	if !hasDeadline || deadline.After(ctx.Now()) || r.Simulated && !deadline.Equal(start.Add(d)) {
+		t.Errorf("Deadline under nested Timeouts = %v, %v; want the outer one's, %v", deadline, hasDeadline, start.Add(d))
+	}
+	if !errors.Is(waited, context.DeadlineExceeded) {
+		t.Errorf("Err while the outer Timeout unwinds = %v, want context.DeadlineExceeded", waited)
+	}
+}
+
+// goContextTimeoutReturns: when Timeout returns first, the context is
+// cancelled as it returns.
+func goContextTimeoutReturns(t *testing.T, ctx simrt.Context) {
+	var inside *simrt.TaskContext
+	if err := simrt.Timeout(ctx, time.Hour, func() error {
+		inside, _ = simrt.GoContext(ctx)
+		return nil
+	}); err != nil {
+		t.Errorf("Timeout = %v", err)
+	}
+	if !errors.Is(inside.Err(), context.Canceled) {
+		t.Errorf("a GoContext after its Timeout returned: Err = %v, want context.Canceled", inside.Err())
+	}
 }

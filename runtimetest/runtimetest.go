@@ -54,11 +54,13 @@
 //     gives the same bytes every run; production draws from crypto/rand.
 //   - Schedules: a simulator run twice with one seed interleaves its tasks
 //     the same way and ends with the same metric text, byte for byte.
-//   - Deadlocks and run timeouts: a simulator stops the run with a verdict,
-//     a panic whose value is an error matching Runner.Stalled (no task can
-//     progress and no timer is pending) or Runner.TimedOut (Options.Timeout
-//     has passed); a production runtime just waits, so those cases are
-//     skipped there. Likewise only a simulation can make a function and its
+//   - Deadlocks and run timeouts: every runtime stops a run that goes on
+//     past Options.Timeout (simulated time for a simulator, wall time in
+//     production) with a verdict, a panic whose value is an error matching
+//     Runner.TimedOut, once its tasks have unwound. A simulator also stops a
+//     run in which no task can progress and no timer is pending, with an
+//     error matching Runner.Stalled; a production runtime waits for the
+//     timeout instead. Only a simulation can make a function and its
 //     Timeout finish at the same instant.
 //
 // # Reference tests without a Go form
@@ -97,13 +99,18 @@ type Runner struct {
 	// simulated runtime's clock starts at the Unix epoch.
 	Simulated bool
 
-	// Stalled and TimedOut are the verdicts of a Simulated runtime: Start
-	// panics with an error matching Stalled (errors.Is) when no task can
-	// make progress and no timer is pending, and with one matching TimedOut
-	// once Options.Timeout of its time has passed. For the simulator they
-	// are deterministic.ErrStalled and deterministic.ErrRunTimeout. A
-	// runtime that is not Simulated leaves them nil.
-	Stalled, TimedOut error
+	// TimedOut is the verdict of every runtime on a run that goes on past
+	// Options.Timeout of its own time: Start panics with an error matching
+	// it (errors.Is) once the run's tasks have unwound. For the simulator
+	// it is deterministic.ErrRunTimeout, for production
+	// realtime.ErrRunTimeout.
+	TimedOut error
+
+	// Stalled is the verdict of a Simulated runtime when no task can make
+	// progress and no timer is pending: Start panics with an error matching
+	// it. For the simulator it is deterministic.ErrStalled. A runtime that
+	// is not Simulated leaves it nil.
+	Stalled error
 
 	// Skip lists cases to skip, by subtest name, with the reason. It is
 	// meant for a runtime that is still being written; a finished runtime
@@ -122,10 +129,10 @@ type Options struct {
 	// Simulated ignore it.
 	Seed uint64
 	// Timeout bounds the run in the runtime's own time, so that a broken
-	// runtime fails a case instead of hanging it: a simulator panics with
-	// its Runner.TimedOut verdict once this much simulated time has passed. A
-	// production runtime may enforce it approximately or not at all. The
-	// suite always sets it.
+	// runtime fails a case instead of hanging it: once this much time has
+	// passed (simulated time for a Simulated runtime, wall time otherwise),
+	// the runtime aborts the run and Start panics with its Runner.TimedOut
+	// verdict after its tasks have unwound. The suite always sets it.
 	Timeout time.Duration
 }
 
@@ -156,14 +163,17 @@ func concat(lists ...[]testCase) []testCase {
 }
 
 // Run runs every case of the suite as a subtest of t, each on a fresh
-// runtime started through r. It panics if r.Start is nil, or if r is
-// Simulated and Stalled or TimedOut is nil.
+// runtime started through r. It panics if r.Start or r.TimedOut is nil, or
+// if r is Simulated and r.Stalled is nil.
 func Run(t *testing.T, r Runner) {
 	if r.Start == nil {
 		panic("runtimetest.Run: Runner.Start is nil")
 	}
-	if r.Simulated && (r.Stalled == nil || r.TimedOut == nil) {
-		panic("runtimetest.Run: a Simulated Runner needs Stalled and TimedOut (the errors its verdicts match)")
+	if r.TimedOut == nil {
+		panic("runtimetest.Run: Runner.TimedOut is nil (the error a run timeout's verdict matches)")
+	}
+	if r.Simulated && r.Stalled == nil {
+		panic("runtimetest.Run: a Simulated Runner needs Stalled (the error a stall's verdict matches)")
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

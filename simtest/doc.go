@@ -129,7 +129,26 @@
 //	-simrt.replaydefaults with -simrt.replay: defaults, not the seed, past its end;
 //	                      alone: every decision its default, the plainest run
 //	-simrt.record=F       write the run's decision stream to F (one seed) (SIMRT_RECORD)
-//	-simrt.shrink         shrink a failing seed (SIMRT_SHRINK); -simrt.shrinkout=F saves it
-//	                      to F, -simrt.shrinkruns=N caps the candidate runs (default 400)
+//	-simrt.shrink         shrink a failing seed (SIMRT_SHRINK)
+//	-simrt.shrinkout=F    save the shrunk stream to F (default testdata/simrt/TEST-seedN.stream)
+//	                      (SIMRT_SHRINKOUT)
+//	-simrt.shrinkruns=N   at most N candidate runs while shrinking; default 400 (SIMRT_SHRINKRUNS)
 //	-simrt.inevitable     find when a failing seed's failure became inevitable (SIMRT_INEVITABLE)
+//	-simrt.continuations=N  fresh continuations per point for -simrt.inevitable; default 20
+//	                      (SIMRT_CONTINUATIONS)
+//	-simrt.inevitablerate=R  the fraction of them that must fail; default 0.95
+//	                      (SIMRT_INEVITABLERATE)
+//
+// For a test that calls Nemesis, the fault schedule:
+//
+//	-simrt.schedule=F     run the fault schedule file F instead of drawing one from the seed
+//	                      (SIMRT_SCHEDULE)
+//	-simrt.shrinkschedule when a seed fails, shrink its fault schedule to the fewest faults
+//	                      that still fail it, and write it with its replay command
+//	                      (SIMRT_SHRINKSCHEDULE)
+//
+// The files these flags name are checked once, before the first seed: a
+// file to read (-simrt.replay, -simrt.schedule) must exist and parse, a
+// file to write (-simrt.trace, -simrt.record, -simrt.coverfile) must be
+// creatable; a bad one fails the test in one line.
 package simtest

@@ -142,7 +142,7 @@ type settings struct {
 }
 
 // loadSettings reads the flags, then the environment for every flag that
-// was not given.
+// was not given, and checks the files they name (checkPaths).
 func loadSettings() (settings, error) {
 	st, err := resolve(func(s *setting) (string, bool) {
 		if s.set {
@@ -155,6 +155,9 @@ func loadSettings() (settings, error) {
 		if on, _ := strconv.ParseBool(v); on {
 			st.crypto = true
 		}
+	}
+	if err == nil {
+		err = checkPaths(st)
 	}
 	return st, err
 }

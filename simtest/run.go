@@ -151,103 +151,126 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 // the test has failed. label, if set, rewrites what every failure says.
 func harness(t *testing.T, name string, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
-	var panicked *failure
-	user := cfg.OnTaskPanic
-	var ctx0 *deterministic.Context
-	cfg.OnTaskPanic = func(task string, value any, stack []byte) {
-		if ctx0 != nil { // keep the last: it is the one that stops the run
+	h := newWatch(t, cfg, label)
+	finished := false
+	defer func() {
+		if !finished {
+			f = h.unwound(name, recover())
+		}
+	}()
+	drive(h.cfg, func(ctx *deterministic.Context) {
+		h.ctx0 = ctx
+		h.aud = ctx.Auditor()
+		if onStart != nil {
+			onStart(h.aud)
+		}
+	})
+	finished = true
+	if t.Failed() && !h.failedBefore {
+		return h.build(nil, "the test failed (t.Error) inside the simulation", false, true)
+	}
+	return nil
+}
 
-			panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
-				time: ctx0.Now(), stack: stack}
+// watch is what harness learns of its simulations through their hooks,
+// for the failure report.
+type watch struct {
+	t            *testing.T
+	cfg          deterministic.Config // the caller's, with the hooks set
+	label        func(string) string
+	failedBefore bool                   // t had failed before the simulations ran
+	ctx0         *deterministic.Context // the running simulation's root context
+	aud          *deterministic.Auditor // its auditor
+	panicked     *failure               // the last task panic
+	loc          *locator
+	logs         *logRing
+}
+
+// newWatch returns the watch of simulations configured by cfg: its cfg is
+// cfg with simtest's panic, resume and log hooks in front of the caller's.
+func newWatch(t *testing.T, cfg deterministic.Config, label func(string) string) *watch {
+	h := &watch{t: t, label: label, failedBefore: t.Failed(), logs: &logRing{}}
+	h.loc = &locator{t: t, aud: &h.aud}
+	user := cfg.OnTaskPanic
+	cfg.OnTaskPanic = func(task string, value any, stack []byte) {
+		if h.ctx0 != nil { // keep the last: it is the one that stops the run
+			h.panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
+				time: h.ctx0.Now(), stack: stack}
 		}
 		if user != nil {
 			user(task, value, stack)
 		}
 	}
-	var aud *deterministic.Auditor
-	failedBefore := t.Failed()
-	finished := false
-	loc := &locator{t: t, aud: &aud}
-	if cfg.EventLog != 0 && !failedBefore {
-		cfg.AfterResume = loc.hook(cfg.AfterResume)
+	if cfg.EventLog != 0 && !h.failedBefore {
+		cfg.AfterResume = h.loc.hook(cfg.AfterResume)
 	}
-	logs := &logRing{}
-	cfg.LogHandler = logs.handler(cfg.LogHandler)
-	// build makes the report; atFirst says the failure is the test's own
-	// (t.Error, t.Fatal), so that where it was first marked failed is
-	// where it failed.
-	build := func(base *failure, what string, fatal, atFirst bool) *failure {
-		f := base
-		if f == nil {
-			f = &failure{what: what}
+	cfg.LogHandler = h.logs.handler(cfg.LogHandler)
+	h.cfg = cfg
+	return h
+}
+
+// unwound returns the failure of a drive that did not return: r is what
+// it panicked with (nil for runtime.Goexit, t.FailNow or t.SkipNow in a
+// task, which it reports on t itself and returns nil for).
+func (h *watch) unwound(name string, r any) *failure {
+	if r == nil {
+		if !h.t.Skipped() {
+			h.t.Errorf("%s", h.build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true).report(name))
 		}
-		f.seed, f.fatal = cfg.Seed, fatal
-		if label != nil {
-			f.what = label(f.what)
-		}
-		f.start = startTime(cfg)
-		if aud != nil {
-			f.state = aud.State()
-			f.events = aud.Log().Events()
-			f.total = aud.Log().Total()
-		}
-		f.logs, f.logTotal = logs.lines()
-		f.effects, f.effectTotal = effectLines(ctx0)
-		if loc.found {
-			f.first = loc
-			if atFirst && !f.known {
-				f.task, f.time, f.known = loc.task, loc.time, true
-				f.events, f.total = loc.events, loc.total
-			}
-		}
-		if !f.known && len(f.events) > 0 {
-			last := f.events[len(f.events)-1]
-			f.time, f.task = last.Time, last.Task
-			if last.Label == audit.ProcessTask && len(last.Fields) == 2 {
-				f.task = string(last.Fields[1])
-			}
-		}
+		return nil
+	}
+	var verdict *deterministic.Verdict
+	if err, ok := r.(error); ok {
+		errors.As(err, &verdict)
+	}
+	switch {
+	case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
+		return h.build(nil, verdict.Error(), true, false)
+	case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
+		f := h.build(nil, verdict.Error(), true, false)
+		f.time, f.known = f.start.Add(h.cfg.Timeout), true
 		return f
+	case h.panicked != nil:
+		return h.build(h.panicked, "", true, false)
 	}
-	defer func() {
-		if finished {
-			return
-		}
-		r := recover()
-		if r == nil { // runtime.Goexit: t.FailNow or t.SkipNow in a task
-			if !t.Skipped() {
-				t.Errorf("%s", build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true).report(name))
-			}
-			return
-		}
-		var verdict *deterministic.Verdict
-		if err, ok := r.(error); ok {
-			errors.As(err, &verdict)
-		}
-		switch {
-		case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
-			f = build(nil, verdict.Error(), true, false)
-		case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
-			f = build(nil, verdict.Error(), true, false)
-			f.time, f.known = f.start.Add(cfg.Timeout), true
-		case panicked != nil:
-			f = build(panicked, "", true, false)
-		default:
-			f = build(nil, fmt.Sprintf("panic: %v", r), true, false)
-		}
-	}()
-	drive(cfg, func(ctx *deterministic.Context) {
-		ctx0 = ctx
-		aud = ctx.Auditor()
-		if onStart != nil {
-			onStart(aud)
-		}
-	})
-	finished = true
-	if t.Failed() && !failedBefore {
-		return build(nil, "the test failed (t.Error) inside the simulation", false, true)
+	return h.build(nil, fmt.Sprintf("panic: %v", r), true, false)
+}
+
+// build makes the report: base (or a failure saying what) completed with
+// what the watch saw. atFirst says the failure is the test's own (t.Error,
+// t.Fatal), so that where it was first marked failed is where it failed.
+func (h *watch) build(base *failure, what string, fatal, atFirst bool) *failure {
+	f := base
+	if f == nil {
+		f = &failure{what: what}
 	}
-	return nil
+	f.seed, f.fatal = h.cfg.Seed, fatal
+	if h.label != nil {
+		f.what = h.label(f.what)
+	}
+	f.start = startTime(h.cfg)
+	if h.aud != nil {
+		f.state = h.aud.State()
+		f.events = h.aud.Log().Events()
+		f.total = h.aud.Log().Total()
+	}
+	f.logs, f.logTotal = h.logs.lines()
+	f.effects, f.effectTotal = effectLines(h.ctx0)
+	if loc := h.loc; loc.found {
+		f.first = loc
+		if atFirst && !f.known {
+			f.task, f.time, f.known = loc.task, loc.time, true
+			f.events, f.total = loc.events, loc.total
+		}
+	}
+	if !f.known && len(f.events) > 0 {
+		last := f.events[len(f.events)-1]
+		f.time, f.task = last.Time, last.Task
+		if last.Label == audit.ProcessTask && len(last.Fields) == 2 {
+			f.task = string(last.Fields[1])
+		}
+	}
+	return f
 }
 
 func startTime(cfg deterministic.Config) time.Time {

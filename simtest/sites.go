@@ -114,13 +114,24 @@ func findModule(dir string) (string, string) {
 // scanPackage parses the package in dir and returns its sites and the
 // import paths of its files.
 func scanPackage(dir string, tests bool) ([]sourceSite, []string) {
+	fset := token.NewFileSet()
+	files, imports := parsePackage(fset, dir, tests)
+	consts := packageConsts(files)
+	var sites []sourceSite
+	for _, f := range files {
+		sites = append(sites, fileSites(fset, f, consts)...)
+	}
+	return sites, imports
+}
+
+// parsePackage parses the Go files of dir (with its tests if tests is
+// set) into fset and returns those that may call a site function, whole,
+// and the imports of every file.
+func parsePackage(fset *token.FileSet, dir string, tests bool) (files []*ast.File, imports []string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil
 	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	var imports []string
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || (!tests && strings.HasSuffix(name, "_test.go")) {
@@ -153,53 +164,63 @@ func scanPackage(dir string, tests bool) ([]sourceSite, []string) {
 			files = append(files, f)
 		}
 	}
-	consts := packageConsts(files)
-	var sites []sourceSite
-	for _, f := range files {
-		local := ""
-		for _, spec := range f.Imports {
-			if p, _ := strconv.Unquote(spec.Path.Value); p != simrtPath {
-				continue
-			}
-			local = "simrt"
-			if spec.Name != nil {
-				local = spec.Name.Name
-			}
-		}
-		if local == "" || local == "_" {
+	return files, imports
+}
+
+// simrtName returns the name f refers to package simrt by ("simrt", an
+// alias, "." for a dot import), or "" if f does not import it.
+func simrtName(f *ast.File) string {
+	local := ""
+	for _, spec := range f.Imports {
+		if p, _ := strconv.Unquote(spec.Path.Value); p != simrtPath {
 			continue
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			fn := ""
-			switch fun := call.Fun.(type) {
-			case *ast.SelectorExpr:
-				if x, ok := fun.X.(*ast.Ident); ok && x.Name == local {
-					fn = fun.Sel.Name
-				}
-			case *ast.Ident:
-				if local == "." {
-					fn = fun.Name
-				}
-			}
-			i, ok := messageArg[fn]
-			if !ok || len(call.Args) <= i {
-				return true
-			}
-			msg, ok := constString(call.Args[i], consts)
-			if !ok {
-				return true
-			}
-			from, to := fset.Position(call.Pos()), fset.Position(call.End())
-			sites = append(sites, sourceSite{fn: fn, kind: kindOf[fn], message: msg,
-				file: shortFile(from.Filename), from: from.Line, to: to.Line})
-			return true
-		})
+		local = "simrt"
+		if spec.Name != nil {
+			local = spec.Name.Name
+		}
 	}
-	return sites, imports
+	return local
+}
+
+// fileSites returns the calls of site functions in f whose message is a
+// constant string (consts are the package's string constants).
+func fileSites(fset *token.FileSet, f *ast.File, consts map[string]string) []sourceSite {
+	local := simrtName(f)
+	if local == "" || local == "_" {
+		return nil
+	}
+	var sites []sourceSite
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn := ""
+		switch fun := call.Fun.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := fun.X.(*ast.Ident); ok && x.Name == local {
+				fn = fun.Sel.Name
+			}
+		case *ast.Ident:
+			if local == "." {
+				fn = fun.Name
+			}
+		}
+		i, ok := messageArg[fn]
+		if !ok || len(call.Args) <= i {
+			return true
+		}
+		msg, ok := constString(call.Args[i], consts)
+		if !ok {
+			return true
+		}
+		from, to := fset.Position(call.Pos()), fset.Position(call.End())
+		sites = append(sites, sourceSite{fn: fn, kind: kindOf[fn], message: msg,
+			file: shortFile(from.Filename), from: from.Line, to: to.Line})
+		return true
+	})
+	return sites
 }
 
 // siteNames are the calls a file must mention to be parsed in full.

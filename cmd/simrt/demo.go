@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -11,21 +10,25 @@ import (
 	"github.com/simrt/simrt/deterministic"
 )
 
+const demoUsage = `usage: simrt demo [-seed N] [-rounds N]
+
+Demo runs a token ring in the simulator and prints what happened, in
+simulated time: the same seed prints the same bytes.
+
+exit codes: 0 the demo ran; 2 bad flags.
+`
+
 // runDemo runs a token ring: four nodes pass a token around over channels,
 // each holding it for a random time; a lossy link sometimes drops it, and
 // the sender notices with a timeout and sends again. After a few rounds the
 // root stops the ring through the shutdown signal. Everything printed is in
 // simulated time, so the same seed prints the same bytes.
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo")
 	seed := fs.Uint64("seed", 0, "seed of the simulation")
 	rounds := fs.Int("rounds", 3, "how many times the token goes round (1 to 1000)")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return parseFailed(fs, demoUsage, err, stdout, stderr)
 	}
 	switch {
 	case fs.NArg() > 0:

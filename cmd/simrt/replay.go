@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -17,21 +15,19 @@ const replayUsage = `usage: simrt replay ./pkg -run TestX -seed N [-trace out.js
 Replay runs one seed of a simtest test again, verbosely, with go test:
 the same failure, the same report, the same audit state. With -trace it
 also writes the run's Perfetto trace (open it at ui.perfetto.dev).
+
+exit codes: 0 the seed passed; 1 it failed; 2 bad flags, or a package or
+test that cannot be replayed.
 `
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, replayUsage, "\nflags:\n"); fs.PrintDefaults() }
+	fs := newFlags("replay")
 	run := fs.String("run", "", "the test to replay (a name, or a -run regular expression)")
 	seed := fs.String("seed", "", "the seed to replay")
 	trace := fs.String("trace", "", "write the run's Chrome/Perfetto trace to this `file`")
 	pkg, extra, err := parseArgs(fs, args)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrt replay: %v (simrt replay -h for help)\n", err)
-		}
-		return 2
+		return parseFailed(fs, replayUsage, err, stdout, stderr)
 	}
 	switch _, err := strconv.ParseUint(*seed, 10, 64); {
 	case *run == "":

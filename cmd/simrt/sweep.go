@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -80,9 +78,7 @@ type sweepFailure struct {
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, sweepUsage, "\nflags:\n"); fs.PrintDefaults() }
+	fs := newFlags("sweep")
 	run := fs.String("run", "", "the test to sweep (a name, or a -run regular expression)")
 	seedList := fs.String("seeds", "0..999", "seeds: N, A..B (inclusive), or a comma-separated list of both")
 	shardFlag := fs.String("shard", "0/1", "take shard i/n of the seeds: every n-th seed from position i")
@@ -93,10 +89,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout (failures as they happen go to stderr)")
 	pkg, extra, err := parseArgs(fs, args)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrt sweep: %v (simrt sweep -h for help)\n", err)
-		}
-		return exitUsage
+		return parseFailed(fs, sweepUsage, err, stdout, stderr)
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "simrt sweep: "+format+"\n", a...)

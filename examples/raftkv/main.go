@@ -40,6 +40,13 @@ type options struct {
 	find      findOptions
 }
 
+// Bounds of the cluster's shape: a larger cluster or client count is a
+// typo, not a test (each run's cost grows with nodes × nodes).
+const (
+	maxNodes   = 25
+	maxClients = 100
+)
+
 // errUsage reports bad input that parseFlags has already described.
 var errUsage = errors.New("raftkv: usage")
 
@@ -48,13 +55,14 @@ var errUsage = errors.New("raftkv: usage")
 // the usage and returns flag.ErrHelp.
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("raftkv", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // a bad flag is one line of ours, not the usage
+	fs.Usage = func() {}
 	var (
 		seedsFlag = fs.String("seeds", "0..199", "seeds to sweep: N, A..B (inclusive), or a comma-separated list of both (with -bug: 0..999 unless given)")
 		seedFlag  = fs.Int64("seed", -1, "replay one seed (≥ 0), verbosely")
 		bugFlag   = fs.String("bug", "", "plant a bug and hunt for it ("+bugNames()+")")
-		nodes     = fs.Int("nodes", 5, "cluster size (at least 3)")
-		clients   = fs.Int("clients", 3, "concurrent clients (at least 1)")
+		nodes     = fs.Int("nodes", 5, fmt.Sprintf("cluster size (3 to %d)", maxNodes))
+		clients   = fs.Int("clients", 3, fmt.Sprintf("concurrent clients (1 to %d)", maxClients))
 		duration  = fs.Duration("duration", 10*time.Second, "simulated time each run covers (not real time; at least 1s)")
 		parallel  = fs.Int("parallel", runtime.GOMAXPROCS(0), "simulations run at once (at least 1)")
 		out       = fs.String("out", os.TempDir(), "directory for the HTML visualisation of a linearizability violation")
@@ -65,26 +73,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		yield     = fs.Float64("yield", deterministic.DefaultYieldProbability, "chance that a task yields at each scheduling point, 0..1 (0: only where it parks)")
 	)
 	checkFind := findFlags(fs)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\n")
-		fmt.Fprintf(w, "Raftkv runs a replicated key-value store on etcd raft in simrt's simulator,\n")
-		fmt.Fprintf(w, "under faults, and checks every history for linearizability. Durations are\n")
-		fmt.Fprintf(w, "simulated time.\n\nplanted bugs:\n")
-		for _, b := range bugs {
-			fmt.Fprintf(w, "  %-17s %s\n", b.name, b.desc)
-		}
-		fmt.Fprintf(w, "\nexit codes:\n")
-		fmt.Fprintf(w, "  0  every seed passed (with -bug: the bug was found)\n")
-		fmt.Fprintf(w, "  1  a seed failed (with -bug: the bug was not found)\n")
-		fmt.Fprintf(w, "  2  bad flags or arguments\n\nflags:\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(fs, stderr)
 			return options{}, err
 		}
-		return options{}, errUsage // the flag package has said what is wrong
+		fmt.Fprintf(stderr, "raftkv: %v; see raftkv -h\n", err)
+		return options{}, errUsage
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -101,8 +96,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return bad("-seed replays one seed and -seeds sweeps several: give one of them")
 	case *nodes < 3:
 		return bad("-nodes %d: a cluster that survives a crash has at least 3 nodes", *nodes)
+	case *nodes > maxNodes:
+		return bad("-nodes %d: at most %d nodes", *nodes, maxNodes)
 	case *clients < 1:
 		return bad("-clients %d: at least 1 client", *clients)
+	case *clients > maxClients:
+		return bad("-clients %d: at most %d clients", *clients, maxClients)
 	case *duration < time.Second:
 		return bad("-duration %v: at least 1s of simulated time", *duration)
 	case *parallel < 1:
@@ -131,6 +130,25 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return options{seeds: seeds, seed: *seedFlag, bugs: bs, nodes: *nodes, clients: *clients,
 		duration: *duration, parallel: *parallel, out: *out, quiet: *quiet, keepGoing: *keepGoing,
 		cpuProf: *cpuProf, noSwarm: !*swarm, yield: *yield, find: find}, nil
+}
+
+// usage prints the help of -h to w: what raftkv does, its planted bugs,
+// its exit codes and its flags.
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "usage: raftkv [-seeds A..B | -seed N] [-bug NAME] [flags]\n\n")
+	fmt.Fprintf(w, "Raftkv runs a replicated key-value store on etcd raft in simrt's simulator,\n")
+	fmt.Fprintf(w, "under faults, and checks every history for linearizability. Durations are\n")
+	fmt.Fprintf(w, "simulated time.\n\nplanted bugs:\n")
+	for _, b := range bugs {
+		fmt.Fprintf(w, "  %-17s %s\n", b.name, b.desc)
+	}
+	fmt.Fprintf(w, "\nexit codes:\n")
+	fmt.Fprintf(w, "  0  every seed passed (with -bug: the bug was found)\n")
+	fmt.Fprintf(w, "  1  a seed failed (with -bug: the bug was not found)\n")
+	fmt.Fprintf(w, "  2  bad flags or arguments (one line on stderr)\n\nflags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }
 
 func main() {

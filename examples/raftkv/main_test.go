@@ -36,6 +36,13 @@ func TestBadFlagsExitTwoWithOneLine(t *testing.T) {
 		{[]string{"-replay", "x.stream"}, "-schedule and -replay replay one seed: give -seed N"},
 		{[]string{"-table", "-seed", "3"}, "-table sweeps seeds: give -seeds, not -seed"},
 		{[]string{"-table", "-shrink"}, "-shrink and -table: give one of them"},
+		// A value the flag package refuses: one line, not the usage.
+		{[]string{"-seed", "x"}, `raftkv: invalid value "x" for flag -seed: parse error; see raftkv -h`},
+		{[]string{"-nodes", "many"}, `raftkv: invalid value "many" for flag -nodes`},
+		{[]string{"-nosuch"}, "raftkv: flag provided but not defined: -nosuch; see raftkv -h"},
+		// Absurd sizes: refused above the documented maximum.
+		{[]string{"-nodes", "100000"}, "-nodes 100000: at most 25 nodes"},
+		{[]string{"-clients", "100000"}, "-clients 100000: at most 100 clients"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)

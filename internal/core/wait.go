@@ -167,30 +167,45 @@ func (q *WaitQueue) Claim(own *Selection) *Waiter {
 // with mu released: it is called with mu held and returns with mu held and
 // w off q, unnotified. It binds mu to the task first (see Lock.Bind). on
 // says what the task waits on, for failure reports (nil says nothing).
-// If the park unwinds (an abort, a Timeout), w is taken off q under mu, a
-// notification it received but will not use is passed on by forward (nil:
-// the primitive wakes every waiter, so there is nothing to pass on), and
-// mu is left released.
+// If the park unwinds (an abort, a Timeout), it does as ParkQueued does.
 func Wait(mu *Lock, w *Waiter, q *WaitQueue, on Blocker, forward func()) {
 	mu.Bind(w.Task)
 	q.Push(w)
 	mu.Unlock()
+	ParkQueued(mu, w, q, on, forward)
+	mu.Lock()
+	q.Remove(w)
+	w.Notified = false
+}
+
+// ParkQueued parks w's task, whose waiter w is already on q, the wait
+// queue of a primitive guarded by mu, which the caller has released; on
+// says what the task waits on (see Wait). It returns with mu released and
+// w possibly still on q, for a caller that looks at the primitive itself.
+// If the park unwinds (an abort, a Timeout), w is withdrawn from q under
+// mu (see Withdraw), mu is left released, and the unwinding goes on.
+func ParkQueued(mu *Lock, w *Waiter, q *WaitQueue, on Blocker, forward func()) {
 	ok := false
 	defer func() {
 		if !ok {
 			mu.Lock()
-			q.Remove(w)
-			if w.Notified && forward != nil {
-				forward()
-			}
+			q.Withdraw(w, forward)
 			mu.Unlock()
 		}
 	}()
 	w.Task.ParkOn(on)
 	ok = true
-	mu.Lock()
+}
+
+// Withdraw takes w off q, if it is still there, for a wait that will not
+// use it any more, and passes on a notification w received but will not
+// use by calling forward (nil: the primitive wakes every waiter, so there
+// is nothing to pass on). The caller holds the primitive's lock.
+func (q *WaitQueue) Withdraw(w *Waiter, forward func()) {
 	q.Remove(w)
-	w.Notified = false
+	if w.Notified && forward != nil {
+		forward()
+	}
 }
 
 // Selection is the claim state of one wait whose waiters a partner may

@@ -68,13 +68,8 @@ type bystander struct {
 }
 
 func newBystander(t *testing.T, env Env, l simrt.Listener) (*bystander, bool) {
-	c, ok := dial(t, env, l.Addr())
+	c, s, ok := connect(t, env, l)
 	if !ok {
-		return nil, false
-	}
-	s, ok := accept(t, l)
-	if !ok {
-		c.close()
 		return nil, false
 	}
 	b := &bystander{client: c, server: s, got: simrt.NewOneshot[[]byte]()}
@@ -113,102 +108,134 @@ func (b *bystander) close() {
 	b.server.close()
 }
 
+// connect dials l and accepts the connection: c is the dialer's end, s the
+// listener's. It reports false, with nothing left open, if either fails.
+func connect(t *testing.T, env Env, l simrt.Listener) (c, s conn, ok bool) {
+	if c, ok = dial(t, env, l.Addr()); !ok {
+		return conn{}, conn{}, false
+	}
+	if s, ok = accept(t, l); !ok {
+		c.close()
+		return conn{}, conn{}, false
+	}
+	return c, s, true
+}
+
+// cut is an operation that blocks, as the abort cases run it.
+type cut struct {
+	what string // the operation, for messages
+	// conn says the operation needs a connection of its own beside the
+	// bystander's: c is its dialer's end, s its listener's.
+	conn bool
+	// block calls the operation, which blocks until the task is aborted;
+	// l is the case's listener.
+	block func(env Env, l simrt.Listener, c conn)
+	// after, unless nil, checks what the abort left behind; ended says
+	// whether the aborted task has ended.
+	after func(t *testing.T, c, s conn, ended bool)
+}
+
+// abortCut is the skeleton of the abort cases: on a fresh listener, with a
+// bystander and (if k.conn) a connection of its own, it blocks a task in
+// k's operation, aborts it (see abortBlocked), runs k.after and checks the
+// bystander.
+func abortCut(t *testing.T, env Env, k cut) {
+	l := bind(t, env)
+	if l == nil {
+		return
+	}
+	defer l.Close()
+	by, ok := newBystander(t, env, l)
+	if !ok {
+		return
+	}
+	defer by.close()
+	var c, s conn
+	if k.conn {
+		if c, s, ok = connect(t, env, l); !ok {
+			return
+		}
+		defer c.close()
+		defer s.close()
+	}
+	h, ended := blocked(env, func(env Env) { k.block(env, l, c) })
+	if done := abortBlocked(t, env, k.what, h, ended); k.after != nil {
+		k.after(t, c, s, done)
+	}
+	by.check(t, env, k.what)
+}
+
+// discard closes the connection an operation opened (it was meant to
+// block, not to open one) and returns the operation's error.
+func discard(si simrt.Sink, st simrt.Stream, err error) error {
+	if err == nil {
+		si.Close()
+		st.Close()
+	}
+	return err
+}
+
+// acceptOn is l.Accept without the peer's address.
+func acceptOn(l simrt.Listener) (simrt.Sink, simrt.Stream, error) {
+	_, si, st, err := l.Accept()
+	return si, st, err
+}
+
 // An abort cuts a task blocked in Recv short; the connection's other half
 // and another task's Recv are not disturbed. (Whether the stream is
 // poisoned depends on whether the Recv had begun when the abort came,
 // which a case on real sockets cannot know.)
 func abortCutsBlockedRecv(t *testing.T, env Env) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	by, ok := newBystander(t, env, l)
-	if !ok {
-		return
-	}
-	defer by.close()
-	c, ok := dial(t, env, l.Addr())
-	if !ok {
-		return
-	}
-	defer c.close()
-	s, ok := accept(t, l)
-	if !ok {
-		return
-	}
-	defer s.close()
-	h, ended := blocked(env, func(Env) { c.stream.Recv(len(serverData)) }) // nothing is sent
-	abortBlocked(t, env, "Recv", h, ended)
-	if send(t, c.sink, "sink of the aborted Recv's connection", clientData) {
-		expect(t, s.stream, clientData, "peer of the aborted Recv")
-	}
-	by.check(t, env, "Recv")
+	abortCut(t, env, cut{
+		what: "Recv",
+		conn: true,
+		block: func(_ Env, _ simrt.Listener, c conn) {
+			c.stream.Recv(len(serverData)) // nothing is sent
+		},
+		after: func(t *testing.T, c, s conn, _ bool) {
+			if send(t, c.sink, "sink of the aborted Recv's connection", clientData) {
+				expect(t, s.stream, clientData, "peer of the aborted Recv")
+			}
+		},
+	})
 }
 
 // An abort cuts a task blocked in Send on back-pressure short; the
 // connection's other half and another task's Recv are not disturbed.
 func abortCutsBlockedSend(t *testing.T, env Env) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	by, ok := newBystander(t, env, l)
-	if !ok {
-		return
-	}
-	defer by.close()
-	c, ok := dial(t, env, l.Addr())
-	if !ok {
-		return
-	}
-	defer c.close()
-	s, ok := accept(t, l)
-	if !ok {
-		return
-	}
-	defer s.close()
 	big := make([]byte, 128<<10)
 	var sendErr error
-	h, ended := blocked(env, func(Env) {
-		for range 1024 { // up to 128 MiB: more than any socket buffers
-			if sendErr = c.sink.Send(big); sendErr != nil {
-				return
+	abortCut(t, env, cut{
+		what: "Send",
+		conn: true,
+		block: func(_ Env, _ simrt.Listener, c conn) {
+			for range 1024 { // up to 128 MiB: more than any socket buffers
+				if sendErr = c.sink.Send(big); sendErr != nil {
+					return
+				}
 			}
-		}
-		sendErr = errors.New("no Send blocked on back-pressure") // the peer reads nothing
+			sendErr = errors.New("no Send blocked on back-pressure") // the peer reads nothing
+		},
+		after: func(t *testing.T, c, s conn, ended bool) {
+			if ended && sendErr != nil && !errors.Is(sendErr, simrt.ErrClosed) {
+				t.Errorf("the aborted Send returned %v, want ErrClosed or an unwound task", sendErr)
+			}
+			if send(t, s.sink, "peer of the aborted Send", serverData) {
+				expect(t, c.stream, serverData, "stream of the aborted Send's connection")
+			}
+		},
 	})
-	if abortBlocked(t, env, "Send", h, ended) && sendErr != nil && !errors.Is(sendErr, simrt.ErrClosed) {
-		t.Errorf("the aborted Send returned %v, want ErrClosed or an unwound task", sendErr)
-	}
-	if send(t, s.sink, "peer of the aborted Send", serverData) {
-		expect(t, c.stream, serverData, "stream of the aborted Send's connection")
-	}
-	by.check(t, env, "Send")
 }
 
 // An abort cuts a task blocked in Accept short, on a listener another task
 // bound; another task's Recv is not disturbed.
 func abortCutsBlockedAccept(t *testing.T, env Env) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	by, ok := newBystander(t, env, l)
-	if !ok {
-		return
-	}
-	defer by.close()
-	h, ended := blocked(env, func(Env) {
-		if _, si, st, err := l.Accept(); err == nil { // nobody dials
-			si.Close()
-			st.Close()
-		}
+	abortCut(t, env, cut{
+		what: "Accept",
+		block: func(_ Env, l simrt.Listener, _ conn) {
+			discard(acceptOn(l)) // nobody dials
+		},
 	})
-	abortBlocked(t, env, "Accept", h, ended)
-	by.check(t, env, "Accept")
 }
 
 // simrt.Timeout cuts a blocked Accept short with ErrTimeout. (What the
@@ -220,15 +247,14 @@ func timeoutCutsBlockedAccept(t *testing.T, env Env) {
 		return
 	}
 	defer l.Close()
-	err := simrt.Timeout(env, settle, func() error {
-		_, si, st, err := l.Accept() // nobody dials
-		if err == nil {
-			si.Close()
-			st.Close()
-		}
-		return err
-	})
-	wantErr(t, err, simrt.ErrTimeout, "Accept under Timeout")
+	timeoutCut(t, env, "Accept", func() error { return discard(acceptOn(l)) }) // nobody dials
+}
+
+// timeoutCut checks that simrt.Timeout cuts op, which blocks, short with
+// ErrTimeout.
+func timeoutCut(t *testing.T, env Env, what string, op func() error) {
+	t.Helper()
+	wantErr(t, simrt.Timeout(env, settle, op), simrt.ErrTimeout, what+" under Timeout")
 }
 
 // DialHarness runs one case of RunDial: like Harness, and hang gives an
@@ -251,35 +277,17 @@ func RunDial(t *testing.T, h DialHarness) {
 // An abort cuts a task blocked in Dial short; another task's Recv is not
 // disturbed.
 func abortCutsBlockedDial(t *testing.T, env Env, hang netip.AddrPort) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	by, ok := newBystander(t, env, l)
-	if !ok {
-		return
-	}
-	defer by.close()
-	h, ended := blocked(env, func(env Env) {
-		if si, st, err := env.Network().Dial(hang); err == nil {
-			si.Close()
-			st.Close()
-		}
+	abortCut(t, env, cut{
+		what: "Dial",
+		block: func(env Env, _ simrt.Listener, _ conn) {
+			discard(env.Network().Dial(hang))
+		},
 	})
-	abortBlocked(t, env, "Dial", h, ended)
-	by.check(t, env, "Dial")
 }
 
 // simrt.Timeout cuts a blocked Dial short with ErrTimeout.
 func timeoutCutsBlockedDial(t *testing.T, env Env, hang netip.AddrPort) {
-	err := simrt.Timeout(env, settle, func() error {
-		si, st, err := env.Network().Dial(hang)
-		if err == nil {
-			si.Close()
-			st.Close()
-		}
-		return err
+	timeoutCut(t, env, "Dial of a hanging address", func() error {
+		return discard(env.Network().Dial(hang))
 	})
-	wantErr(t, err, simrt.ErrTimeout, "Dial of a hanging address under Timeout")
 }

@@ -50,6 +50,7 @@ var cases = []struct {
 	{"AbortCutsBlockedSend", abortCutsBlockedSend},
 	{"AbortCutsBlockedAccept", abortCutsBlockedAccept},
 	{"TimeoutCutsBlockedAccept", timeoutCutsBlockedAccept},
+	{"AbortedAcceptPassesConnectionOn", abortedAcceptPassesConnectionOn},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.

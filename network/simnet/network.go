@@ -274,13 +274,20 @@ func (n *Network) pathBlocker(out, back *link) *Effect {
 // and holds mu again when it returns or unwinds. on says what it waits
 // for, for reports.
 func (n *Network) waitOn(q *core.WaitQueue, on core.Blocker) {
+	n.waitPassing(q, on, nil)
+}
+
+// waitPassing is waitOn for a queue whose waiters are woken one at a
+// time: if the wait unwinds after a wake-up the task will not use, forward
+// passes it on to the next waiter (see core.Wait).
+func (n *Network) waitPassing(q *core.WaitQueue, on core.Blocker, forward func()) {
 	ok := false
 	defer func() {
 		if !ok { // core.Wait unwinds with mu released; the callers' deferred Unlock wants it held
 			n.mu.Lock()
 		}
 	}()
-	core.Wait(&n.mu, n.rt.CurrentTask().Waiter(), q, on, nil)
+	core.Wait(&n.mu, n.rt.CurrentTask().Waiter(), q, on, forward)
 	ok = true
 }
 
@@ -363,7 +370,9 @@ type listener struct {
 
 var _ simrt.Listener = (*listener)(nil)
 
-// Accept implements simrt.Listener.Accept.
+// Accept implements simrt.Listener.Accept. A dial wakes one waiting
+// Accept; if that task is aborted (or its Timeout expires) before it takes
+// the connection, the wake-up passes to the next waiting Accept.
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	n := l.n
 	n.mu.Lock()
@@ -378,9 +387,13 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 			l.queue = l.queue[1:]
 			return c.peer, c.sink, c.stream, nil
 		}
-		n.waitOn(&l.q, (*acceptWait)(l))
+		n.waitPassing(&l.q, (*acceptWait)(l), l.passOn)
 	}
 }
+
+// passOn wakes the next task waiting in Accept, for one that was woken
+// and will not take the connection. Called with mu held.
+func (l *listener) passOn() { l.q.NotifyOne() }
 
 // Addr implements simrt.Listener.Addr.
 func (l *listener) Addr() netip.AddrPort { return l.addr }
