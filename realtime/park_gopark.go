@@ -1,4 +1,4 @@
-//go:build !race
+//go:build !race && !asan && !msan
 
 package realtime
 
@@ -13,7 +13,9 @@ import "unsafe"
 //
 // The race detector cannot see the commit (it runs without a race
 // context), so a race build sleeps on a runtime semaphore instead
-// (park_sema.go), with the same permit protocol.
+// (park_sema.go), with the same permit protocol; so do the asan and msan
+// builds, whose instrumentation the commit, on the scheduler's stack,
+// should not meet either.
 
 // sleeper is what a task's taskIO needs to sleep: where the commit says
 // whether the goroutine went to sleep. The token of an asleep task is the

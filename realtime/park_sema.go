@@ -1,12 +1,12 @@
-//go:build race
+//go:build race || asan || msan
 
 package realtime
 
 import _ "unsafe" // for go:linkname
 
-// In a race build a task's goroutine sleeps on a runtime semaphore (the
-// race detector cannot follow park_gopark.go's commit, which runs without
-// a race context). The permit protocol is the same; the token of an
+// In a race (or asan, msan) build a task's goroutine sleeps on a runtime
+// semaphore (the race detector cannot follow park_gopark.go's commit,
+// which runs without a race context). The permit protocol is the same; the token of an
 // asleep task is asleepOnSema.
 
 // sleeper is the semaphore the task's goroutine sleeps on: wake releases
