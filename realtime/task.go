@@ -14,22 +14,17 @@ import (
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
-// A task's state word (core.Task.State) holds its park permit in the low
-// two bits (see Park and Unpark) and its flags above.
+// A task's state word (core.Task.State) holds its flags; its park
+// permit is in its taskIO (see Park and Unpark).
 const (
-	permitNone   uint32 = iota // running, no wake pending
-	permitReady                // a wake is pending: the next Park returns at once
-	permitParked               // blocked in Park, waiting on wake
-	permitMask   uint32 = 3
-
-	flagEnded    uint32 = 1 << 2 // the task's function has returned or unwound
-	flagReleased uint32 = 1 << 3 // the running gauge has been decremented
+	flagEnded    uint32 = 1 << 0 // the task's function has returned or unwound
+	flagReleased uint32 = 1 << 1 // the running gauge has been decremented
 )
 
-// task is one production task: a goroutine that parks by sleeping on a
-// runtime semaphore. A spawned task is one allocation with its context and
+// task is one production task: a goroutine that parks by sleeping in the
+// Go scheduler (see sleeper). A spawned task is one allocation with its context and
 // its supervision node. What only a task that blocks or opens real I/O
-// needs (the semaphore among it) is in taskIO, made on first use, so a
+// needs (its park permit among it) is in taskIO, made on first use, so a
 // task that never blocks carries none of it.
 type task struct {
 	ct   core.Task
@@ -44,11 +39,13 @@ var _ [128 - unsafe.Sizeof(task{})]struct{}
 
 // taskIO is the state of a task that has blocked or opened real I/O.
 type taskIO struct {
-	// wake is the semaphore a parked task sleeps on: Unpark releases it
-	// once for each Park it ends (see the permit above), so it never
-	// counts past one. A semaphore rather than a channel: it lives here,
-	// with no allocation of its own, and blocks without spinning.
-	wake uint32
+	// permit is the task's park permit: permitNone while it runs with
+	// no wake pending, permitReady when a wake is pending (its next Park
+	// returns at once), and otherwise the token of its goroutine asleep
+	// in Park, which the Unpark that takes the token out wakes (see
+	// sleep and wake in park_*.go).
+	permit  atomic.Uintptr
+	sleeper // what the goroutine needs to sleep and be woken
 
 	closers closers // real I/O the task opened, closed if it is aborted
 
@@ -102,24 +99,29 @@ func (t *task) ioState() *taskIO {
 // closers returns the task's I/O set.
 func (t *task) closers() *closers { return &t.ioState().closers }
 
+// The values of a permit (taskIO.permit) that are no sleeping
+// goroutine's token.
+const (
+	permitNone  uintptr = iota // running, no wake pending
+	permitReady                // a wake is pending: the next Park returns at once
+)
+
 // Park implements core.Backend by blocking the goroutine until Unpark.
 func (t *task) Park() {
 	t.ct.BeforePark()
-	defer t.ct.AfterPark()
-	if t.swapPermit(permitReady, permitNone) {
-		return
-	}
 	x := t.ioState() // made already if the task blocks through CurrentTask
-	if !t.swapPermit(permitNone, permitParked) {
-		if t.ct.State.Load()&permitMask == permitParked {
+	if !x.permit.CompareAndSwap(permitReady, permitNone) {
+		if x.permit.Load() > permitReady {
 			panic(fmt.Sprintf("realtime: two goroutines blocked through the context of task %q at once; "+
 				"a task must block only through the Context it was given", t.name()))
 		}
-		t.swapPermit(permitReady, permitNone) // woken meanwhile
-		return
+		if x.sleep() {
+			t.label().Polls.Add(1)
+		} else {
+			x.permit.CompareAndSwap(permitReady, permitNone) // woken before it slept
+		}
 	}
-	semacquire(&x.wake)
-	t.label().Polls.Add(1)
+	t.ct.AfterPark()
 }
 
 // Unpark implements core.Backend: it wakes a blocked Park, or makes the
@@ -127,41 +129,23 @@ func (t *task) Park() {
 // interrupted (an abort, an expired deadline) while blocked in a network
 // operation, it also cuts that operation short.
 func (t *task) Unpark() {
-	x := t.io.Load()
-	if x != nil && x.op.Load() != nil && t.ct.InterruptPending() {
+	x := t.ioState()
+	if x.op.Load() != nil && t.ct.InterruptPending() {
 		t.interruptIO(x)
 	}
 	for {
-		s := t.ct.State.Load()
-		switch s & permitMask {
+		switch p := x.permit.Load(); p {
 		case permitReady:
 			return
 		case permitNone:
-			if t.ct.State.CompareAndSwap(s, s|permitReady) {
+			if x.permit.CompareAndSwap(permitNone, permitReady) {
 				return
 			}
-		case permitParked:
-			if t.ct.State.CompareAndSwap(s, s&^permitMask) {
-				if x == nil { // made by Park before it set permitParked
-					x = t.io.Load()
-				}
-				semrelease(&x.wake, false, 0)
+		default: // asleep: the Unpark that takes the token wakes it
+			if x.permit.CompareAndSwap(p, permitNone) {
+				x.wake(p)
 				return
 			}
-		}
-	}
-}
-
-// swapPermit moves the permit from one state to another, keeping the
-// flags, and reports whether it was in the first.
-func (t *task) swapPermit(from, to uint32) bool {
-	for {
-		s := t.ct.State.Load()
-		if s&permitMask != from {
-			return false
-		}
-		if t.ct.State.CompareAndSwap(s, s&^permitMask|to) {
-			return true
 		}
 	}
 }
@@ -210,13 +194,3 @@ func (t *task) releaseGaugeAnd(also uint32) {
 }
 
 var _ core.Backend = (*task)(nil)
-
-// The runtime's semaphore, as package sync uses it (sync.WaitGroup sleeps
-// on it). The Go runtime keeps these two for outside users, with their
-// signatures (go.dev/issue/67401).
-
-//go:linkname semacquire sync.runtime_Semacquire
-func semacquire(s *uint32)
-
-//go:linkname semrelease sync.runtime_Semrelease
-func semrelease(s *uint32, handoff bool, skipframes int)

@@ -1,0 +1,126 @@
+package realtime
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt"
+)
+
+// inRuntime runs root as the root task of a production runtime.
+func inRuntime(root func(ctx simrt.Context)) { New(Config{}).Start(root) }
+
+// TestUnparkBeforeParkIsKept: an Unpark that comes while the task runs
+// makes its next Park return at once, without sleeping (no poll counted),
+// and only that one.
+func TestUnparkBeforeParkIsKept(t *testing.T) {
+	inRuntime(func(ctx simrt.Context) {
+		me := From(ctx).task
+		ct := ctx.CurrentTask()
+		polls := me.label().Polls.Load()
+		ct.Unpark()
+		ct.Unpark() // a permit does not count past one
+		ct.Park()
+		if got := me.io.Load().permit.Load(); got != permitNone {
+			t.Errorf("permit after the Park = %d, want permitNone", got)
+		}
+		if got := me.label().Polls.Load(); got != polls {
+			t.Errorf("polls went %d -> %d for a Park that did not sleep", polls, got)
+		}
+		woke := make(chan struct{})
+		go func() {
+			for me.io.Load().permit.Load() <= permitReady {
+				time.Sleep(time.Millisecond) // until the Park below sleeps
+			}
+			close(woke)
+			ct.Unpark()
+		}()
+		ct.Park() // sleeps: the second Unpark above was not kept
+		<-woke
+		if got := me.label().Polls.Load(); got != polls+1 {
+			t.Errorf("polls went %d -> %d for one sleep", polls, got)
+		}
+	})
+}
+
+// TestParkUnparkRoundTrips hands a turn back and forth between two tasks
+// with Park and Unpark many times while a third goroutine wakes both at
+// random (spurious wakes, which Park's callers tolerate): no wake is lost
+// (the test would hang; the watchdog fails it instead) and no goroutine is
+// woken twice for one sleep (the Go runtime would abort the process).
+func TestParkUnparkRoundTrips(t *testing.T) {
+	const rounds = 20000
+	watchdog := time.AfterFunc(time.Minute, func() { panic("TestParkUnparkRoundTrips: a wake was lost") })
+	defer watchdog.Stop()
+	inRuntime(func(ctx simrt.Context) {
+		me := ctx.CurrentTask()
+		var turn atomic.Int64 // odd: the partner's turn
+		partnerTask := make(chan *task, 1)
+		h := simrt.Spawn(ctx, func(ctx simrt.Context) int {
+			p := ctx.CurrentTask()
+			partnerTask <- From(ctx).task
+			for i := int64(1); i < 2*rounds; i += 2 {
+				for turn.Load() != i {
+					p.Park()
+				}
+				turn.Add(1)
+				me.Unpark()
+			}
+			return 0
+		})
+		partner := <-partnerTask
+		stop := make(chan struct{})
+		var noise sync.WaitGroup
+		noise.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					me.Unpark()
+					partner.Unpark()
+				}
+			}
+		})
+		for i := int64(0); i < 2*rounds; i += 2 {
+			turn.Add(1)
+			partner.Unpark()
+			for turn.Load() != i+2 {
+				me.Park()
+			}
+		}
+		close(stop)
+		noise.Wait()
+		if _, err := h.Await(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// TestTwoGoroutinesParkingOneTaskPanics: a goroutine that blocks through
+// the context of a task whose goroutine is asleep in Park panics, naming
+// the task, and the sleeping task is not disturbed.
+func TestTwoGoroutinesParkingOneTaskPanics(t *testing.T) {
+	inRuntime(func(ctx simrt.Context) {
+		me := From(ctx).task
+		ct := ctx.CurrentTask()
+		var got any
+		go func() {
+			for me.io.Load().permit.Load() <= permitReady {
+				time.Sleep(time.Millisecond) // until the root sleeps
+			}
+			func() {
+				defer func() { got = recover() }()
+				ct.Park()
+			}()
+			ct.Unpark()
+		}()
+		ct.Park()
+		if s, _ := got.(string); !strings.Contains(s, "two goroutines blocked through the context of task") {
+			t.Errorf("the second Park panicked with %v", got)
+		}
+	})
+}
