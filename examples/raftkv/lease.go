@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/simrt/simrt"
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 )
@@ -197,6 +198,19 @@ func (n *node) endBatch(fromLeader uint64) {
 	if n.heard {
 		n.quiet, n.heard = 0, false
 	}
+}
+
+// dropLease forgets the lease and the rounds awaiting confirmation, when
+// the node stops leading. Stepping down while the lease holds (on the
+// leader's clock) is a goal of the lease bugs' search (simrt.Sometimes,
+// where the branching explorer branches): the lease outlived the
+// leadership, and a read that reached the leader before it learned of its
+// successor would have been stale.
+func (n *node) dropLease() {
+	if n.bugs.leases() && n.state == raft.StateLeader {
+		simrt.Sometimes(n.ctx, n.leaseRead(), "a leader steps down while its lease holds")
+	}
+	n.lease, n.renewals, n.rounds = lease{}, n.renewals[:0], n.rounds[:0]
 }
 
 // leaseRead reports whether the leader may serve a read from its own state

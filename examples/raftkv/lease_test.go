@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simrt/simrt/deterministic"
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 )
@@ -122,4 +123,36 @@ func TestVotesRefusedAfterLeaderHeard(t *testing.T) {
 func msg(typ pb.MessageType, from, term uint64) *pb.Message {
 	to := uint64(1)
 	return &pb.Message{Type: &typ, From: &from, To: &to, Term: &term}
+}
+
+// hitRecorder is a decision stream with no decisions (the seed makes
+// every choice) that records the run's first hits of goals.
+type hitRecorder struct {
+	deterministic.Stream
+	hits []deterministic.Hit
+}
+
+// FirstHit implements deterministic.HitObserver.
+func (h *hitRecorder) FirstHit(hit deterministic.Hit) { h.hits = append(h.hits, hit) }
+
+// TestLeaseGoal checks raftkv's goal for the branching explorer: in
+// lease-ticks' seed 3 a leader steps down while its lease holds (and the
+// run passes: the goal lies short of a failure); a run without leases
+// never evaluates it.
+func TestLeaseGoal(t *testing.T) {
+	const goal = "a leader steps down while its lease holds"
+	for _, tc := range []struct {
+		bugs bugSet
+		want bool
+	}{
+		{bugSet{bugLeaseTicks}, true},
+		{nil, false},
+	} {
+		rec := &hitRecorder{}
+		runSeed(simConfig{Seed: 3, Bugs: tc.bugs, Replay: rec})
+		got := slices.ContainsFunc(rec.hits, func(h deterministic.Hit) bool { return h.Name == goal })
+		if got != tc.want {
+			t.Errorf("bugs %v, seed 3: goal %q reached %v, want %v (hits %v)", tc.bugs, goal, got, tc.want, rec.hits)
+		}
+	}
 }

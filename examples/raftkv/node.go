@@ -365,7 +365,7 @@ func (n *node) ready() {
 				n.onLeader(n.id, st.GetTerm())
 			}
 			if ss.RaftState != raft.StateLeader {
-				n.lease, n.renewals, n.rounds = lease{}, n.renewals[:0], n.rounds[:0]
+				n.dropLease()
 			}
 			n.state, n.lead = ss.RaftState, ss.Lead
 			n.idle = 0
