@@ -89,12 +89,15 @@
 //	lease-ticks       leader-lease reads counted in ticks, which a paused
 //	                  process does not count
 //
-// Besides linearizability, the harness checks raft's election safety: no
-// term has two leaders. The two lease bugs switch on leader leases with
-// sticky votes (lease.go): safe while clocks agree and processes run, they
-// break under clock drift and under pauses. Seeds to the first failure
-// (go run ./raftkv -bug NAME -seeds 0..2999 -quiet [-swarm=false], from
-// examples/):
+// Besides linearizability, the harness checks raft's election safety (no
+// term has two leaders) and lease safety: a read served from a leader's
+// lease after a leader of a later term was elected fails the run, whether
+// or not a client saw a stale value. The two lease bugs switch on leader
+// leases with sticky votes (lease.go): safe while clocks agree and
+// processes run (no lease safety violation in seeds 0..2999 without clock
+// faults), they break under clock drift and under pauses. Seeds to the
+// first failure (go run ./raftkv -bug NAME -seeds 0..2999 -quiet
+// [-swarm=false], from examples/):
 //
 //	bug               swarm   no swarm
 //	unsynced-ack         13         10
@@ -102,8 +105,8 @@
 //	forget-hardstate      0          0
 //	no-term-check        37        124
 //	unsynced-vote        90       1077
-//	lease-no-drift     1484        644
-//	lease-ticks         152        536
+//	lease-no-drift      331        536
+//	lease-ticks         102         24
 //
 // Each finding replays byte for byte from its seed (TestPlantedBugsFound).
 //

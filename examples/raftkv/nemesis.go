@@ -43,6 +43,18 @@ var faultKinds = []nemesis.Fault{
 	{Kind: nemesis.DiskSlow},
 }
 
+// withoutClockFaults returns faultKinds without the clock faults: under
+// it every clock runs at one rate, and a lease is safe.
+func withoutClockFaults() []nemesis.Fault {
+	return slices.DeleteFunc(slices.Clone(faultKinds), func(f nemesis.Fault) bool {
+		switch f.Kind {
+		case nemesis.ClockOffset, nemesis.ClockDrift, nemesis.ClockJump:
+			return true
+		}
+		return false
+	})
+}
+
 // maxDrift bounds the nemesis's clock drift: up to 45% either way, far
 // beyond an NTP-disciplined clock, but what a VM whose clock source stalls
 // gives. The lease of lease-no-drift has no margin: drift of more than the
@@ -51,12 +63,15 @@ var faultKinds = []nemesis.Fault{
 const maxDrift = 0.45
 
 // drawPlan draws a plan for a run of length d whose faults heal at heal:
-// the nemesis schedule, then zero to two whole-cluster crashes while faults
-// are active.
-func drawPlan(rng *rand.Rand, d, heal time.Duration, nodes []string, swarm bool) (plan, error) {
+// the nemesis schedule of the fault kinds kinds (nil: faultKinds), then
+// zero to two whole-cluster crashes while faults are active.
+func drawPlan(rng *rand.Rand, d, heal time.Duration, nodes []string, kinds []nemesis.Fault, swarm bool) (plan, error) {
 	var p plan
+	if kinds == nil {
+		kinds = faultKinds
+	}
 	sched, err := nemesis.Draw(rng, nodes, nemesis.Config{
-		Faults:   faultKinds,
+		Faults:   kinds,
 		NoSwarm:  !swarm,
 		Heal:     heal,
 		GapMin:   100 * time.Millisecond,

@@ -57,11 +57,9 @@ type pendingRead struct {
 	index uint64
 	ready bool // index is known
 	reply *simrt.Oneshot[response]
-	// issued and issuedTick are when the read index round began, on the
-	// node's clock and in its ticks: with leases, its confirmation renews
-	// the lease from then.
-	issued     time.Time
-	issuedTick uint64
+	// issue is, once ready, when the read index round raft confirmed
+	// began (confirmedRead): with leases, it renews the lease from then.
+	issue
 }
 
 // nodeConfig is what a node is told at start.
@@ -74,6 +72,9 @@ type nodeConfig struct {
 	// onLeader, if not nil, is told each time the node becomes leader,
 	// with the term: the harness checks that no term has two leaders.
 	onLeader func(id, term uint64)
+	// onLeaseRead, if not nil, is told each time the node serves a read
+	// from its lease, with its term: the harness checks lease safety.
+	onLeaseRead func(id, term uint64)
 }
 
 // node is one incarnation of a raft replica: everything in it is lost when
@@ -96,10 +97,15 @@ type node struct {
 	idle    int    // ticks since the node last heard from a leader
 	timeout int    // ticks of silence after which it campaigns
 	ticks   uint64 // ticks handled by this incarnation
-	fresh   bool   // no election timeout has passed since the start
-	lease   lease  // with leases: the leader's lease
+	// quiet is, with leases, the ticks since the node last processed a
+	// leader's message or, if it has not, since it started (refuseVote).
+	quiet int
+	heard bool  // the batch being handled has a message heardLeader accepts
+	lease lease // with leases: the leader's lease
 	// renewals are the lease renewal rounds awaiting confirmation.
 	renewals []renewal
+	// rounds are the client read rounds awaiting confirmation (issueRead).
+	rounds []round
 }
 
 // voterStorage is the node's MemoryStorage with the cluster's fixed
@@ -156,7 +162,6 @@ func runNode(ctx simrt.Context, cfg nodeConfig) {
 		reads:      make([]pendingRead, cfg.clients),
 		state:      raft.StateFollower,
 		vote:       hs.GetVote(),
-		fresh:      true,
 	}
 	n.log.printf(ctx, "n%d: start: term %d, vote %d, commit %d, last index %d",
 		cfg.id, hs.GetTerm(), hs.GetVote(), hs.GetCommit(), lastIndex(ms))
@@ -204,9 +209,7 @@ func runNode(ctx simrt.Context, cfg nodeConfig) {
 			}
 		}
 		n.ready()
-		if fromLeader != 0 && fromLeader == n.lead {
-			n.idle = 0
-		}
+		n.endBatch(fromLeader)
 	}
 }
 
@@ -250,6 +253,9 @@ func (n *node) handle(ev event) (fromLeader uint64) {
 		if n.refuseVote(ev.msg) {
 			return 0
 		}
+		if n.heardLeader(ev.msg) {
+			n.heard = true
+		}
 		_ = n.rn.Step(ev.msg) // messages from unknown peers or stale terms are dropped
 	case ev.req != nil:
 		n.request(ev.req)
@@ -268,15 +274,13 @@ func (n *node) handle(ev event) (fromLeader uint64) {
 // RawNode.Campaign when it expires.
 func (n *node) tick() {
 	n.ticks++
+	n.quiet++
 	if n.state == raft.StateLeader {
 		n.rn.Tick()
 		n.startRenewal()
 		return
 	}
 	n.idle++
-	if n.idle >= electionTicks {
-		n.fresh = false
-	}
 	if n.idle >= n.timeout {
 		if n.log.enabled() {
 			n.log.printf(n.ctx, "n%d: election timeout after %d ticks, campaigning", n.id, n.idle)
@@ -308,6 +312,9 @@ func (n *node) request(r *request) {
 			return
 		}
 		if n.leaseRead() {
+			if n.onLeaseRead != nil {
+				n.onLeaseRead(n.id, n.rn.BasicStatus().GetTerm())
+			}
 			r.reply.Send(response{status: statusOK, result: n.kv.get(c.Key)})
 			return
 		}
@@ -315,7 +322,8 @@ func (n *node) request(r *request) {
 			r.reply.Send(response{status: statusRedirect})
 			return
 		}
-		n.reads[c.Client] = pendingRead{seq: c.Seq, key: c.Key, reply: r.reply, issued: n.ctx.Now(), issuedTick: n.ticks}
+		n.reads[c.Client] = pendingRead{seq: c.Seq, key: c.Key, reply: r.reply}
+		n.issueRead(c.Client, c.Seq)
 		n.rn.ReadIndex(readContext(c.Client, c.Seq))
 		return
 	}
@@ -357,7 +365,7 @@ func (n *node) ready() {
 				n.onLeader(n.id, st.GetTerm())
 			}
 			if ss.RaftState != raft.StateLeader {
-				n.lease, n.renewals = lease{}, n.renewals[:0]
+				n.dropLease()
 			}
 			n.state, n.lead = ss.RaftState, ss.Lead
 			n.idle = 0
@@ -474,8 +482,9 @@ func (n *node) noteReads(rss []raft.ReadState) {
 		if int(client) >= n.clients {
 			continue
 		}
+		is := n.confirmedRead(client, seq)
 		if r := &n.reads[client]; r.reply != nil && r.seq == seq {
-			r.index, r.ready = rs.Index, true
+			r.index, r.ready, r.issue = rs.Index, true, is
 		}
 	}
 }
@@ -485,7 +494,7 @@ func (n *node) serveReads() {
 	for i := range n.reads {
 		r := &n.reads[i]
 		if r.reply != nil && r.ready && n.applied >= r.index {
-			n.renewLease(r.issued, r.issuedTick)
+			n.renewLease(r.issue)
 			r.reply.Send(response{status: statusOK, result: n.kv.get(r.key)})
 			*r = pendingRead{}
 		}

@@ -54,6 +54,10 @@ type simConfig struct {
 	// schedule after any Schedule override, the whole-cluster crashes).
 	drawn *plan
 
+	// faultKinds, when set, replaces the fault kinds the nemesis draws
+	// from (faultKinds): tests run without clock faults this way.
+	faultKinds []nemesis.Fault
+
 	// isolateAll cuts every node off for the whole run, so that no client
 	// can finish: it exists to test the liveness check.
 	isolateAll bool
@@ -74,15 +78,16 @@ func (c simConfig) withDefaults() simConfig {
 
 // outcome is what one run found.
 type outcome struct {
-	Seed    uint64
-	SimTime time.Duration // simulated time the run covered
-	Ops     int           // client operations invoked
-	Crashes int           // whole-cluster crashes
-	Faults  faultCounts   // faults the nemesis applied, by kind
-	Checked bool          // the history went through the linearizability check
-	Failure string        // "" when the run passed
-	Audit   string        // the auditor's final state
-	Visual  string        // path of the porcupine visualisation, if written
+	Seed       uint64
+	SimTime    time.Duration // simulated time the run covered
+	Ops        int           // client operations invoked
+	Crashes    int           // whole-cluster crashes
+	Faults     faultCounts   // faults the nemesis applied, by kind
+	Checked    bool          // the history went through the linearizability check
+	LeaseReads int           // reads the leaders served from their leases
+	Failure    string        // "" when the run passed
+	Audit      string        // the auditor's final state
+	Visual     string        // path of the porcupine visualisation, if written
 }
 
 // sim is the harness of one run: the cluster, its clients and the fault
@@ -109,6 +114,11 @@ type sim struct {
 	// raft's election safety: at most one leader per term. Looked up,
 	// never iterated.
 	leaders map[uint64]uint64
+	// lastTerm is the latest term that had a leader, and lastLeader that
+	// leader, for lease safety (noteLeaseRead); leaseReads counts the
+	// reads served from a lease.
+	lastTerm, lastLeader uint64
+	leaseReads           int
 }
 
 // baseLink is the network between every two hosts when no fault is active.
@@ -130,6 +140,7 @@ func runSeed(cfg simConfig) (out outcome) {
 			out.Audit = s.auditor.State()
 		}
 		out.Ops = len(s.history)
+		out.LeaseReads = s.leaseReads
 		out.Crashes = s.epoch
 		out.Faults = s.faults
 	}()
@@ -195,7 +206,7 @@ func (s *sim) runEpoch(ctx *deterministic.Context) {
 		s.healAt = s.start.Add(d * 6 / 10)
 		s.stopAt = s.start.Add(d * 7 / 10)
 		s.deadline = s.start.Add(d)
-		p, err := drawPlan(ctx.Rand(), d, s.healAt.Sub(s.start), nodeNames(s.cfg.Nodes), !s.cfg.NoSwarm)
+		p, err := drawPlan(ctx.Rand(), d, s.healAt.Sub(s.start), nodeNames(s.cfg.Nodes), s.cfg.faultKinds, !s.cfg.NoSwarm)
 		if err != nil {
 			s.finished, s.failure = true, "nemesis: "+err.Error()
 			return
@@ -303,6 +314,9 @@ const electionSafety = "election safety violation"
 // of one term fails the run (raft's election safety), whatever the
 // clients saw.
 func (s *sim) noteLeader(ctx simrt.Context, id, term uint64) {
+	if term > s.lastTerm {
+		s.lastTerm, s.lastLeader = term, id
+	}
 	prev, ok := s.leaders[term]
 	if !ok {
 		s.leaders[term] = id
@@ -310,6 +324,24 @@ func (s *sim) noteLeader(ctx simrt.Context, id, term uint64) {
 	}
 	if prev != id && s.failure == "" {
 		s.failure = fmt.Sprintf("%s: term %d has two leaders, n%d and n%d (at %v)", electionSafety, term, prev, id, s.since(ctx))
+		s.log.printf(ctx, "%s", s.failure)
+	}
+}
+
+// leaseSafety starts the failure of a run in which a leader served a read
+// from its lease after a leader of a later term was elected.
+const leaseSafety = "lease safety violation"
+
+// noteLeaseRead records that node id served a read from its lease in
+// term. The lease's argument (lease.go) is that no other leader can be
+// elected before the lease runs out: a lease read after a leader of a
+// later term was elected fails the run, whether or not a client saw a
+// stale value (the later leader may not have committed a write yet).
+func (s *sim) noteLeaseRead(ctx simrt.Context, id, term uint64) {
+	s.leaseReads++
+	if s.lastTerm > term && s.failure == "" {
+		s.failure = fmt.Sprintf("%s: n%d served a read from its lease of term %d after n%d was elected leader of term %d (at %v)",
+			leaseSafety, id, term, s.lastLeader, s.lastTerm, s.since(ctx))
 		s.log.printf(ctx, "%s", s.failure)
 	}
 }
@@ -335,6 +367,7 @@ func newCluster(ctx *deterministic.Context, s *sim) (*cluster, error) {
 	for id := uint64(1); id <= uint64(s.cfg.Nodes); id++ {
 		cfg := nodeConfig{id: id, nodes: s.cfg.Nodes, clients: s.cfg.Clients, bugs: s.cfg.Bugs, log: s.log}
 		cfg.onLeader = func(id, term uint64) { s.noteLeader(ctx, id, term) }
+		cfg.onLeaseRead = func(id, term uint64) { s.noteLeaseRead(ctx, id, term) }
 		n, err := ctx.AddNode(deterministic.NodeConfig{
 			Name: fmt.Sprintf("n%d", id),
 			Host: nodeHost(id),

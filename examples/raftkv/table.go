@@ -60,10 +60,10 @@ func seedRuns(set func(c *simConfig)) func(cfg simConfig, seeds []uint64, parall
 }
 
 // branchRuns is the branching strategy: the explorer with a budget of one
-// run per seed, spent whole. raftkv states no Sometimes or Reachable
-// property and has no Buggify site, so its pool of prefixes stays empty
-// and the explorer draws fresh seeds: it is a check that branching costs
-// nothing where it has no goals, not a search.
+// run per seed, spent whole. raftkv has no Buggify site and one goal, with
+// leases only ("a leader steps down while its lease holds", dropLease);
+// without it the pool of prefixes stays empty and the explorer draws
+// fresh seeds.
 func branchRuns(cfg simConfig, seeds []uint64, _ int) (int, int) {
 	rep := simtest.BranchSearch(deterministic.Config{}, simtest.BranchOptions{Runs: len(seeds), KeepGoing: true}, func(d deterministic.Config) bool {
 		c := cfg
