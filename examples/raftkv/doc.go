@@ -112,14 +112,22 @@
 //
 // # Shrinking and replaying a failure
 //
-// -shrink makes a failing seed a small reproduction: delta debugging over
-// its faults (the nemesis events and the whole-cluster crashes, written as
-// power-loss events of every node) drops every fault without which the
-// run still fails the same way; then the decision stream goes toward a
-// shorter prefix and default choices; then the faults once more. It
+// -shrink makes a failing seed a small reproduction (nemesis.ShrinkDeep):
+// delta debugging over its faults (the nemesis events and the
+// whole-cluster crashes, written as power-loss events of every node) drops
+// every fault without which the run still fails the same way; the faults
+// left are made simpler (a partition becomes an isolate of one node, a
+// power loss a power-off of one node, a fault shorter, smaller or later)
+// and delta debugging runs again; a fault still kept is tried away under
+// fresh seeds (a failure that needs some interleaving and fewer faults is
+// the same failure). The schedule gets most of -shrinkruns; once at most
+// three faults are left the decision stream goes toward a shorter prefix
+// and default choices. While the result has more than three faults,
+// -shrinkseeds more failing seeds are shrunk and the smallest kept. It
 // prints "from N faults to M" with the faults left, saves the schedule and
 // the stream to -out, and prints the one command that replays them
-// (TestShrinkPlantedFailure):
+// (TestShrinkPlantedFailure); every planted bug ends at three faults or
+// fewer (docs/FINDING.md):
 //
 //	go run ./raftkv -bug unsynced-vote -seed 90 -shrink
 //	go run ./raftkv -seed 90 -bug unsynced-vote -schedule FILE.schedule -replay FILE.stream

@@ -121,7 +121,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return bad("-bug: %v", err)
 	}
 	if (len(bs) > 0 || find.table) && !given["seeds"] {
-		*seedsFlag = "0..999" // most planted bugs fall within it; lease-no-drift and unsynced-vote may need -seeds 0..2999 (doc.go)
+		*seedsFlag = "0..999" // every planted bug falls within it with swarm; unsynced-vote with -swarm=false needs -seeds 0..2999 (doc.go)
 	}
 	seeds, err := parseSeeds(*seedsFlag)
 	if err != nil {
