@@ -132,7 +132,8 @@
 //	-simrt.shrink         shrink a failing seed (SIMRT_SHRINK)
 //	-simrt.shrinkout=F    save the shrunk stream to F (default testdata/simrt/TEST-seedN.stream)
 //	                      (SIMRT_SHRINKOUT)
-//	-simrt.shrinkruns=N   at most N candidate runs while shrinking; default 400 (SIMRT_SHRINKRUNS)
+//	-simrt.shrinkruns=N   at most N candidate runs while shrinking, besides the failing
+//	                      run and the replay of the result; default 400 (SIMRT_SHRINKRUNS)
 //	-simrt.inevitable     find when a failing seed's failure became inevitable (SIMRT_INEVITABLE)
 //	-simrt.continuations=N  fresh continuations per point for -simrt.inevitable; default 20
 //	                      (SIMRT_CONTINUATIONS)

@@ -87,7 +87,7 @@ var (
 	flagShrinkOut = &setting{name: "shrinkout",
 		usage: "save the shrunk stream to `file` (default testdata/simrt/TEST-seedN.stream in the package directory)"}
 	flagShrinkRuns = &setting{name: "shrinkruns",
-		usage: "at most `n` runs of candidate streams while shrinking (default 400)"}
+		usage: "at most `n` runs of candidate streams while shrinking (default 400; the failing run and the replay of the result come on top)"}
 	flagInevitable = &setting{name: "inevitable", isBool: true,
 		usage: "when a seed fails, find the earliest point of its decision stream after which nearly all continuations fail"}
 	flagContinuations = &setting{name: "continuations",

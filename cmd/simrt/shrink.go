@@ -46,7 +46,7 @@ seed that passes.
 func runShrink(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
 	out := fs.String("o", "", "save the shrunk stream to this `file` (default testdata/simrt/TEST-seedN.stream in the package)")
-	runs := fs.Int("runs", 400, "at most `n` candidate runs")
+	runs := fs.Int("runs", 400, "at most `n` candidate runs (the failing run and the check of the result come on top)")
 	return runStreamTool("shrink", shrinkUsage, shrunkMark, fs, args, stdout, stderr, func() ([]string, error) {
 		if *runs < 1 {
 			return nil, fmt.Errorf("-runs %d: want at least 1", *runs)
