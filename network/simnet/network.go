@@ -78,6 +78,7 @@ type Network struct {
 	bufSize int
 
 	mu        core.Lock
+	carver    carver                       // Recv results, guarded by mu
 	listeners map[netip.AddrPort]*listener // a bound address stays taken until ResetHost
 	port      int                          // next ephemeral port
 	hosts     map[netip.Addr]*host
