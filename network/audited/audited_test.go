@@ -161,3 +161,27 @@ func TestFailureFieldsFollowTheError(t *testing.T) {
 		t.Errorf("failures %q, want %q", failures, want)
 	}
 }
+
+// Past the cached endpoints (the list, then the map, then none) every
+// event still names its own address.
+func TestManyAddressesAuditTheirOwn(t *testing.T) {
+	rec := &recorder{}
+	fail := &failing{}
+	n := audited.New(fail, rec)
+	var want []string
+	for range 2 {
+		for i := range 300 {
+			addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), 1000)
+			fail.errs = append(fail.errs, errors.New("refused"))
+			n.Dial(addr)
+			want = append(want, "dial_attempt "+addr.String(), "dial_failure "+addr.String()+" refused")
+		}
+	}
+	if strings.Join(rec.events, "|") != strings.Join(want, "|") {
+		for i := range want {
+			if i >= len(rec.events) || rec.events[i] != want[i] {
+				t.Fatalf("event %d: got %q, want %q", i, rec.events[min(i, len(rec.events)-1)], want[i])
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ const maxEndpoints = 256
 // and allocates nothing. Its slices are never modified once published
 // (Recorder neither modifies nor retains fields).
 type endpoint struct {
+	at   netip.AddrPort
 	addr []byte   // the address as text (AddrPort.String)
 	only [][]byte // {addr}
 	// failed is {addr, error text} of the last failure recorded for the
@@ -23,25 +24,42 @@ type endpoint struct {
 }
 
 // endpoints caches the endpoints of the addresses a Network binds and
-// dials. The map is only looked up, never iterated.
+// dials: the first few in a list searched in order (a host's stack in a
+// simulation dials a handful of addresses, and a fresh runtime per seed
+// would pay for a map it barely uses), the rest in a map, which is only
+// looked up, never iterated.
 type endpoints struct {
-	mu sync.Mutex
-	m  map[netip.AddrPort]*endpoint
+	mu     sync.Mutex
+	list   [listedEndpoints]*endpoint
+	listed int // list[:listed] is in use
+	m      map[netip.AddrPort]*endpoint
 }
+
+// listedEndpoints is how many endpoints the list holds before the map.
+const listedEndpoints = 8
 
 // get returns the endpoint of a, building it on first use.
 func (c *endpoints) get(a netip.AddrPort) *endpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, ep := range c.list[:c.listed] {
+		if ep.at == a {
+			return ep
+		}
+	}
 	if ep := c.m[a]; ep != nil {
 		return ep
 	}
 	f := addrField(a)
-	ep := &endpoint{addr: f, only: [][]byte{f}}
-	if c.m == nil {
-		c.m = make(map[netip.AddrPort]*endpoint)
-	}
-	if len(c.m) < maxEndpoints {
+	ep := &endpoint{at: a, addr: f, only: [][]byte{f}}
+	switch {
+	case c.listed < listedEndpoints:
+		c.list[c.listed] = ep
+		c.listed++
+	case len(c.m) < maxEndpoints-listedEndpoints:
+		if c.m == nil {
+			c.m = make(map[netip.AddrPort]*endpoint)
+		}
 		c.m[a] = ep
 	}
 	return ep
