@@ -96,6 +96,10 @@ func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byt
 	crc := uint32(0)
 	for _, f := range prefix {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		if len(b)+len(f) <= hashPiece { // the usual small field, appended here
+			b = append(b, f...)
+			continue
+		}
 		b, crc = a.hashBytes(b, crc, f)
 	}
 	n := 0
@@ -104,6 +108,10 @@ func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byt
 	}
 	b = binary.BigEndian.AppendUint64(b, uint64(n))
 	for _, c := range chunks {
+		if len(b)+len(c) <= hashPiece { // the usual small field, appended here
+			b = append(b, c...)
+			continue
+		}
 		b, crc = a.hashBytes(b, crc, c)
 	}
 	var logged [][]byte
