@@ -46,10 +46,21 @@ func (a *Auditor) Event(label audit.Label, fields ...[]byte) {
 	crc := uint32(0)
 	for _, f := range fields {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		if len(b)+len(f) <= hashPiece { // the usual small field, appended here
+			b = append(b, f...)
+			continue
+		}
 		b, crc = a.hashBytes(b, crc, f)
 	}
-	a.end(b, crc, label, fields)
+	a.digest = crc32.Update(crc, castagnoli, b)
+	a.buf = b[:0]
+	if a.log != nil {
+		a.log.add(a, label, fields)
+	}
 }
+
+// hashPiece is how many bytes an event gathers before hashing them.
+const hashPiece = 4096
 
 // hashBytes adds p to the event being hashed: small fields are gathered in
 // b, large ones are hashed where they are. CRC-32C is streaming, so the
@@ -60,9 +71,8 @@ func (a *Auditor) Event(label audit.Label, fields ...[]byte) {
 // so handing it a caller's slice would make every audited field (and the
 // small arrays callers build fields in) escape to the heap.
 func (a *Auditor) hashBytes(b []byte, crc uint32, p []byte) ([]byte, uint32) {
-	const piece = 4096
-	for len(b)+len(p) > piece {
-		k := max(piece-len(b), 0) // b may already be past a piece: a length prefix can take it there
+	for len(b)+len(p) > hashPiece {
+		k := max(hashPiece-len(b), 0) // b may already be past a piece: a length prefix can take it there
 		b = append(b, p[:k]...)
 		crc = crc32.Update(crc, castagnoli, b)
 		b, p = b[:0], p[k:]
@@ -86,6 +96,10 @@ func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byt
 	crc := uint32(0)
 	for _, f := range prefix {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
+		if len(b)+len(f) <= hashPiece { // the usual small field, appended here
+			b = append(b, f...)
+			continue
+		}
 		b, crc = a.hashBytes(b, crc, f)
 	}
 	n := 0
@@ -94,6 +108,10 @@ func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byt
 	}
 	b = binary.BigEndian.AppendUint64(b, uint64(n))
 	for _, c := range chunks {
+		if len(b)+len(c) <= hashPiece { // the usual small field, appended here
+			b = append(b, c...)
+			continue
+		}
 		b, crc = a.hashBytes(b, crc, c)
 	}
 	var logged [][]byte

@@ -115,36 +115,44 @@ func BenchmarkSweep(b *testing.B) {
 	}
 }
 
-// BenchmarkPaired alternates the drivers seed by seed on one goroutine and
-// reports each one's ms per run, wall clock and process CPU time, and their
-// ratios, so that both see the same load on a shared machine. (The
-// collector's work is shared out between the two by when it runs, not by
-// whose garbage it collects; BenchmarkRun keeps them apart.)
+// BenchmarkPaired alternates the drivers seed by seed on one goroutine
+// (the floor, simrt, and simrt's direct mode, see simdirect.go) and reports
+// each one's ms per run, wall clock and process CPU time, and their ratios
+// to the floor, so that all three see the same load on a shared machine.
+// The direct mode's ratio is what the task model costs without the
+// network stack: the floor under simrt's own floor. (The collector's work
+// is shared out between them by when it runs, not by whose garbage it
+// collects; BenchmarkRun keeps them apart.)
 func BenchmarkPaired(b *testing.B) {
 	runFloor, _ := benchDrivers[0].runner()
-	runSim, done := benchDrivers[1].runner()
-	defer done()
-	var floorT, simT, floorCPU, simCPU time.Duration
+	pool := &deterministic.Coroutines{}
+	defer pool.Close()
+	runs := []runner{
+		runFloor,
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool}) },
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, direct: true}) },
+	}
+	var wall, cpu [3]time.Duration
 	seed := uint64(0)
 	for b.Loop() {
-		t0, c0 := time.Now(), cpuTime()
-		if _, err := runFloor(seed); err != nil {
-			b.Fatalf("floor, seed %d: %v", seed, err)
+		for i, run := range runs {
+			t0, c0 := time.Now(), cpuTime()
+			if _, err := run(seed); err != nil {
+				b.Fatalf("%s, seed %d: %v", []string{"floor", "simrt", "simrt-direct"}[i], seed, err)
+			}
+			wall[i], cpu[i] = wall[i]+time.Since(t0), cpu[i]+cpuTime()-c0
 		}
-		t1, c1 := time.Now(), cpuTime()
-		if _, err := runSim(seed); err != nil {
-			b.Fatalf("simrt, seed %d: %v", seed, err)
-		}
-		floorT, floorCPU = floorT+t1.Sub(t0), floorCPU+c1-c0
-		simT, simCPU = simT+time.Since(t1), simCPU+cpuTime()-c1
 		seed++
 	}
 	n := float64(seed)
-	b.ReportMetric(float64(floorT.Nanoseconds())/1e6/n, "floor-ms/run")
-	b.ReportMetric(float64(simT.Nanoseconds())/1e6/n, "simrt-ms/run")
-	b.ReportMetric(float64(simT)/float64(floorT), "simrt/floor")
-	if floorCPU > 0 {
-		b.ReportMetric(float64(simCPU)/float64(floorCPU), "simrt/floor-cpu")
+	b.ReportMetric(float64(wall[0].Nanoseconds())/1e6/n, "floor-ms/run")
+	b.ReportMetric(float64(wall[1].Nanoseconds())/1e6/n, "simrt-ms/run")
+	b.ReportMetric(float64(wall[2].Nanoseconds())/1e6/n, "direct-ms/run")
+	b.ReportMetric(float64(wall[1])/float64(wall[0]), "simrt/floor")
+	b.ReportMetric(float64(wall[2])/float64(wall[0]), "direct/floor")
+	if cpu[0] > 0 {
+		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "simrt/floor-cpu")
+		b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "direct/floor-cpu")
 	}
 }
 

@@ -19,7 +19,9 @@ import (
 )
 
 // Recorder receives one event per call: a label and its fields, each
-// length-prefixed by the recorder.
+// length-prefixed by the recorder. The fields are the wrapper's: a
+// Recorder reads them during the call and neither modifies nor retains
+// them (the wrapper reuses them for later events).
 type Recorder interface {
 	Event(label audit.Label, fields ...[]byte)
 }
@@ -32,10 +34,12 @@ type chunkRecorder interface {
 }
 
 // Network wraps a simrt.Network and records each operation. Every listener
-// and half it returns is wrapped too.
+// and half it returns is wrapped too. It is safe for concurrent use as far
+// as its inner network and recorder are.
 type Network struct {
 	inner simrt.Network
 	rec   Recorder
+	eps   endpoints
 }
 
 var _ simrt.Network = (*Network)(nil)
@@ -46,49 +50,52 @@ func New(inner simrt.Network, rec Recorder) *Network { return &Network{inner: in
 // Bind implements simrt.Network.Bind: bind_attempt(local), then
 // bind_failure(local, error) or bind_success(local).
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
-	a := addrField(addr)
-	n.rec.Event(audit.BindAttempt, a)
+	ep := n.eps.get(addr)
+	n.rec.Event(audit.BindAttempt, ep.only...)
 	l, err := n.inner.Bind(addr)
 	if err != nil {
-		n.rec.Event(audit.BindFailure, a, []byte(err.Error()))
+		n.rec.Event(audit.BindFailure, n.eps.withError(ep, err)...)
 		return nil, err
 	}
-	n.rec.Event(audit.BindSuccess, a)
-	return &listener{inner: l, rec: n.rec}, nil
+	n.rec.Event(audit.BindSuccess, ep.only...)
+	return &listener{inner: l, rec: n.rec, local: n.eps.get(l.Addr())}, nil
 }
 
 // Dial implements simrt.Network.Dial: dial_attempt(remote), then
 // dial_failure(remote, error) or dial_success(remote).
 func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
-	a := addrField(addr)
-	n.rec.Event(audit.DialAttempt, a)
+	ep := n.eps.get(addr)
+	n.rec.Event(audit.DialAttempt, ep.only...)
 	si, st, err := n.inner.Dial(addr)
 	if err != nil {
-		n.rec.Event(audit.DialFailure, a, []byte(err.Error()))
+		n.rec.Event(audit.DialFailure, n.eps.withError(ep, err)...)
 		return nil, nil, err
 	}
-	n.rec.Event(audit.DialSuccess, a)
-	return &sink{inner: si, rec: n.rec, remote: a}, &stream{inner: st, rec: n.rec, remote: a}, nil
+	n.rec.Event(audit.DialSuccess, ep.only...)
+	return &sink{inner: si, rec: n.rec, remote: ep.addr}, &stream{inner: st, rec: n.rec, remote: ep.addr}, nil
 }
 
 type listener struct {
 	inner simrt.Listener
 	rec   Recorder
+	local *endpoint // the listener's own address
 }
 
 // Accept implements simrt.Listener.Accept: accept_attempt(local), then
 // accept_failure(local, error) or accept_success(local, peer).
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
-	a := addrField(l.inner.Addr())
-	l.rec.Event(audit.AcceptAttempt, a)
+	l.rec.Event(audit.AcceptAttempt, l.local.only...)
 	peer, si, st, err := l.inner.Accept()
 	if err != nil {
-		l.rec.Event(audit.AcceptFailure, a, []byte(err.Error()))
+		l.rec.Event(audit.AcceptFailure, l.local.addr, []byte(err.Error()))
 		return peer, nil, nil, err
 	}
-	p := addrField(peer)
-	l.rec.Event(audit.AcceptSuccess, a, p)
-	return peer, &sink{inner: si, rec: l.rec, remote: p}, &stream{inner: st, rec: l.rec, remote: p}, nil
+	p := addrField(peer) // a fresh ephemeral port: not worth caching
+	sk := &sink{inner: si, rec: l.rec, remote: p}
+	sk.scratch[0], sk.scratch[1] = l.local.addr, p
+	l.rec.Event(audit.AcceptSuccess, sk.scratch[:]...)
+	sk.scratch = [2][]byte{}
+	return peer, sk, &stream{inner: st, rec: l.rec, remote: p}, nil
 }
 
 // Addr implements simrt.Listener.Addr.

@@ -1,9 +1,13 @@
 package audited_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net/netip"
+	"strings"
 	"testing"
+
+	"github.com/simrt/simrt"
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/audited"
@@ -86,6 +90,98 @@ func TestEventsWithPlainRecorder(t *testing.T) {
 	for i := range want {
 		if rec.events[i] != want[i] {
 			t.Errorf("event %d = %q, want %q", i, rec.events[i], want[i])
+		}
+	}
+}
+
+// Auditing a dial costs no allocation beyond the two wrappers of a
+// connection: addresses are formatted once per address, the fields of
+// the events are built once, a failure's too.
+func TestDialAllocatesOnlyWrappers(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		sim := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		n := audited.New(sim, deterministic.NewAuditor())
+		up := netip.MustParseAddrPort("127.0.0.1:5000")
+		down := netip.MustParseAddrPort("127.0.0.1:5001")
+		if _, err := sim.Bind(up); err != nil {
+			t.Fatal(err)
+		}
+		dial := func(nw interface {
+			Dial(netip.AddrPort) (simrt.Sink, simrt.Stream, error)
+		}, addr netip.AddrPort) func() {
+			return func() { nw.Dial(addr) }
+		}
+		for _, c := range []struct {
+			name  string
+			addr  netip.AddrPort
+			extra float64
+		}{{"failing", down, 0}, {"connecting", up, 2}} {
+			n.Dial(c.addr) // the first use of an address builds its fields
+			bare := testing.AllocsPerRun(100, dial(sim, c.addr))
+			got := testing.AllocsPerRun(100, dial(n, c.addr))
+			if got-bare != c.extra {
+				t.Errorf("%s dial: %v allocations audited, %v bare: the audit adds %v, want %v",
+					c.name, got, bare, got-bare, c.extra)
+			}
+		}
+	})
+}
+
+// failing is a network whose every dial fails with the next of its errors.
+type failing struct {
+	simrt.Network
+	errs []error
+}
+
+func (f *failing) Dial(netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	err := f.errs[0]
+	f.errs = f.errs[1:]
+	return nil, nil, err
+}
+
+// Failures of one address are recorded each with its own error's text, not
+// the cached fields of the address's earlier failure.
+func TestFailureFieldsFollowTheError(t *testing.T) {
+	rec := &recorder{}
+	one, two := errors.New("one"), errors.New("two")
+	n := audited.New(&failing{errs: []error{one, one, two, one}}, rec)
+	addr := netip.MustParseAddrPort("127.0.0.1:5000")
+	for range 4 {
+		n.Dial(addr)
+	}
+	var failures []string
+	for _, e := range rec.events {
+		if strings.HasPrefix(e, "dial_failure") {
+			failures = append(failures, e)
+		}
+	}
+	want := []string{"dial_failure 127.0.0.1:5000 one", "dial_failure 127.0.0.1:5000 one",
+		"dial_failure 127.0.0.1:5000 two", "dial_failure 127.0.0.1:5000 one"}
+	if strings.Join(failures, "|") != strings.Join(want, "|") {
+		t.Errorf("failures %q, want %q", failures, want)
+	}
+}
+
+// Past the cached endpoints (the list, then the map, then none) every
+// event still names its own address.
+func TestManyAddressesAuditTheirOwn(t *testing.T) {
+	rec := &recorder{}
+	fail := &failing{}
+	n := audited.New(fail, rec)
+	var want []string
+	for range 2 {
+		for i := range 300 {
+			addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), 1000)
+			fail.errs = append(fail.errs, errors.New("refused"))
+			n.Dial(addr)
+			want = append(want, "dial_attempt "+addr.String(), "dial_failure "+addr.String()+" refused")
+		}
+	}
+	if strings.Join(rec.events, "|") != strings.Join(want, "|") {
+		for i := range want {
+			if i >= len(rec.events) || rec.events[i] != want[i] {
+				t.Fatalf("event %d: got %q, want %q", i, rec.events[min(i, len(rec.events)-1)], want[i])
+			}
 		}
 	}
 }

@@ -78,6 +78,7 @@ type Network struct {
 	bufSize int
 
 	mu        core.Lock
+	carver    carver                       // Recv results, guarded by mu
 	listeners map[netip.AddrPort]*listener // a bound address stays taken until ResetHost
 	port      int                          // next ephemeral port
 	hosts     map[netip.Addr]*host
@@ -220,13 +221,25 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	if l == nil || l.closed {
 		return nil, nil, simrt.ErrConnectionFailed
 	}
-	up := &pipe{net: n, link: out, from: local, to: dst, sinkOpen: true, streamOpen: true}
-	down := &pipe{net: n, link: back, from: dst, to: local, sinkOpen: true, streamOpen: true}
+	c := &conn{
+		up:   pipe{net: n, link: out, from: local, to: dst, sinkOpen: true, streamOpen: true},
+		down: pipe{net: n, link: back, from: dst, to: local, sinkOpen: true, streamOpen: true},
+	}
+	up, down := &c.up, &c.down
 	up.peer, down.peer = down, up
+	c.dialSink.p, c.dialStream.p, c.acceptSink.p, c.acceptStream.p = up, down, down, up
 	n.pipes = append(n.pipes, up, down)
-	l.queue = append(l.queue, accepted{peer: local, sink: &sink{p: down}, stream: &stream{p: up}})
+	l.queue = append(l.queue, accepted{peer: local, sink: &c.acceptSink, stream: &c.acceptStream})
 	l.q.NotifyOne()
-	return &sink{p: up}, &stream{p: down}, nil
+	return &c.dialSink, &c.dialStream, nil
+}
+
+// conn is one connection: its two pipes and the four halves that use
+// them, allocated together (they live as long as one another).
+type conn struct {
+	up, down                 pipe // dialer to acceptor, and back
+	dialSink, acceptSink     sink
+	dialStream, acceptStream stream
 }
 
 // waitPath parks while a clog blocks the path, and fails or waits (per

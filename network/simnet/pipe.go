@@ -55,34 +55,39 @@ type pipe struct {
 	onTimer func()      // timerFired, bound once
 	timerAt time.Time
 	hold    rtapi.Timer // the hold timer (HoldTimeout)
-
-	carved    []byte // what is left of the chunk small Recv results come from (carve)
-	carveSize int    // the size of that chunk
 }
 
-// Small Recv results are carved out of chunks: carveMax is the largest,
-// and a pipe's chunks grow from carveFirst to carveLast bytes.
+// Small Recv results are carved out of chunks shared by every pipe of a
+// network: carveMax is the largest, and the chunks grow from carveFirst to
+// carveLast bytes.
 const (
 	carveMax   = 256
 	carveFirst = 256
 	carveLast  = 4096
 )
 
+// carver hands out the slices small Recv results are copied into. It is
+// guarded by the network's mutex.
+type carver struct {
+	carved []byte // what is left of the current chunk
+	size   int    // the size of that chunk
+}
+
 // carve returns a new slice of k bytes for a Recv's result. A small one is
-// cut from the pipe's current chunk, its capacity k, so that it is the
+// cut from the network's current chunk, its capacity k, so that it is the
 // caller's alone (an append to it reallocates) and most small Recvs cost
-// no allocation of their own. A chunk lives as long as any slice cut from
-// it does.
-func (p *pipe) carve(k int) []byte {
+// no allocation of their own, however few each connection carries. A
+// chunk lives as long as any slice cut from it does.
+func (c *carver) carve(k int) []byte {
 	if k > carveMax {
 		return make([]byte, k)
 	}
-	if len(p.carved) < k {
-		p.carveSize = max(carveFirst, min(2*p.carveSize, carveLast))
-		p.carved = make([]byte, p.carveSize)
+	if len(c.carved) < k {
+		c.size = max(carveFirst, min(2*c.size, carveLast))
+		c.carved = make([]byte, c.size)
 	}
-	out := p.carved[:k:k]
-	p.carved = p.carved[k:]
+	out := c.carved[:k:k]
+	c.carved = c.carved[k:]
 	return out
 }
 
@@ -352,7 +357,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 		}
 		p.pull(k)
 		if p.local.len() >= k {
-			out := p.carve(k)
+			out := n.carver.carve(k)
 			copy(out, p.local.bytes())
 			p.local.consume(k)
 			return out, nil

@@ -41,3 +41,19 @@ func TestMaxRecvSizeConfigured(t *testing.T) {
 		}
 	})
 }
+
+// A connection is one allocation: its two pipes and four halves together
+// (six before), plus the amortised growth of the network's lists.
+func TestDialAllocatesOneConnection(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		addr := netip.MustParseAddrPort("127.0.0.1:5000")
+		if _, err := n.Bind(addr); err != nil {
+			t.Fatal(err)
+		}
+		n.Dial(addr)
+		if got := testing.AllocsPerRun(200, func() { n.Dial(addr) }); got > 1.1 {
+			t.Errorf("a dial allocates %v objects, want 1 (and amortised list growth)", got)
+		}
+	})
+}
