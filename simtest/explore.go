@@ -88,9 +88,10 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	if rep == nil {
 		return
 	}
-	reportCoverage(t, cov, st, len(rep.Failures) > 0)
+	source := packageSites()
+	reportCoverage(t, cov, source, st, len(rep.Failures) > 0)
 	if st.coverFile != "" {
-		if err := appendCoverFile(st.coverFile, t.Name(), cov); err != nil {
+		if err := appendCoverFile(st.coverFile, t.Name(), cov, unreachedSites(cov, source)); err != nil {
 			t.Error(err)
 		}
 	}

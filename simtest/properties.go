@@ -54,15 +54,7 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 			missed = append(missed, l.missed)
 		}
 	}
-	props := cov.Properties()
-	ran := make([]bool, len(source))
-	for _, p := range props {
-		file := shortFile(p.Site.File)
-		for i, s := range source {
-			if s.kind == p.Kind && s.message == p.Message && s.file == file && s.from <= p.Site.Line && p.Site.Line <= s.to {
-				ran[i] = true
-			}
-		}
+	for _, p := range cov.Properties() {
 		var what string
 		switch p.Kind {
 		case simrt.PropertySometimes:
@@ -79,17 +71,10 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 		}
 		add(l)
 	}
-	sites := cov.Buggify()
-	for i, s := range source {
-		if ran[i] {
-			continue
-		}
+	for _, s := range unreachedSites(cov, source) {
 		if s.kind == 0 {
-			if slices.ContainsFunc(sites, func(b deterministic.BuggifyCoverage) bool { return b.Name == s.message }) {
-				continue
-			}
 			add(summaryLine{
-				text:   fmt.Sprintf("%-19s %q at %s:%d: never reached (found in the source)", "Buggify", s.message, s.file, s.from),
+				text:   fmt.Sprintf("%-19s %q at %s:%d: never reached (found in the source)  <- NEVER REACHED", "Buggify", s.message, s.file, s.from),
 				missed: fmt.Sprintf("Buggify %q at %s:%d was never reached", s.message, s.file, s.from),
 			})
 			continue
@@ -101,6 +86,7 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 		}
 		add(l)
 	}
+	sites := cov.Buggify()
 	for _, s := range sites {
 		l := summaryLine{text: fmt.Sprintf("%-19s %q at %s: reached in %d, enabled in %d, fired in %d (%d of %d calls)",
 			"Buggify", s.Name, s.Site, s.Runs, s.EnabledRuns, s.FiredRuns, s.Fires, s.Calls)}
@@ -113,18 +99,47 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 	return lines, missed
 }
 
+// unreachedSites returns the sites of source that no run in cov reached:
+// a property call whose kind, message, file and lines match no property
+// reached, a Buggify site whose name no run called.
+func unreachedSites(cov *deterministic.Coverage, source []sourceSite) []sourceSite {
+	props, sites := cov.Properties(), cov.Buggify()
+	var out []sourceSite
+	for _, s := range source {
+		var reached bool
+		if s.kind == 0 {
+			reached = slices.ContainsFunc(sites, func(b deterministic.BuggifyCoverage) bool { return b.Name == s.message })
+		} else {
+			reached = slices.ContainsFunc(props, func(p deterministic.PropertyCoverage) bool {
+				return s.kind == p.Kind && s.message == p.Message && s.file == shortFile(p.Site.File) &&
+					s.from <= p.Site.Line && p.Site.Line <= s.to
+			})
+		}
+		if !reached {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// packageSites returns the sites found in the source of the package under
+// test (go test runs a test in its package's directory).
+func packageSites() []sourceSite {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	return scanSites(dir)
+}
+
 // reportCoverage logs the sweep summary of cov and of the sites found in
 // the package under test, when there is anything to list, and fails t in
 // strict mode when a goal was missed. Strict mode does not judge a replay
 // of one seed, a shard of a sweep, or a sweep that already failed: each
 // sees only part of the seeds.
-func reportCoverage(t *testing.T, cov *deterministic.Coverage, st settings, failed bool) {
+func reportCoverage(t *testing.T, cov *deterministic.Coverage, source []sourceSite, st settings, failed bool) {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		return
-	}
-	lines, missed := coverageSummary(cov, scanSites(dir))
+	lines, missed := coverageSummary(cov, source)
 	faults := faultSummary(cov)
 	if len(lines) == 0 && faults == "" {
 		return

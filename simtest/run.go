@@ -350,11 +350,14 @@ func replayCommand(test string, seed uint64) string {
 }
 
 // streamFlags returns the flags, each with a leading space, that a replay
-// command needs besides the seed to rerun what st ran: the replayed
-// stream (-simrt.replay) and -simrt.replaydefaults. Without them the
-// seed alone makes another run.
+// command needs besides the seed to rerun what st ran: the fault schedule
+// file (-simrt.schedule), the replayed stream (-simrt.replay) and
+// -simrt.replaydefaults. Without them the seed alone makes another run.
 func streamFlags(st settings) string {
 	var b strings.Builder
+	if path := schedulePath(); path != "" {
+		b.WriteString(" -simrt.schedule=" + shellQuote(path))
+	}
 	if st.replay != "" {
 		b.WriteString(" -simrt.replay=" + shellQuote(st.replay))
 	}
