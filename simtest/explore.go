@@ -52,6 +52,7 @@ import (
 // (measured on 2 cores: 1.26× the one-core rate at GOGC=100, 1.86× at 400).
 func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	t.Helper()
+	mustStart(t, "Explore", cfg, root == nil)
 	st := mustSettings(t)
 	set, shard := exploreSeeds(st)
 	total := shard.Len(set.Len())

@@ -39,6 +39,7 @@ import (
 // goroutine, once.
 func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 	f.Helper()
+	mustStart(f, "Fuzz", cfg, root == nil)
 	var seeds [][]byte // go test names them seed#0, seed#1, ...
 	for seed := range uint64(4) {
 		seeds = append(seeds, binary.LittleEndian.AppendUint64(nil, seed))

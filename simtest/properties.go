@@ -106,6 +106,9 @@ func unreachedSites(cov *deterministic.Coverage, source []sourceSite) []sourceSi
 	props, sites := cov.Properties(), cov.Buggify()
 	var out []sourceSite
 	for _, s := range source {
+		if s.dynamic {
+			continue // no message to match: the runs' properties name it
+		}
 		var reached bool
 		if s.kind == 0 {
 			reached = slices.ContainsFunc(sites, func(b deterministic.BuggifyCoverage) bool { return b.Name == s.message })
@@ -120,6 +123,45 @@ func unreachedSites(cov *deterministic.Coverage, source []sourceSite) []sourceSi
 		}
 	}
 	return out
+}
+
+// dynamicMessages returns one warning per call in source whose message is
+// not a constant and that the runs in cov reached: each distinct message
+// is a property of its own, so a message that differs per run (or per
+// seed) makes as many properties, each reached once.
+func dynamicMessages(cov *deterministic.Coverage, source []sourceSite) []string {
+	var warnings []string
+	props, sites := cov.Properties(), cov.Buggify()
+	for _, s := range source {
+		if !s.dynamic {
+			continue
+		}
+		in := func(file string, line int) bool { return shortFile(file) == s.file && s.from <= line && line <= s.to }
+		n, example := 0, ""
+		for _, p := range props {
+			if p.Kind == s.kind && in(p.Site.File, p.Site.Line) {
+				n, example = n+1, p.Message
+			}
+		}
+		for _, b := range sites {
+			if s.kind == 0 && in(b.Site.File, b.Site.Line) {
+				n, example = n+1, b.Name
+			}
+		}
+		if n > 0 {
+			warnings = append(warnings, fmt.Sprintf("simrt: warning: the message of %s at %s:%d is not a constant: it made %d distinct properties (such as %q); a property is known by its message, so give it a constant one and put what varies in its details",
+				s.fn, s.file, s.from, n, example))
+		}
+	}
+	return warnings
+}
+
+// goals renders "1 goal" or "n goals".
+func goals(n int) string {
+	if n == 1 {
+		return "1 goal"
+	}
+	return strconv.Itoa(n) + " goals"
 }
 
 // packageSites returns the sites found in the source of the package under
@@ -141,10 +183,14 @@ func reportCoverage(t *testing.T, cov *deterministic.Coverage, source []sourceSi
 	t.Helper()
 	lines, missed := coverageSummary(cov, source)
 	faults := faultSummary(cov)
-	if len(lines) == 0 && faults == "" {
+	dynamic := dynamicMessages(cov, source)
+	if len(lines) == 0 && faults == "" && len(dynamic) == 0 {
 		return
 	}
 	var b strings.Builder
+	for _, w := range dynamic {
+		b.WriteString(w + "\n")
+	}
 	if len(lines) > 0 {
 		fmt.Fprintf(&b, "simrt: properties and Buggify sites over %d runs (seeds):\n", cov.Runs())
 		for _, l := range lines {
@@ -164,14 +210,14 @@ func reportCoverage(t *testing.T, cov *deterministic.Coverage, source []sourceSi
 	case len(missed) == 0:
 		t.Logf("%s", b.String())
 	case strict && !partial:
-		fmt.Fprintf(&b, "simrt: %d goals missed (-simrt.strict):\n", len(missed))
+		fmt.Fprintf(&b, "simrt: %s missed (-simrt.strict):\n", goals(len(missed)))
 		for _, m := range missed {
 			fmt.Fprintf(&b, "  %s\n", m)
 		}
 		b.WriteString("run more seeds (-simrt.seeds), or change the system or the test so that the goals are reached")
 		t.Errorf("%s", b.String())
 	default:
-		fmt.Fprintf(&b, "simrt: %d goals missed", len(missed))
+		fmt.Fprintf(&b, "simrt: %s missed", goals(len(missed)))
 		if strict {
 			b.WriteString(" (not judged: this sweep ran only part of the seeds)")
 		} else {

@@ -1,0 +1,79 @@
+package simtest_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest"
+)
+
+// TestHelperBadArgs calls simtest with the bad argument SIMTEST_BADARG
+// names.
+func TestHelperBadArgs(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	root := func(t *testing.T, ctx *deterministic.Context) {}
+	bad := deterministic.Config{Buggify: deterministic.BuggifyConfig{FireProbability: 2}}
+	switch os.Getenv("SIMTEST_BADARG") {
+	case "explore-nil":
+		simtest.Explore(t, deterministic.Config{}, nil)
+	case "branch-nil":
+		simtest.Branch(t, deterministic.Config{}, nil, simtest.BranchOptions{})
+	case "branch-runs":
+		simtest.Branch(t, deterministic.Config{}, root, simtest.BranchOptions{Runs: -5})
+	case "run-config":
+		simtest.Run(t, bad, root)
+	case "explore-config":
+		simtest.Explore(t, bad, root)
+	}
+}
+
+// TestBadArgumentsFailAtTheCall: a nil root, a negative budget or an
+// invalid Config fails the test with one line naming the argument, before
+// any seed runs: no crash, no failing seed, no replay command.
+func TestBadArgumentsFailAtTheCall(t *testing.T) {
+	for arg, want := range map[string]string{ // each case is independent
+		"explore-nil":    "simtest.Explore: nil root function",
+		"branch-nil":     "simtest.Branch: nil root function",
+		"branch-runs":    "simtest.Branch: BranchOptions.Runs -5: a budget of runs is not negative",
+		"run-config":     "simtest.Run: invalid deterministic.Config: deterministic.New: Config.Buggify.FireProbability must be in [0, 1]",
+		"explore-config": "simtest.Explore: invalid deterministic.Config: deterministic.New: Config.Buggify.FireProbability must be in [0, 1]",
+	} {
+		t.Setenv("SIMTEST_BADARG", arg)
+		out := runHelper(t, "TestHelperBadArgs", "-simrt.seeds=0..2")
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: output lacks %q:\n%s", arg, want, out)
+		}
+		for _, not := range []string{"replay:", "seed=0", "SIGSEGV", "run=1"} {
+			if strings.Contains(out, not) {
+				t.Errorf("%s: output has %q:\n%s", arg, not, out)
+			}
+		}
+	}
+}
+
+// TestHelperDynamicMessage makes a Reachable whose message differs per
+// seed.
+func TestHelperDynamicMessage(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Reachable(ctx, "dynamic "+strconv.FormatUint(ctx.Seed(), 10))
+	})
+}
+
+// TestDynamicMessageWarnsOnce: a property message built at run time makes
+// one property per seed; the summary warns once, naming the call.
+func TestDynamicMessageWarnsOnce(t *testing.T) {
+	out, _ := runHelperStatus(t, "TestHelperDynamicMessage", "-simrt.seeds=0..2")
+	want := "simrt: warning: the message of Reachable at simtest/badargs_test.go:"
+	if strings.Count(out, want) != 1 || !strings.Contains(out, "is not a constant: it made 3 distinct properties") {
+		t.Errorf("output has %d warnings %q..., want one that counts 3 properties:\n%s", strings.Count(out, want), want, out)
+	}
+}
