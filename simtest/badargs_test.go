@@ -2,6 +2,7 @@ package simtest_test
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,5 +76,16 @@ func TestDynamicMessageWarnsOnce(t *testing.T) {
 	want := "simrt: warning: the message of Reachable at simtest/badargs_test.go:"
 	if strings.Count(out, want) != 1 || !strings.Contains(out, "is not a constant: it made 3 distinct properties") {
 		t.Errorf("output has %d warnings %q..., want one that counts 3 properties:\n%s", strings.Count(out, want), want, out)
+	}
+}
+
+// TestStrictEnvNamedInError: a bad SIMRT_STRICT is reported under the
+// environment variable's name, not as a -simrt.strict flag.
+func TestStrictEnvNamedInError(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFaults$", "-test.count=1", "-simrt.seeds=0..1")
+	cmd.Env = append(os.Environ(), "SIMTEST_HELPER=TestHelperFaults", "SIMRT_STRICT=banana")
+	out, _ := cmd.CombinedOutput()
+	if want := `simtest: SIMRT_STRICT="banana": not a boolean`; !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }

@@ -24,16 +24,17 @@ func init() {
 
 // strictMode reports whether -simrt.strict (or SIMRT_STRICT) is on.
 func strictMode() (bool, error) {
-	v, ok := flagStrict.value, flagStrict.set
+	v, ok, from := flagStrict.value, flagStrict.set, "-simrt.strict"
 	if !ok {
 		v, ok = os.LookupEnv(flagStrict.env())
+		from = flagStrict.env()
 	}
 	if v = strings.TrimSpace(v); !ok || v == "" {
 		return false, nil
 	}
 	on, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, fmt.Errorf("simtest: -simrt.strict=%q: not a boolean", v)
+		return false, fmt.Errorf("simtest: %s=%q: not a boolean", from, v)
 	}
 	return on, nil
 }

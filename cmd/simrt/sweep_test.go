@@ -144,6 +144,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-chunk", "-1"}, "-chunk -1:"},
 		{[]string{"sweep", "./testdata/sample", "./other", "-run", "TestLeader"}, `unexpected argument "./other"`},
 		{[]string{"sweep", "./testdata/sample", "-run", "TestNoSuchTest"}, "no test in ./testdata/sample matches -run TestNoSuchTest"},
+		{[]string{"sweep", "./testdata/sample", "-run", "FuzzSample"}, "FuzzSample in ./testdata/sample is a fuzz target, not a test: sweep runs a test that calls simtest.Explore; fuzz it with go test -run '^$' -fuzz '^FuzzSample$' ./testdata/sample"},
 		{[]string{"sweep", "./testdata/nosimtest", "-run", "TestPlain"}, "./testdata/nosimtest does not use simtest"},
 		{[]string{"sweep", "./testdata/notests", "-run", "TestX"}, "./testdata/notests has no test files"},
 		{[]string{"sweep", "./testdata/nosuchdir", "-run", "TestX"}, "go list ./testdata/nosuchdir"},
