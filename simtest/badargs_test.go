@@ -3,6 +3,7 @@ package simtest_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,5 +88,19 @@ func TestStrictEnvNamedInError(t *testing.T) {
 	out, _ := cmd.CombinedOutput()
 	if want := `simtest: SIMRT_STRICT="banana": not a boolean`; !strings.Contains(string(out), want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
+
+// TestReportLeavesOutNoise: a failing seed's report does not list the
+// crash that ends every run when it did nothing, and a sweep in which no
+// run started (a bad -simrt.replay path) prints no property summary.
+func TestReportLeavesOutNoise(t *testing.T) {
+	out := runHelper(t, "FuzzHelperError")
+	if strings.Contains(out, "the crash that ends the run") || strings.Contains(out, "fault effects") {
+		t.Errorf("the report lists the closing crash that did nothing:\n%s", out)
+	}
+	out = runHelper(t, "TestHelperFaults", "-simrt.seeds=0..1", "-simrt.replay="+filepath.Join(t.TempDir(), "missing.stream"))
+	if strings.Contains(out, "over 0 runs") || strings.Contains(out, "goals missed") {
+		t.Errorf("a sweep that ran nothing prints a summary:\n%s", out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,7 +206,7 @@ func effectLines(ctx *deterministic.Context) ([]string, int) {
 	if ctx == nil {
 		return nil, 0
 	}
-	es := ctx.FaultEffects()
+	es := slices.DeleteFunc(ctx.FaultEffects(), closingNoOp)
 	total := len(es)
 	if len(es) > reportEffects {
 		es = es[len(es)-reportEffects:]
@@ -215,6 +216,13 @@ func effectLines(ctx *deterministic.Context) ([]string, int) {
 		out[i] = e.Source + ": " + e.String()
 	}
 	return out, total
+}
+
+// closingNoOp reports whether e is the crash that ends the run and did
+// nothing: every run ends with one per disk, so it says nothing about the
+// failure.
+func closingNoOp(e deterministic.FaultEffect) bool {
+	return e.Fault == "crash" && len(e.Counts) == 0 && strings.HasSuffix(e.String(), "(the crash that ends the run)")
 }
 
 // writeEffects writes the fault-effects section of a report: nothing when
