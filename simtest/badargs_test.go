@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/simrt/simrt"
@@ -102,5 +103,35 @@ func TestReportLeavesOutNoise(t *testing.T) {
 	out = runHelper(t, "TestHelperFaults", "-simrt.seeds=0..1", "-simrt.replay="+filepath.Join(t.TempDir(), "missing.stream"))
 	if strings.Contains(out, "over 0 runs") || strings.Contains(out, "goals missed") {
 		t.Errorf("a sweep that ran nothing prints a summary:\n%s", out)
+	}
+}
+
+// TestHelperTwoFailAtOnce fails seeds 0 and 1, each once both have
+// started, so that with two workers both fail before the sweep stops.
+func TestHelperTwoFailAtOnce(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	var started sync.WaitGroup
+	started.Add(2)
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		if ctx.Seed() < 2 {
+			started.Done()
+			started.Wait() // outside the simulation's logic: the harness's barrier
+			t.Error("planted failure")
+		}
+	})
+}
+
+// TestUncountedFailuresAreSaid: with two workers both failing seeds fail,
+// the report counts the seeds up to the lowest one (as with one worker)
+// and says that one more failed beside it.
+func TestUncountedFailuresAreSaid(t *testing.T) {
+	out := runHelper(t, "TestHelperTwoFailAtOnce", "-simrt.seeds=0..9", "-simrt.parallel=2")
+	for _, want := range []string{"simrt: 1 of 1 seeds run failed (of 10 selected): 0; 1 more seed, running beside them, failed too (not counted",
+		"first failing seed 0; replay: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }
