@@ -206,7 +206,12 @@ func effectLines(ctx *deterministic.Context) ([]string, int) {
 	if ctx == nil {
 		return nil, 0
 	}
-	es := slices.DeleteFunc(ctx.FaultEffects(), closingNoOp)
+	es := ctx.FaultEffects()
+	busy := map[string]bool{} // sources with an effect besides the closing crash
+	for _, e := range es {
+		busy[e.Source] = busy[e.Source] || !closingNoOp(e)
+	}
+	es = slices.DeleteFunc(es, func(e deterministic.FaultEffect) bool { return closingNoOp(e) && !busy[e.Source] })
 	total := len(es)
 	if len(es) > reportEffects {
 		es = es[len(es)-reportEffects:]
@@ -219,8 +224,9 @@ func effectLines(ctx *deterministic.Context) ([]string, int) {
 }
 
 // closingNoOp reports whether e is the crash that ends the run and did
-// nothing: every run ends with one per disk, so it says nothing about the
-// failure.
+// nothing: every run ends with one per disk, so for a disk with no other
+// effect (one the run did not use, or no fault touched) it says nothing
+// and the report leaves it out.
 func closingNoOp(e deterministic.FaultEffect) bool {
 	return e.Fault == "crash" && len(e.Counts) == 0 && strings.HasSuffix(e.String(), "(the crash that ends the run)")
 }
