@@ -135,3 +135,42 @@ func TestUncountedFailuresAreSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperDrawRand and TestHelperSpawnTask make different decisions.
+func TestHelperDrawRand(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		for range 3 {
+			ctx.Rand().IntN(10)
+		}
+	})
+}
+
+func TestHelperSpawnTask(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{YieldProbability: 1}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Spawn(ctx.Child("w"), func(ctx simrt.Context) int { ctx.Sleep(0); return 1 }).Await(ctx)
+	})
+}
+
+// TestReplayOfAnotherTestsStreamWarns: replaying a stream recorded by
+// another test warns once at the first decision whose kind differs; its
+// own test replays it without a warning.
+func TestReplayOfAnotherTestsStreamWarns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rand.stream")
+	if out, ok := runHelperStatus(t, "TestHelperDrawRand", "-simrt.record="+path); !ok {
+		t.Fatalf("recording failed:\n%s", out)
+	}
+	out, _ := runHelperStatus(t, "TestHelperSpawnTask", "-simrt.replay="+path)
+	want := "simrt: warning: -simrt.replay=" + path + " diverged at decision #0 (file: rand, run: "
+	if strings.Count(out, want) != 1 {
+		t.Errorf("replay by another test: want one warning %q..., got:\n%s", want, out)
+	}
+	if out, _ := runHelperStatus(t, "TestHelperDrawRand", "-simrt.replay="+path); strings.Contains(out, "diverged") {
+		t.Errorf("replay by its own test warns:\n%s", out)
+	}
+}
