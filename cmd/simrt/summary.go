@@ -72,11 +72,17 @@ func (f sweepFailure) headline() string {
 }
 
 // replayCommand is the command that replays seed, to run from where the
-// sweep was run.
+// sweep was run, with the test flags the sweep forwarded after --.
 func (s *sweep) replayCommand(seed uint64, trace bool) string {
 	cmd := fmt.Sprintf("simrt replay %s -run %s -seed %d", s.pkg, shellQuote(s.runFlag), seed)
 	if trace {
 		cmd += fmt.Sprintf(" -trace seed%d.json", seed)
+	}
+	if len(s.extra) > 0 { // the test flags the sweep ran with (a -simrt.schedule file, say)
+		cmd += " --"
+		for _, a := range s.extra {
+			cmd += " " + shellQuote(a)
+		}
 	}
 	return cmd
 }

@@ -407,3 +407,14 @@ func TestSweepStrictFailsOnMissedGoals(t *testing.T) {
 		t.Errorf("SIMRT_STRICT=banana: exit %d, want 2 naming the variable: %s", code, errb.String())
 	}
 }
+
+// TestReplayCommandCarriesForwardedFlags: the replay line of a sweep run
+// with test flags after -- (a schedule file) forwards them too: without
+// them the seed alone makes another run.
+func TestReplayCommandCarriesForwardedFlags(t *testing.T) {
+	s := &sweep{pkg: "./p", runFlag: "TestX", extra: []string{"-simrt.schedule=a b.schedule", "-v"}}
+	want := "simrt replay ./p -run TestX -seed 4 -trace seed4.json -- '-simrt.schedule=a b.schedule' -v"
+	if got := s.replayCommand(4, true); got != want {
+		t.Errorf("replayCommand = %q, want %q", got, want)
+	}
+}
