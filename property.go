@@ -96,14 +96,20 @@ type Asserter interface {
 //
 // In production (package realtime) a true cond costs a call and a branch;
 // a false one is logged at error level through the runtime's logger, and
-// the program carries on. It never panics there.
+// the program carries on. It never panics there on a false cond.
+//
+// Every property function and Buggify panic at the call, in both runtimes,
+// on a nil ctx or an empty message (or site name): both are bugs of the
+// calling code, and the message is the property's identity.
 func Always(ctx Context, cond bool, message string, details ...any) {
+	mustProperty(ctx == nil, message, "Always")
 	ctx.AssertProperty(PropertyAlways, cond, message, details)
 }
 
 // AlwaysOrUnreachable is Always for a property that may never be reached:
 // a false cond fails the run, but a sweep that never evaluates it is fine.
 func AlwaysOrUnreachable(ctx Context, cond bool, message string, details ...any) {
+	mustProperty(ctx == nil, message, "AlwaysOrUnreachable")
 	ctx.AssertProperty(PropertyAlwaysOrUnreachable, cond, message, details)
 }
 
@@ -113,6 +119,7 @@ func AlwaysOrUnreachable(ctx Context, cond bool, message string, details ...any)
 // seeds in which it was true, reports it when it never was, and fails the
 // sweep then in strict mode. In production it does nothing.
 func Sometimes(ctx Context, cond bool, message string, details ...any) {
+	mustProperty(ctx == nil, message, "Sometimes")
 	ctx.AssertProperty(PropertySometimes, cond, message, details)
 }
 
@@ -120,12 +127,14 @@ func Sometimes(ctx Context, cond bool, message string, details ...any) {
 // seed of a sweep. Like Sometimes it never fails a run, and in production
 // it does nothing.
 func Reachable(ctx Context, message string, details ...any) {
+	mustProperty(ctx == nil, message, "Reachable")
 	ctx.AssertProperty(PropertyReachable, true, message, details)
 }
 
 // Unreachable asserts that this call is never reached. Reaching it fails a
 // simulation as a false Always does, and is logged in production.
 func Unreachable(ctx Context, message string, details ...any) {
+	mustProperty(ctx == nil, message, "Unreachable")
 	ctx.AssertProperty(PropertyUnreachable, true, message, details)
 }
 
@@ -148,7 +157,19 @@ func Unreachable(ctx Context, message string, details ...any) {
 // In production Buggify always reports false, at the cost of a call and a
 // branch.
 func Buggify(ctx Context, site string) bool {
+	mustContext(ctx == nil, "Buggify")
+	if site == "" {
+		panic("simrt: Buggify called with an empty site name (the name is the site's identity)")
+	}
 	return ctx.BuggifySite(site)
+}
+
+// mustProperty panics, naming fn, on a nil Context or an empty message.
+func mustProperty(nilContext bool, message, fn string) {
+	mustContext(nilContext, fn)
+	if message == "" {
+		panic("simrt: " + fn + " called with an empty message (the message is the property's identity)")
+	}
 }
 
 // CallSite is where a property or Buggify site is in the source.

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -128,6 +129,9 @@ func ParseSchedule(data []byte) (Schedule, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return Schedule{}, err
+	}
+	if !healed && s.Events == nil {
+		return Schedule{}, errors.New("the schedule is empty: it needs at least its heal line (\"10s heal\")")
 	}
 	if !healed {
 		return Schedule{}, fmt.Errorf("line %d: the schedule ends without its heal line (\"10s heal\")", n)

@@ -14,7 +14,8 @@ import (
 // BranchOptions configures Branch and BranchSearch.
 type BranchOptions struct {
 	// Runs is the budget: how many runs the explorer may make. Zero means
-	// 1000.
+	// 1000; Branch fails the test on a negative budget, and BranchSearch
+	// panics.
 	Runs int
 	// Seed seeds the explorer's own choices: which stored prefix each run
 	// replays and the fresh seed it continues with. The same options, the
@@ -107,7 +108,10 @@ type hitKey struct {
 // run at a point, which Go cannot do safely with a process.
 func BranchSearch(cfg deterministic.Config, opts BranchOptions, try func(cfg deterministic.Config) (failed bool)) BranchReport {
 	budget := opts.Runs
-	if budget <= 0 {
+	if budget < 0 {
+		panic(fmt.Sprintf("simtest.BranchSearch: BranchOptions.Runs %d: a budget of runs is not negative", budget))
+	}
+	if budget == 0 {
 		budget = defaultBranchRuns
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6272616e6368)) // "branch"
@@ -162,6 +166,10 @@ func BranchSearch(cfg deterministic.Config, opts BranchOptions, try func(cfg det
 // reached it, its stream position and its depth.
 func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOptions) BranchReport {
 	t.Helper()
+	mustStart(t, "Branch", cfg, root == nil)
+	if opts.Runs < 0 {
+		t.Fatalf("simtest.Branch: BranchOptions.Runs %d: a budget of runs is not negative (0: the default, %d)", opts.Runs, defaultBranchRuns)
+	}
 	st := mustSettings(t)
 	name := t.Name()
 	if st.hasSeed {

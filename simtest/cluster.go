@@ -74,7 +74,7 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 		if !t.Failed() {
 			return
 		}
-		path := filepath.Join(os.TempDir(), fmt.Sprintf("simrt-%s-seed%d.schedule", fileSafe(name), seed))
+		path := scheduleFile(name, seed)
 		msg := fmt.Sprintf("simrt: seed %d ran a schedule %s\n%s", seed, from, m.Report())
 		if err := s.WriteFile(path); err != nil {
 			msg += fmt.Sprintf("could not write the schedule: %v\n", err)
@@ -87,6 +87,18 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 		}
 	})
 	return m
+}
+
+// scheduleFile returns where a failing seed's schedule is written: the
+// temporary directory, under a name that holds the package's directory
+// (go test runs a test there), so that two packages' tests of one name do
+// not overwrite each other's schedule.
+func scheduleFile(test string, seed uint64) string {
+	pkg := "pkg"
+	if wd, err := os.Getwd(); err == nil {
+		pkg = fileSafe(strings.TrimPrefix(filepath.ToSlash(wd), "/"))
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("simrt-%s-%s-seed%d.schedule", pkg, fileSafe(test), seed))
 }
 
 // fileSafe turns a test name into a file name.

@@ -102,6 +102,8 @@ func TestHelperNemesisFailure(t *testing.T) {
 	})
 }
 
+var reReplayLine = regexp.MustCompile(`(?m)\breplay: .*$`)
+
 var reSchedule = regexp.MustCompile(`schedule written to (\S+); replay it: .* -simrt.schedule=(\S+)`)
 
 func TestNemesisScheduleInReportAndReplay(t *testing.T) {
@@ -127,6 +129,18 @@ func TestNemesisScheduleInReportAndReplay(t *testing.T) {
 	again := runHelper(t, "TestHelperNemesisFailure", "-simrt.schedule="+m[1])
 	if !strings.Contains(again, "ran a schedule read from "+m[1]) {
 		t.Fatalf("the replay did not read the file:\n%s", again)
+	}
+	// Every replay line of the rerun carries the schedule file: without
+	// it the seed alone draws another schedule.
+	for _, l := range reReplayLine.FindAllString(again, -1) {
+		if !strings.Contains(l, " -simrt.schedule="+m[1]) {
+			t.Errorf("replay line %q lacks -simrt.schedule=%s", l, m[1])
+		}
+	}
+	// The file's name holds the package's directory: another package's
+	// TestHelperNemesisFailure seed 7 writes another file.
+	if wd, _ := os.Getwd(); !strings.Contains(m[1], strings.ReplaceAll(strings.TrimPrefix(wd, "/"), "/", "_")) {
+		t.Errorf("schedule file %s: want the package directory %s in its name", m[1], wd)
 	}
 	if r := parseReport(t, again, "7"); r.state != first.state {
 		t.Fatalf("seed 7 with its schedule file ends in audit state %s, drawn from the seed %s", r.state, first.state)

@@ -27,6 +27,19 @@ type CoverRecord struct {
 	Properties []CoverProperty `json:"properties"`
 	// Buggify are the Buggify sites some run called.
 	Buggify []CoverBuggify `json:"buggify"`
+	// Unreached are the calls found in the package's source (with a
+	// constant message or site name) that no run reached. simrt sweep
+	// reports a site as never reached when every process's record lists it.
+	Unreached []CoverSite `json:"unreached"`
+}
+
+// CoverSite is a call of a property function or of Buggify found in the
+// source that no run reached.
+type CoverSite struct {
+	Kind    string `json:"kind"`    // "Always", ..., or "Buggify"
+	Message string `json:"message"` // the message, or Buggify's site name
+	File    string `json:"file"`    // the last directory and the file name
+	Line    int    `json:"line"`    // the call's first line
 }
 
 // CoverProperty is one property of a CoverRecord, as in
@@ -56,9 +69,16 @@ type CoverBuggify struct {
 }
 
 // coverRecord renders cov as the record of test.
-func coverRecord(test string, cov *deterministic.Coverage) CoverRecord {
+func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSite) CoverRecord {
 	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{}, Effects: map[string]uint64{},
-		Properties: []CoverProperty{}, Buggify: []CoverBuggify{}}
+		Properties: []CoverProperty{}, Buggify: []CoverBuggify{}, Unreached: []CoverSite{}}
+	for _, s := range unreached {
+		kind := "Buggify"
+		if s.kind != 0 {
+			kind = s.kind.String()
+		}
+		r.Unreached = append(r.Unreached, CoverSite{Kind: kind, Message: s.message, File: s.file, Line: s.from})
+	}
 	for _, f := range cov.Faults() {
 		r.Faults[f.Kind] = f.Count
 	}
@@ -77,10 +97,10 @@ func coverRecord(test string, cov *deterministic.Coverage) CoverRecord {
 	return r
 }
 
-// appendCoverFile appends the record of test's sweep to path as one line
-// of JSON.
-func appendCoverFile(path, test string, cov *deterministic.Coverage) error {
-	line, err := json.Marshal(coverRecord(test, cov))
+// appendCoverFile appends the record of test's sweep, with the sites of
+// the source no run reached, to path as one line of JSON.
+func appendCoverFile(path, test string, cov *deterministic.Coverage, unreached []sourceSite) error {
+	line, err := json.Marshal(coverRecord(test, cov, unreached))
 	if err != nil {
 		return fmt.Errorf("simtest: -simrt.coverfile: %w", err)
 	}

@@ -71,4 +71,13 @@ func TestSweepReportsFaultsAndProperties(t *testing.T) {
 		!strings.HasSuffix(p.File, "coverfile_test.go") || p.Line == 0 {
 		t.Errorf("property = %+v, want Sometimes \"helper: heads\" in coverfile_test.go, reached in 10, true in some", p)
 	}
+	// The sites found in the source that no run reached are in the record
+	// too, so that simrt sweep can report them over all its processes.
+	var unreached bool
+	for _, u := range rec.Unreached {
+		unreached = unreached || (u.Kind == "Buggify" && u.Message == "early_ack" && u.File == "simtest/branch_test.go" && u.Line > 0)
+	}
+	if !unreached {
+		t.Errorf("record's unreached sites %+v lack Buggify \"early_ack\" at simtest/branch_test.go", rec.Unreached)
+	}
 }

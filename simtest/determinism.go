@@ -23,6 +23,7 @@ import (
 // every seed of Explore.
 func CheckDeterminism(t *testing.T, cfg deterministic.Config, root Func) {
 	t.Helper()
+	mustStart(t, "CheckDeterminism", cfg, root == nil)
 	st := mustSettings(t)
 	if st.hasSeed {
 		cfg.Seed = st.seed

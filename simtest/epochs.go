@@ -37,6 +37,7 @@ func RunEpochs(t *testing.T, cfg deterministic.Config, epochs int, root EpochFun
 	if root == nil {
 		t.Fatal("simtest.RunEpochs: nil root")
 	}
+	mustStart(t, "RunEpochs", cfg, false)
 	st := mustSettings(t)
 	if st.hasSeed {
 		cfg.Seed = st.seed
@@ -57,6 +58,7 @@ func ExploreEpochs(t *testing.T, cfg deterministic.Config, epochs int, root Epoc
 	if epochs < 1 || root == nil {
 		t.Fatalf("simtest.ExploreEpochs: %d epochs, root %v (want at least 1 epoch and a root)", epochs, root != nil)
 	}
+	mustStart(t, "ExploreEpochs", cfg, false)
 	st := mustSettings(t)
 	set, shard := exploreSeeds(st)
 	if st.events == autoEvents {

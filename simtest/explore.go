@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
@@ -27,7 +28,9 @@ import (
 // first failure (seeds already running finish) unless -simrt.keepgoing is
 // set; it then names the lowest failing seed and its replay command, and
 // counts the seeds up to it, whatever -simrt.parallel is (the seeds run by
-// package sweep's engine).
+// package sweep's engine); seeds that were running beside it on other
+// workers and failed too are said in the same line ("1 more seed ...
+// failed too"), not counted.
 //
 // When the sweep ends, Explore logs a summary of the properties
 // (simrt.Always, Sometimes, ...) and Buggify sites: every one the runs
@@ -52,6 +55,7 @@ import (
 // (measured on 2 cores: 1.26× the one-core rate at GOGC=100, 1.86× at 400).
 func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	t.Helper()
+	mustStart(t, "Explore", cfg, root == nil)
 	st := mustSettings(t)
 	set, shard := exploreSeeds(st)
 	total := shard.Len(set.Len())
@@ -74,6 +78,8 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	if cov == nil {
 		cov = &deterministic.Coverage{}
 	}
+	var mu sync.Mutex // guards allFailed
+	allFailed := 0    // seeds whose subtest failed, counted or not
 	rep := sweepSubtests(t, st, workers, gc, func(t *testing.T, w *sweep.Worker, seed uint64) {
 		c := cfg
 		c.Seed = seed
@@ -84,13 +90,19 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 			c.Coroutines = w.Coroutines
 		}
 		runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
+		if t.Failed() {
+			mu.Lock()
+			allFailed++
+			mu.Unlock()
+		}
 	})
 	if rep == nil {
 		return
 	}
-	reportCoverage(t, cov, st, len(rep.Failures) > 0)
+	source := packageSites()
+	reportCoverage(t, cov, source, st, len(rep.Failures) > 0)
 	if st.coverFile != "" {
-		if err := appendCoverFile(st.coverFile, t.Name(), cov); err != nil {
+		if err := appendCoverFile(st.coverFile, t.Name(), cov, unreachedSites(cov, source)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -98,8 +110,23 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		return
 	}
 	failed := failingSeeds(rep)
-	t.Errorf("simrt: %d of %d seeds run failed (of %d selected): %s\nfirst failing seed %d; replay: %s%s",
-		len(failed), rep.Ran, rep.Selected, seedList(failed), failed[0], replayCommand(t.Name(), failed[0]), streamFlags(st))
+	t.Errorf("simrt: %d of %d seeds run failed (of %d selected): %s%s\nfirst failing seed %d; replay: %s%s",
+		len(failed), rep.Ran, rep.Selected, seedList(failed), uncounted(allFailed-len(failed)),
+		failed[0], replayCommand(t.Name(), failed[0]), streamFlags(st))
+}
+
+// uncounted says that n more seeds failed beyond the report, or nothing:
+// without -simrt.keepgoing the report ends at the lowest failing seed,
+// whatever the workers, but the seeds that were running beside it on other
+// workers finish, and their subtests fail too.
+func uncounted(n int) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n == 1:
+		return "; 1 more seed, running beside them, failed too (not counted: the report ends at the lowest failing seed; -simrt.keepgoing counts every seed)"
+	}
+	return fmt.Sprintf("; %d more seeds, running beside them, failed too (not counted: the report ends at the lowest failing seed; -simrt.keepgoing counts every seed)", n)
 }
 
 // errSeedFailed is the failure of a seed whose subtest failed; the

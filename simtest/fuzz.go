@@ -1,9 +1,12 @@
 package simtest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,8 +39,11 @@ import (
 // goroutine, once.
 func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 	f.Helper()
+	mustStart(f, "Fuzz", cfg, root == nil)
+	var seeds [][]byte // go test names them seed#0, seed#1, ...
 	for seed := range uint64(4) {
-		f.Add(binary.LittleEndian.AppendUint64(nil, seed))
+		seeds = append(seeds, binary.LittleEndian.AppendUint64(nil, seed))
+		f.Add(seeds[seed])
 	}
 	fuzzing := false
 	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
@@ -60,7 +66,7 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 		name := t.Name()
 		if fl := simulate(t, name, c, root, nil); fl != nil {
 			fl.events = lastEvents(fl.events, st.events)
-			t.Errorf("%s", withReplay(fl.report(name), fuzzReplay(name, fuzzing, len(data))))
+			t.Errorf("%s", withReplay(fl.report(name), fuzzReplay(name, fuzzing, slices.IndexFunc(seeds, func(s []byte) bool { return bytes.Equal(s, data) }), len(data))))
 			if fl.fatal {
 				t.FailNow()
 			}
@@ -68,10 +74,16 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 	})
 }
 
-// fuzzReplay is the replay line of a failing fuzz input named name.
-func fuzzReplay(name string, fuzzing bool, n int) string {
+// fuzzReplay is the replay line of a failing fuzz input named name, of n
+// bytes; seed is the index of the seed input Fuzz added that it is, or -1.
+// go test -fuzz saves an input it generated, never a seed input (it names
+// the input with the test alone): the seed input is rerun by its name.
+func fuzzReplay(name string, fuzzing bool, seed, n int) string {
+	fuzzTest, _, _ := strings.Cut(name, "/")
+	if fuzzing && seed >= 0 {
+		return strings.TrimSuffix(replayCommand(fuzzTest+"/seed#"+strconv.Itoa(seed), 0), " -simrt.seed=0")
+	}
 	if fuzzing {
-		fuzzTest, _, _ := strings.Cut(name, "/")
 		return fmt.Sprintf("go test -fuzz saves this input (%d bytes) to testdata/fuzz/%s/ and prints the go test -run command that reruns it", n, fuzzTest)
 	}
 	return strings.TrimSuffix(replayCommand(name, 0), " -simrt.seed=0")

@@ -124,3 +124,17 @@ func TestFuzzErrorReport(t *testing.T) {
 		}
 	}
 }
+
+// TestFuzzSeedInputReplay: under go test -fuzz a failing seed input that
+// Fuzz added is rerun by its name (go test saves nothing for a seed input),
+// not promised as a file in testdata/fuzz.
+func TestFuzzSeedInputReplay(t *testing.T) {
+	out := runHelper(t, "FuzzHelperError", "-test.run=^$", "-test.fuzz=^FuzzHelperError$", "-test.fuzztime=1x",
+		"-test.fuzzcachedir="+t.TempDir(), "-test.parallel=1")
+	if want := "replay: go test -run '^FuzzHelperError$/^seed#0$' ./simtest\n"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "saves this input") {
+		t.Errorf("a seed input is said to be saved:\n%s", out)
+	}
+}

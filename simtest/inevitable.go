@@ -148,12 +148,54 @@ func continuationSeed(seed uint64, i int) uint64 {
 	return z ^ z>>31
 }
 
-// decisionString renders a decision: its kind, its value, and whether it
-// is the kind's default.
+// decisionString renders a decision: its kind, its value, whether it is
+// the kind's default, and what it decided where the kind says so without
+// the run (a yield, a spawn, a Buggify draw: their probabilities are the
+// Config's, so the draw is shown against the defaults). A task's own draw
+// (rand) is its value.
 func decisionString(d deterministic.Decision) string {
 	s := fmt.Sprintf("%s %#016x", d.Kind, d.Value)
 	if d.IsDefault() {
 		s += " (default)"
 	}
-	return s
+	if d.Kind == deterministic.KindRand {
+		return s
+	}
+	return s + ": " + decisionMeaning(d)
+}
+
+// decisionMeaning says what d decided, in words.
+func decisionMeaning(d deterministic.Decision) string {
+	u := float64(d.Value>>11) * 0x1p-53 // the draw in [0, 1), as the runtime reads it
+	byDefault := func(p float64, yes, no string) string {
+		if d.Value < uint64(p*(1<<64)) {
+			return yes
+		}
+		return no
+	}
+	switch d.Kind {
+	case deterministic.KindYield:
+		return fmt.Sprintf("scheduling point: draw %.4f, %s", u,
+			byDefault(deterministic.DefaultYieldProbability, "the task yielded (below the default YieldProbability 0.05)", "the task went on (at the default YieldProbability 0.05)"))
+	case deterministic.KindSpawn:
+		return fmt.Sprintf("spawn: draw %.4f, %s", u,
+			byDefault(deterministic.DefaultYieldProbability, "the new task ran first (below the default YieldProbability 0.05)", "the creator went on (at the default YieldProbability 0.05)"))
+	case deterministic.KindBuggify:
+		return fmt.Sprintf("Buggify draw %.4f: %s", u, byDefault(0.25, "fires or enables a site at the default probability 0.25", "holds a site at the default probability 0.25"))
+	case deterministic.KindSchedule:
+		if d.IsDefault() {
+			return "ready list: a shuffle step that keeps the order"
+		}
+		return fmt.Sprintf("ready list: a shuffle step, draw %.4f (swaps the k-th task with the one at ⌊draw·k⌋)", u)
+	case deterministic.KindSelect:
+		if d.IsDefault() {
+			return "Select: tries its first case first"
+		}
+		return fmt.Sprintf("Select: draw %.4f (tries case ⌊draw·n⌋ of n first)", u)
+	case deterministic.KindFault:
+		return fmt.Sprintf("fault model: draw %.4f (a fault, loss or delay when below its probability)", u)
+	case deterministic.KindPriority:
+		return "PCT: a priority or change-point draw"
+	}
+	return d.Kind.String()
 }

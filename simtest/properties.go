@@ -24,16 +24,17 @@ func init() {
 
 // strictMode reports whether -simrt.strict (or SIMRT_STRICT) is on.
 func strictMode() (bool, error) {
-	v, ok := flagStrict.value, flagStrict.set
+	v, ok, from := flagStrict.value, flagStrict.set, "-simrt.strict"
 	if !ok {
 		v, ok = os.LookupEnv(flagStrict.env())
+		from = flagStrict.env()
 	}
 	if v = strings.TrimSpace(v); !ok || v == "" {
 		return false, nil
 	}
 	on, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, fmt.Errorf("simtest: -simrt.strict=%q: not a boolean", v)
+		return false, fmt.Errorf("simtest: %s=%q: not a boolean", from, v)
 	}
 	return on, nil
 }
@@ -54,15 +55,7 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 			missed = append(missed, l.missed)
 		}
 	}
-	props := cov.Properties()
-	ran := make([]bool, len(source))
-	for _, p := range props {
-		file := shortFile(p.Site.File)
-		for i, s := range source {
-			if s.kind == p.Kind && s.message == p.Message && s.file == file && s.from <= p.Site.Line && p.Site.Line <= s.to {
-				ran[i] = true
-			}
-		}
+	for _, p := range cov.Properties() {
 		var what string
 		switch p.Kind {
 		case simrt.PropertySometimes:
@@ -79,17 +72,10 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 		}
 		add(l)
 	}
-	sites := cov.Buggify()
-	for i, s := range source {
-		if ran[i] {
-			continue
-		}
+	for _, s := range unreachedSites(cov, source) {
 		if s.kind == 0 {
-			if slices.ContainsFunc(sites, func(b deterministic.BuggifyCoverage) bool { return b.Name == s.message }) {
-				continue
-			}
 			add(summaryLine{
-				text:   fmt.Sprintf("%-19s %q at %s:%d: never reached (found in the source)", "Buggify", s.message, s.file, s.from),
+				text:   fmt.Sprintf("%-19s %q at %s:%d: never reached (found in the source)  <- NEVER REACHED", "Buggify", s.message, s.file, s.from),
 				missed: fmt.Sprintf("Buggify %q at %s:%d was never reached", s.message, s.file, s.from),
 			})
 			continue
@@ -101,6 +87,7 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 		}
 		add(l)
 	}
+	sites := cov.Buggify()
 	for _, s := range sites {
 		l := summaryLine{text: fmt.Sprintf("%-19s %q at %s: reached in %d, enabled in %d, fired in %d (%d of %d calls)",
 			"Buggify", s.Name, s.Site, s.Runs, s.EnabledRuns, s.FiredRuns, s.Fires, s.Calls)}
@@ -113,23 +100,101 @@ func coverageSummary(cov *deterministic.Coverage, source []sourceSite) (lines []
 	return lines, missed
 }
 
+// unreachedSites returns the sites of source that no run in cov reached:
+// a property call whose kind, message, file and lines match no property
+// reached, a Buggify site whose name no run called.
+func unreachedSites(cov *deterministic.Coverage, source []sourceSite) []sourceSite {
+	props, sites := cov.Properties(), cov.Buggify()
+	var out []sourceSite
+	for _, s := range source {
+		if s.dynamic {
+			continue // no message to match: the runs' properties name it
+		}
+		var reached bool
+		if s.kind == 0 {
+			reached = slices.ContainsFunc(sites, func(b deterministic.BuggifyCoverage) bool { return b.Name == s.message })
+		} else {
+			reached = slices.ContainsFunc(props, func(p deterministic.PropertyCoverage) bool {
+				return s.kind == p.Kind && s.message == p.Message && s.file == shortFile(p.Site.File) &&
+					s.from <= p.Site.Line && p.Site.Line <= s.to
+			})
+		}
+		if !reached {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dynamicMessages returns one warning per call in source whose message is
+// not a constant and that the runs in cov reached: each distinct message
+// is a property of its own, so a message that differs per run (or per
+// seed) makes as many properties, each reached once.
+func dynamicMessages(cov *deterministic.Coverage, source []sourceSite) []string {
+	var warnings []string
+	props, sites := cov.Properties(), cov.Buggify()
+	for _, s := range source {
+		if !s.dynamic {
+			continue
+		}
+		in := func(file string, line int) bool { return shortFile(file) == s.file && s.from <= line && line <= s.to }
+		n, example := 0, ""
+		for _, p := range props {
+			if p.Kind == s.kind && in(p.Site.File, p.Site.Line) {
+				n, example = n+1, p.Message
+			}
+		}
+		for _, b := range sites {
+			if s.kind == 0 && in(b.Site.File, b.Site.Line) {
+				n, example = n+1, b.Name
+			}
+		}
+		if n > 0 {
+			warnings = append(warnings, fmt.Sprintf("simrt: warning: the message of %s at %s:%d is not a constant: it made %d distinct properties (such as %q); a property is known by its message, so give it a constant one and put what varies in its details",
+				s.fn, s.file, s.from, n, example))
+		}
+	}
+	return warnings
+}
+
+// goals renders "1 goal" or "n goals".
+func goals(n int) string {
+	if n == 1 {
+		return "1 goal"
+	}
+	return strconv.Itoa(n) + " goals"
+}
+
+// packageSites returns the sites found in the source of the package under
+// test (go test runs a test in its package's directory).
+func packageSites() []sourceSite {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	return scanSites(dir)
+}
+
 // reportCoverage logs the sweep summary of cov and of the sites found in
 // the package under test, when there is anything to list, and fails t in
 // strict mode when a goal was missed. Strict mode does not judge a replay
 // of one seed, a shard of a sweep, or a sweep that already failed: each
 // sees only part of the seeds.
-func reportCoverage(t *testing.T, cov *deterministic.Coverage, st settings, failed bool) {
+func reportCoverage(t *testing.T, cov *deterministic.Coverage, source []sourceSite, st settings, failed bool) {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		return
+	if cov.Runs() == 0 {
+		return // no run got as far as its simulation (a bad flag): nothing to sum up
 	}
-	lines, missed := coverageSummary(cov, scanSites(dir))
+	lines, missed := coverageSummary(cov, source)
 	faults := faultSummary(cov)
-	if len(lines) == 0 && faults == "" {
+	dynamic := dynamicMessages(cov, source)
+	if len(lines) == 0 && faults == "" && len(dynamic) == 0 {
 		return
 	}
 	var b strings.Builder
+	for _, w := range dynamic {
+		b.WriteString(w + "\n")
+	}
 	if len(lines) > 0 {
 		fmt.Fprintf(&b, "simrt: properties and Buggify sites over %d runs (seeds):\n", cov.Runs())
 		for _, l := range lines {
@@ -149,14 +214,14 @@ func reportCoverage(t *testing.T, cov *deterministic.Coverage, st settings, fail
 	case len(missed) == 0:
 		t.Logf("%s", b.String())
 	case strict && !partial:
-		fmt.Fprintf(&b, "simrt: %d goals missed (-simrt.strict):\n", len(missed))
+		fmt.Fprintf(&b, "simrt: %s missed (-simrt.strict):\n", goals(len(missed)))
 		for _, m := range missed {
 			fmt.Fprintf(&b, "  %s\n", m)
 		}
 		b.WriteString("run more seeds (-simrt.seeds), or change the system or the test so that the goals are reached")
 		t.Errorf("%s", b.String())
 	default:
-		fmt.Fprintf(&b, "simrt: %d goals missed", len(missed))
+		fmt.Fprintf(&b, "simrt: %s missed", goals(len(missed)))
 		if strict {
 			b.WriteString(" (not judged: this sweep ran only part of the seeds)")
 		} else {

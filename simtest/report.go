@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -206,6 +207,11 @@ func effectLines(ctx *deterministic.Context) ([]string, int) {
 		return nil, 0
 	}
 	es := ctx.FaultEffects()
+	busy := map[string]bool{} // sources with an effect besides the closing crash
+	for _, e := range es {
+		busy[e.Source] = busy[e.Source] || !closingNoOp(e)
+	}
+	es = slices.DeleteFunc(es, func(e deterministic.FaultEffect) bool { return closingNoOp(e) && !busy[e.Source] })
 	total := len(es)
 	if len(es) > reportEffects {
 		es = es[len(es)-reportEffects:]
@@ -215,6 +221,14 @@ func effectLines(ctx *deterministic.Context) ([]string, int) {
 		out[i] = e.Source + ": " + e.String()
 	}
 	return out, total
+}
+
+// closingNoOp reports whether e is the crash that ends the run and did
+// nothing: every run ends with one per disk, so for a disk with no other
+// effect (one the run did not use, or no fault touched) it says nothing
+// and the report leaves it out.
+func closingNoOp(e deterministic.FaultEffect) bool {
+	return e.Fault == "crash" && len(e.Counts) == 0 && strings.HasSuffix(e.String(), "(the crash that ends the run)")
 }
 
 // writeEffects writes the fault-effects section of a report: nothing when

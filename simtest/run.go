@@ -37,6 +37,7 @@ type Func func(t *testing.T, ctx *deterministic.Context)
 // test's goroutine.
 func Run(t *testing.T, cfg deterministic.Config, root Func) {
 	t.Helper()
+	mustStart(t, "Run", cfg, root == nil)
 	st := mustSettings(t)
 	if st.hasSeed {
 		cfg.Seed = st.seed
@@ -45,6 +46,32 @@ func Run(t *testing.T, cfg deterministic.Config, root Func) {
 		st.events = reportEvents
 	}
 	runSeed(t, t.Name(), cfg, st, st.trace, root)
+}
+
+// mustStart fails t at the call of fn (simtest.Run, ...) when root is nil
+// or cfg is not a valid deterministic.Config, before any seed runs: a bad
+// argument is one line naming it, not a failing seed with a replay
+// command.
+func mustStart(t testing.TB, fn string, cfg deterministic.Config, nilRoot bool) {
+	t.Helper()
+	if nilRoot {
+		t.Fatalf("simtest.%s: nil root function", fn)
+	}
+	if err := validConfig(cfg); err != nil {
+		t.Fatalf("simtest.%s: %v", fn, err)
+	}
+}
+
+// validConfig reports whether deterministic.New accepts cfg: it panics,
+// naming the field, on an invalid one.
+func validConfig(cfg deterministic.Config) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("invalid deterministic.Config: %v", r)
+		}
+	}()
+	deterministic.New(cfg)
+	return nil
 }
 
 func mustSettings(t *testing.T) settings {
@@ -350,11 +377,14 @@ func replayCommand(test string, seed uint64) string {
 }
 
 // streamFlags returns the flags, each with a leading space, that a replay
-// command needs besides the seed to rerun what st ran: the replayed
-// stream (-simrt.replay) and -simrt.replaydefaults. Without them the
-// seed alone makes another run.
+// command needs besides the seed to rerun what st ran: the fault schedule
+// file (-simrt.schedule), the replayed stream (-simrt.replay) and
+// -simrt.replaydefaults. Without them the seed alone makes another run.
 func streamFlags(st settings) string {
 	var b strings.Builder
+	if path := schedulePath(); path != "" {
+		b.WriteString(" -simrt.schedule=" + shellQuote(path))
+	}
 	if st.replay != "" {
 		b.WriteString(" -simrt.replay=" + shellQuote(st.replay))
 	}

@@ -48,7 +48,7 @@ func setupStreams(t *testing.T, cfg *deterministic.Config, st settings, aud **de
 		if st.replayDefaults {
 			cfg.Replay = deterministic.DefaultAfter{Stream: s}
 		} else {
-			cfg.Replay = s
+			cfg.Replay = watchStream(t, st.replay, s) // warns where the run diverges from the file
 		}
 	}
 	if st.record != "" || st.shrink || st.inevitable {

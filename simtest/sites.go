@@ -28,6 +28,7 @@ type sourceSite struct {
 	message  string             // the message, or Buggify's site name
 	file     string             // short form: last directory and file name
 	from, to int                // the lines the call spans
+	dynamic  bool               // the message is not a constant (message is "")
 }
 
 // messageArg is the index of the constant argument of each function.
@@ -43,12 +44,12 @@ var kindOf = map[string]simrt.PropertyKind{
 }
 
 // scanSites returns the calls of the property functions and of Buggify
-// with a constant message in the package in dir (its test files included)
-// and in every package of the same module it imports, directly or not
-// (their test files excluded). Files that the default build context
-// excludes (another GOOS, a build tag) are skipped. A call whose message is
-// not a constant is not found. Errors (no go.mod, an unparsable file) end
-// the scan with what was found so far.
+// in the package in dir (its test files included) and in every package of
+// the same module it imports, directly or not (their test files excluded).
+// Files that the default build context excludes (another GOOS, a build
+// tag) are skipped. A call whose message is not a constant is returned
+// marked dynamic, without a message. Errors (no go.mod, an unparsable
+// file) end the scan with what was found so far.
 func scanSites(dir string) []sourceSite {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
@@ -183,8 +184,9 @@ func simrtName(f *ast.File) string {
 	return local
 }
 
-// fileSites returns the calls of site functions in f whose message is a
-// constant string (consts are the package's string constants).
+// fileSites returns the calls of site functions in f, with their message
+// when it is a constant string (consts are the package's string
+// constants), else marked dynamic.
 func fileSites(fset *token.FileSet, f *ast.File, consts map[string]string) []sourceSite {
 	local := simrtName(f)
 	if local == "" || local == "_" {
@@ -212,12 +214,9 @@ func fileSites(fset *token.FileSet, f *ast.File, consts map[string]string) []sou
 			return true
 		}
 		msg, ok := constString(call.Args[i], consts)
-		if !ok {
-			return true
-		}
 		from, to := fset.Position(call.Pos()), fset.Position(call.End())
 		sites = append(sites, sourceSite{fn: fn, kind: kindOf[fn], message: msg,
-			file: shortFile(from.Filename), from: from.Line, to: to.Line})
+			file: shortFile(from.Filename), from: from.Line, to: to.Line, dynamic: !ok})
 		return true
 	})
 	return sites

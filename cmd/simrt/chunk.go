@@ -38,11 +38,19 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64, r
 	args := []string{"-test.run=" + s.run, "-test.v=true", "-test.count=1", "-test.timeout=0",
 		"-simrt.seeds=" + simsweep.Compact(chunk).String(), "-simrt.parallel=1", "-simrt.keepgoing",
 		"-simrt.events=0"} // the fastest runs; replay shows the events
-	cmd := exec.CommandContext(ctx, bin, append(args, s.extra...)...)
+	// The sweep judges the goals over all its seeds, so a process, which
+	// runs one chunk, runs without strict mode: -simrt.strict=false after a
+	// forwarded -simrt.strict, else SIMRT_STRICT=false (which an older
+	// simtest, without the flag, ignores).
+	args = append(args, s.extra...)
+	if forwardedFlag(s.extra, "strict") != "" {
+		args = append(args, "-simrt.strict=false")
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.WaitDelay = time.Second
 	coverFile := s.coverFile()
-	cmd.Env = append(os.Environ(), "SIMRT_COVERFILE="+coverFile) // an older simtest ignores it
+	cmd.Env = append(os.Environ(), "SIMRT_COVERFILE="+coverFile, "SIMRT_STRICT=false") // an older simtest ignores them
 	defer s.mergeCover(coverFile)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

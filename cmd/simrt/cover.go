@@ -22,6 +22,16 @@ type coverRecord struct {
 	Effects    map[string]uint64 `json:"effects"`
 	Properties []propertyRecord  `json:"properties"`
 	Buggify    []buggifyRecord   `json:"buggify"`
+	Unreached  []siteRecord      `json:"unreached"` // nil from a simtest that predates it
+}
+
+// siteRecord is a call found in the source that no run of one process
+// reached (simtest.CoverSite).
+type siteRecord struct {
+	Kind    string `json:"kind"` // "Always", ..., or "Buggify"
+	Message string `json:"message"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
 }
 
 type propertyRecord struct {
@@ -53,6 +63,17 @@ type propertyReport struct {
 	SeedsReached uint64 `json:"seeds_reached"`
 	SeedsTrue    uint64 `json:"seeds_true"`
 	SeedsFalse   uint64 `json:"seeds_false"`
+	// Missed says why the property is a missed goal ("never true"), or "".
+	Missed string `json:"missed,omitempty"`
+}
+
+// unreachedReport is one call found in the source that no seed of the
+// sweep reached.
+type unreachedReport struct {
+	Kind    string `json:"kind"` // "Always", ..., or "Buggify"
+	Message string `json:"message"`
+	Site    string `json:"site"` // the last directory, the file name and the line
+	Goal    bool   `json:"goal"` // a missed goal: not an AlwaysOrUnreachable or an Unreachable
 }
 
 // buggifyReport is one Buggify site in a sweepReport.
@@ -62,6 +83,7 @@ type buggifyReport struct {
 	SeedsReached uint64 `json:"seeds_reached"`
 	SeedsEnabled uint64 `json:"seeds_enabled"`
 	SeedsFired   uint64 `json:"seeds_fired"`
+	Missed       string `json:"missed,omitempty"` // "never fired", or ""
 }
 
 // coverage merges the records of every test process of a sweep. Guarded
@@ -71,6 +93,11 @@ type coverage struct {
 	effects map[string]uint64          // what the faults did, by counter
 	props   map[string]*propertyReport // by kind, message and site
 	sites   map[string]*buggifyReport  // by name
+	// unreached counts, per site found in the source, the records that
+	// list it as unreached; records counts the records that list sites at
+	// all. A site no seed reached is in every one of them.
+	unreached map[unreachedReport]int
+	records   int
 }
 
 // readCoverFile merges the records of one test process's cover file into
@@ -94,6 +121,7 @@ func (c *coverage) read(r io.Reader) error {
 		c.effects = map[string]uint64{}
 		c.props = map[string]*propertyReport{}
 		c.sites = map[string]*buggifyReport{}
+		c.unreached = map[unreachedReport]int{}
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -130,6 +158,13 @@ func (c *coverage) read(r io.Reader) error {
 			br.SeedsEnabled += b.EnabledRuns
 			br.SeedsFired += b.FiredRuns
 		}
+		if rec.Unreached != nil {
+			c.records++
+		}
+		for _, u := range rec.Unreached {
+			goal := u.Kind == "Always" || u.Kind == "Sometimes" || u.Kind == "Reachable" || u.Kind == "Buggify"
+			c.unreached[unreachedReport{Kind: u.Kind, Message: u.Message, Site: fmt.Sprintf("%s:%d", u.File, u.Line), Goal: goal}]++
+		}
 	}
 	return sc.Err()
 }
@@ -148,7 +183,7 @@ func shortSite(file string, line int) string {
 // lists returns the merged coverage, sorted: properties by site, message
 // and kind; Buggify sites by name. Faults and effects are maps, which
 // encoding/json writes sorted by key.
-func (c *coverage) lists() (faults, effects map[string]uint64, props []propertyReport, sites []buggifyReport) {
+func (c *coverage) lists() (faults, effects map[string]uint64, props []propertyReport, sites []buggifyReport, unreached []unreachedReport) {
 	faults, effects = map[string]uint64{}, map[string]uint64{}
 	for k, n := range c.faults { // copied: order does not matter
 		faults[k] = n
@@ -158,16 +193,54 @@ func (c *coverage) lists() (faults, effects map[string]uint64, props []propertyR
 	}
 	props, sites = []propertyReport{}, []buggifyReport{}
 	for _, p := range c.props { // sorted below
+		if (p.Kind == "Sometimes" && p.SeedsTrue == 0) || ((p.Kind == "Always" || p.Kind == "Reachable") && p.SeedsReached == 0) {
+			p.Missed = "never true"
+		}
 		props = append(props, *p)
 	}
 	slices.SortFunc(props, func(a, b propertyReport) int {
 		return cmp.Or(cmp.Compare(a.Site, b.Site), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Kind, b.Kind))
 	})
 	for _, s := range c.sites { // sorted below
+		if s.SeedsFired == 0 {
+			s.Missed = "never fired"
+		}
 		sites = append(sites, *s)
 	}
 	slices.SortFunc(sites, func(a, b buggifyReport) int { return cmp.Compare(a.Name, b.Name) })
-	return faults, effects, props, sites
+	unreached = []unreachedReport{}
+	for u, n := range c.unreached { // sorted below
+		if n == c.records && (u.Kind != "Buggify" || c.sites[u.Message] == nil) {
+			unreached = append(unreached, u)
+		}
+	}
+	slices.SortFunc(unreached, func(a, b unreachedReport) int {
+		return cmp.Or(cmp.Compare(a.Site, b.Site), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Kind, b.Kind))
+	})
+	return faults, effects, props, sites, unreached
+}
+
+// missedGoals lists the goals r missed, one line each: a property never
+// true, a Buggify site that never fired, a goal found in the source that
+// no seed reached.
+func missedGoals(r sweepReport) []string {
+	var missed []string
+	for _, p := range r.Properties {
+		if p.Missed != "" {
+			missed = append(missed, fmt.Sprintf("%s %q at %s was never true", p.Kind, p.Message, p.Site))
+		}
+	}
+	for _, u := range r.Unreached {
+		if u.Goal {
+			missed = append(missed, fmt.Sprintf("%s %q at %s was never reached", u.Kind, u.Message, u.Site))
+		}
+	}
+	for _, b := range r.Buggify {
+		if b.Missed != "" {
+			missed = append(missed, fmt.Sprintf("Buggify %q at %s never fired", b.Name, b.Site))
+		}
+	}
+	return missed
 }
 
 // faultLine renders counts sorted by kind: "clog 12, partition 41".
@@ -197,17 +270,31 @@ func printCoverage(w io.Writer, r sweepReport) {
 	if len(r.Properties) > 0 {
 		fmt.Fprintf(w, "properties (%d):\n", len(r.Properties))
 		for _, p := range r.Properties {
-			fmt.Fprintf(w, "  %-19s %q at %s: reached in %d, true in %d, false in %d\n",
-				p.Kind, p.Message, p.Site, p.SeedsReached, p.SeedsTrue, p.SeedsFalse)
+			fmt.Fprintf(w, "  %-19s %q at %s: reached in %d, true in %d, false in %d%s\n",
+				p.Kind, p.Message, p.Site, p.SeedsReached, p.SeedsTrue, p.SeedsFalse, mark(p.Missed != "", "  <- NEVER TRUE"))
+		}
+	}
+	if len(r.Unreached) > 0 {
+		fmt.Fprintf(w, "found in the source, never reached (%d):\n", len(r.Unreached))
+		for _, u := range r.Unreached {
+			fmt.Fprintf(w, "  %-19s %q at %s%s\n", u.Kind, u.Message, u.Site, mark(u.Goal, "  <- NEVER REACHED"))
 		}
 	}
 	if len(r.Buggify) > 0 {
 		fmt.Fprintf(w, "Buggify sites (%d):\n", len(r.Buggify))
 		for _, b := range r.Buggify {
-			fmt.Fprintf(w, "  %q at %s: reached in %d, enabled in %d, fired in %d\n",
-				b.Name, b.Site, b.SeedsReached, b.SeedsEnabled, b.SeedsFired)
+			fmt.Fprintf(w, "  %q at %s: reached in %d, enabled in %d, fired in %d%s\n",
+				b.Name, b.Site, b.SeedsReached, b.SeedsEnabled, b.SeedsFired, mark(b.Missed != "", "  <- NEVER FIRED"))
 		}
 	}
+}
+
+// mark returns text when on, else "".
+func mark(on bool, text string) string {
+	if on {
+		return text
+	}
+	return ""
 }
 
 // coverFile names a new cover file for one test process.

@@ -83,11 +83,17 @@ func checkSweepable(bin, dir, pkg, pattern, runFlag string) error {
 		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 		return fmt.Errorf("listing the tests of %s: %v: %s", pkg, err, first)
 	}
-	var names []string
+	var names, fuzz []string
 	for l := range strings.Lines(text) {
 		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
 			names = append(names, l)
+		} else if strings.HasPrefix(l, "Fuzz") {
+			fuzz = append(fuzz, l)
 		}
+	}
+	if len(names) == 0 && len(fuzz) > 0 {
+		return fmt.Errorf("%s in %s is a fuzz target, not a test: sweep runs a test that calls simtest.Explore; fuzz it with go test -run '^$' -fuzz '^%s$' %s",
+			fuzz[0], pkg, fuzz[0], pkg)
 	}
 	if len(names) == 0 {
 		return fmt.Errorf("no test in %s matches -run %s", pkg, runFlag)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -71,11 +72,17 @@ func (f sweepFailure) headline() string {
 }
 
 // replayCommand is the command that replays seed, to run from where the
-// sweep was run.
+// sweep was run, with the test flags the sweep forwarded after --.
 func (s *sweep) replayCommand(seed uint64, trace bool) string {
 	cmd := fmt.Sprintf("simrt replay %s -run %s -seed %d", s.pkg, shellQuote(s.runFlag), seed)
 	if trace {
 		cmd += fmt.Sprintf(" -trace seed%d.json", seed)
+	}
+	if len(s.extra) > 0 { // the test flags the sweep ran with (a -simrt.schedule file, say)
+		cmd += " --"
+		for _, a := range s.extra {
+			cmd += " " + shellQuote(a)
+		}
 	}
 	return cmd
 }
@@ -112,6 +119,16 @@ type sweepReport struct {
 	// Properties and Buggify are what the seeds run reached.
 	Properties []propertyReport `json:"properties"`
 	Buggify    []buggifyReport  `json:"buggify"`
+	// Unreached are the calls found in the package's source that no seed
+	// reached.
+	Unreached []unreachedReport `json:"unreached"`
+	// Missed lists the goals missed, one line each (see missedGoals).
+	Missed []string `json:"missed"`
+	// Strict is set with -simrt.strict (or SIMRT_STRICT): a missed goal
+	// fails the sweep unless it ran only part of the seeds (a shard, an
+	// interrupted or failed sweep); StrictFailed says it did.
+	Strict       bool `json:"strict"`
+	StrictFailed bool `json:"strict_failed"`
 }
 
 // failureReport is one failing seed in a sweepReport.
@@ -128,7 +145,14 @@ func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
 		Failed: len(s.failures), Failures: []failureReport{}, ProcessFailures: s.processes,
 		NoSeedRan: s.noSeed, Interrupted: interrupted, ElapsedSeconds: elapsed.Seconds(),
 		SeedsPerSecond: float64(s.done) / max(elapsed.Seconds(), 1e-9)}
-	r.Faults, r.Effects, r.Properties, r.Buggify = s.cover.lists()
+	r.Faults, r.Effects, r.Properties, r.Buggify, r.Unreached = s.cover.lists()
+	r.Missed = missedGoals(r)
+	if r.Missed == nil {
+		r.Missed = []string{}
+	}
+	r.Strict = s.strict
+	partial := interrupted || s.shard.N > 1 || len(s.failures) > 0 || s.processes > 0
+	r.StrictFailed = s.strict && !partial && len(r.Missed) > 0
 	failed := make([]uint64, len(s.failures))
 	for i, f := range s.failures {
 		failed[i] = f.seed
@@ -156,7 +180,7 @@ func (s *sweep) summary(elapsed time.Duration, interrupted bool) int {
 		return exitInterrupted
 	case r.NoSeedRan && r.SeedsDone == 0:
 		return exitUsage
-	case r.Failed > 0 || r.ProcessFailures > 0:
+	case r.Failed > 0 || r.ProcessFailures > 0 || r.StrictFailed:
 		return exitFailed
 	}
 	return exitPassed
@@ -181,7 +205,35 @@ func (s *sweep) printSummary(r sweepReport, elapsed time.Duration) {
 	if r.Failed > 0 {
 		fmt.Fprintf(w, "failing seeds: %s\nreplay the first: %s\n", r.FailingSeeds, s.replayCommand(r.Failures[0].Seed, true))
 	}
+	printMissed(w, r)
 	if r.ProcessFailures > 0 {
 		fmt.Fprintf(w, "%d test processes failed before their first seed (the first is shown above)\n", r.ProcessFailures)
 	}
+}
+
+// printMissed prints the goals the sweep missed and what strict mode made
+// of them.
+func printMissed(w io.Writer, r sweepReport) {
+	if len(r.Missed) == 0 {
+		return
+	}
+	switch {
+	case r.StrictFailed:
+		fmt.Fprintf(w, "%s missed (-simrt.strict fails the sweep):\n", plural(len(r.Missed), "goal"))
+	case r.Strict:
+		fmt.Fprintf(w, "%s missed (-simrt.strict does not judge a sweep that ran only part of the seeds):\n", plural(len(r.Missed), "goal"))
+	default:
+		fmt.Fprintf(w, "%s missed (-- -simrt.strict fails the sweep on them):\n", plural(len(r.Missed), "goal"))
+	}
+	for _, m := range r.Missed {
+		fmt.Fprintf(w, "  %s\n", m)
+	}
+}
+
+// plural renders n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -51,6 +53,7 @@ type sweep struct {
 	chunk    int
 	failFast bool
 	asJSON   bool
+	strict   bool     // -simrt.strict (or SIMRT_STRICT): missed goals fail the sweep
 	extra    []string // flags for the test binary
 	stdout   io.Writer
 	stderr   io.Writer
@@ -107,6 +110,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if *chunk < 0 {
 		return bad("-chunk %d: at least 1 seed per process (0: choose)", *chunk)
 	}
+	strict, err := strictFlag(extra, os.LookupEnv)
+	if err != nil {
+		return bad("%v", err)
+	}
 	set, err := simsweep.Parse(*seedList)
 	if err != nil {
 		return bad("-seeds: %v", err)
@@ -123,7 +130,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return bad("-shard %s of -seeds %s selects no seed", *shardFlag, *seedList)
 	}
 	s := &sweep{pkg: pkg, run: testPattern(*run), runFlag: *run, seeds: set, shard: sh,
-		parallel: *parallel, chunk: *chunk, failFast: *failFast, asJSON: *asJSON, extra: extra,
+		parallel: *parallel, chunk: *chunk, failFast: *failFast, asJSON: *asJSON, strict: strict, extra: extra,
 		stdout: stdout, stderr: stderr, events: stdout}
 	if *asJSON {
 		s.events = stderr
@@ -237,4 +244,33 @@ func rateText(done int, elapsed time.Duration) string {
 		return ""
 	}
 	return fmt.Sprintf(", %.0f seeds/s", float64(done)/elapsed.Seconds())
+}
+
+// strictFlag reports whether the test flags after -- (or else the
+// SIMRT_STRICT environment variable, which lookup reads) ask for strict
+// mode. The sweep judges the goals itself, over all its seeds: each test
+// process sees only its chunk and runs with -simrt.strict=false.
+func strictFlag(extra []string, lookup func(string) (string, bool)) (bool, error) {
+	v, from, found := "", "", false
+	for _, a := range extra {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "simrt.strict" {
+			continue
+		}
+		v, from, found = "true", "-simrt.strict", true
+		if hasVal {
+			v, from = val, "-simrt.strict="+val
+		}
+	}
+	if !found {
+		if v, found = lookup("SIMRT_STRICT"); !found || strings.TrimSpace(v) == "" {
+			return false, nil
+		}
+		from = "SIMRT_STRICT=" + v
+	}
+	on, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return false, fmt.Errorf("%s: not a boolean (true or false)", from)
+	}
+	return on, nil
 }

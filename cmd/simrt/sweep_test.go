@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sweep", "./testdata/sample", "-run", "TestLeader", "-chunk", "-1"}, "-chunk -1:"},
 		{[]string{"sweep", "./testdata/sample", "./other", "-run", "TestLeader"}, `unexpected argument "./other"`},
 		{[]string{"sweep", "./testdata/sample", "-run", "TestNoSuchTest"}, "no test in ./testdata/sample matches -run TestNoSuchTest"},
+		{[]string{"sweep", "./testdata/sample", "-run", "FuzzSample"}, "FuzzSample in ./testdata/sample is a fuzz target, not a test: sweep runs a test that calls simtest.Explore; fuzz it with go test -run '^$' -fuzz '^FuzzSample$' ./testdata/sample"},
 		{[]string{"sweep", "./testdata/nosimtest", "-run", "TestPlain"}, "./testdata/nosimtest does not use simtest"},
 		{[]string{"sweep", "./testdata/notests", "-run", "TestX"}, "./testdata/notests has no test files"},
 		{[]string{"sweep", "./testdata/nosuchdir", "-run", "TestX"}, "go list ./testdata/nosuchdir"},
@@ -363,5 +365,56 @@ func TestFailFastReportsUpToTheLowestFailure(t *testing.T) {
 			t.Fatalf("parallel %s: swept %s, %s failed, failing %v; want the seeds up to the lowest failure and it alone:\n%s",
 				parallel, m[1], m[2], first, out)
 		}
+	}
+}
+
+// TestSweepStrictFailsOnMissedGoals: the summary marks a Sometimes never
+// true and lists the goals found in the source that no seed reached (as
+// go test does); with -simrt.strict (or SIMRT_STRICT) they fail the sweep
+// over all its seeds, though each test process ran only its chunk.
+func TestSweepStrictFailsOnMissedGoals(t *testing.T) {
+	args := []string{"sweep", "./testdata/sample", "-run", "TestGoals", "-seeds", "0..3", "-parallel", "2", "-chunk", "2"}
+	var out, errb bytes.Buffer
+	if code := dispatch(args, &out, &errb); code != 0 {
+		t.Errorf("without strict: exit %d, want 0:\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{`"goals: never true" at testdata/sample/sample_test.go:`, "true in 0, false in 4  <- NEVER TRUE",
+		`Reachable           "goals: never reached" at sample/sample_test.go:`, "  <- NEVER REACHED", "goals missed (-- -simrt.strict fails"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := dispatch(append(args, "-json", "--", "-simrt.strict"), &out, &errb); code != 1 {
+		t.Errorf("-simrt.strict: exit %d, want 1:\n%s", code, out.String())
+	}
+	var r sweepReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("-json output: %v:\n%s", err, out.String())
+	}
+	if !r.StrictFailed || !slices.ContainsFunc(r.Unreached, func(u unreachedReport) bool { return u.Message == "goals: never reached" && u.Goal }) ||
+		!slices.ContainsFunc(r.Missed, func(m string) bool { return strings.Contains(m, `"goals: never true"`) }) {
+		t.Errorf("-json: strict_failed %v, unreached %+v, missed %q: want the missed goals", r.StrictFailed, r.Unreached, r.Missed)
+	}
+	t.Setenv("SIMRT_STRICT", "1")
+	out.Reset()
+	if code := dispatch(args, &out, &errb); code != 1 || !strings.Contains(out.String(), "(-simrt.strict fails the sweep)") {
+		t.Errorf("SIMRT_STRICT=1: exit %d, want 1:\n%s", code, out.String())
+	}
+	t.Setenv("SIMRT_STRICT", "banana")
+	errb.Reset()
+	if code := dispatch(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "SIMRT_STRICT=banana: not a boolean") {
+		t.Errorf("SIMRT_STRICT=banana: exit %d, want 2 naming the variable: %s", code, errb.String())
+	}
+}
+
+// TestReplayCommandCarriesForwardedFlags: the replay line of a sweep run
+// with test flags after -- (a schedule file) forwards them too: without
+// them the seed alone makes another run.
+func TestReplayCommandCarriesForwardedFlags(t *testing.T) {
+	s := &sweep{pkg: "./p", runFlag: "TestX", extra: []string{"-simrt.schedule=a b.schedule", "-v"}}
+	want := "simrt replay ./p -run TestX -seed 4 -trace seed4.json -- '-simrt.schedule=a b.schedule' -v"
+	if got := s.replayCommand(4, true); got != want {
+		t.Errorf("replayCommand = %q, want %q", got, want)
 	}
 }

@@ -63,3 +63,20 @@ func TestCovered(t *testing.T) {
 		simrt.Buggify(ctx, "sample_site")
 	})
 }
+
+// TestGoals passes on every seed and misses its goals: a Sometimes never
+// true, a Reachable that no seed reaches (found only in the source) and a
+// Buggify site that never fires, for strict mode.
+func TestGoals(t *testing.T) {
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Sometimes(ctx, false, "goals: never true")
+		if ctx.Rand().IntN(2) == 2 {
+			simrt.Reachable(ctx, "goals: never reached")
+		}
+	})
+}
+
+// FuzzSample is a fuzz target, which sweep refuses by name.
+func FuzzSample(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {})
+}
