@@ -99,17 +99,20 @@ type Asserter interface {
 // the program carries on. It never panics there on a false cond.
 //
 // Every property function and Buggify panic at the call, in both runtimes,
-// on a nil ctx or an empty message (or site name): both are bugs of the
-// calling code, and the message is the property's identity.
+// on a nil ctx (the call could not go on). An empty message (or Buggify
+// site name) is a bug of the calling code, since the message is the
+// property's identity: a simulation panics at the call, naming the
+// function; production never panics on it and carries on as for any other
+// message.
 func Always(ctx Context, cond bool, message string, details ...any) {
-	mustProperty(ctx == nil, message, "Always")
+	mustContext(ctx == nil, "Always")
 	ctx.AssertProperty(PropertyAlways, cond, message, details)
 }
 
 // AlwaysOrUnreachable is Always for a property that may never be reached:
 // a false cond fails the run, but a sweep that never evaluates it is fine.
 func AlwaysOrUnreachable(ctx Context, cond bool, message string, details ...any) {
-	mustProperty(ctx == nil, message, "AlwaysOrUnreachable")
+	mustContext(ctx == nil, "AlwaysOrUnreachable")
 	ctx.AssertProperty(PropertyAlwaysOrUnreachable, cond, message, details)
 }
 
@@ -119,7 +122,7 @@ func AlwaysOrUnreachable(ctx Context, cond bool, message string, details ...any)
 // seeds in which it was true, reports it when it never was, and fails the
 // sweep then in strict mode. In production it does nothing.
 func Sometimes(ctx Context, cond bool, message string, details ...any) {
-	mustProperty(ctx == nil, message, "Sometimes")
+	mustContext(ctx == nil, "Sometimes")
 	ctx.AssertProperty(PropertySometimes, cond, message, details)
 }
 
@@ -127,14 +130,14 @@ func Sometimes(ctx Context, cond bool, message string, details ...any) {
 // seed of a sweep. Like Sometimes it never fails a run, and in production
 // it does nothing.
 func Reachable(ctx Context, message string, details ...any) {
-	mustProperty(ctx == nil, message, "Reachable")
+	mustContext(ctx == nil, "Reachable")
 	ctx.AssertProperty(PropertyReachable, true, message, details)
 }
 
 // Unreachable asserts that this call is never reached. Reaching it fails a
 // simulation as a false Always does, and is logged in production.
 func Unreachable(ctx Context, message string, details ...any) {
-	mustProperty(ctx == nil, message, "Unreachable")
+	mustContext(ctx == nil, "Unreachable")
 	ctx.AssertProperty(PropertyUnreachable, true, message, details)
 }
 
@@ -158,18 +161,7 @@ func Unreachable(ctx Context, message string, details ...any) {
 // branch.
 func Buggify(ctx Context, site string) bool {
 	mustContext(ctx == nil, "Buggify")
-	if site == "" {
-		panic("simrt: Buggify called with an empty site name (the name is the site's identity)")
-	}
 	return ctx.BuggifySite(site)
-}
-
-// mustProperty panics, naming fn, on a nil Context or an empty message.
-func mustProperty(nilContext bool, message, fn string) {
-	mustContext(nilContext, fn)
-	if message == "" {
-		panic("simrt: " + fn + " called with an empty message (the message is the property's identity)")
-	}
 }
 
 // CallSite is where a property or Buggify site is in the source.

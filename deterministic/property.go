@@ -126,6 +126,9 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	key := propertyKey{pc: callerPC(assertSkip), message: message}
 	p := ps.byPC[key]
 	if p == nil {
+		if message == "" {
+			panic("simrt: " + kind.String() + " called with an empty message (the message is the property's identity)")
+		}
 		p = &propertyRun{kind: kind, message: message, site: callSite(key.pc)}
 		ps.byPC[key] = p
 		ps.list = append(ps.list, p)
@@ -174,6 +177,9 @@ func (c *Context) BuggifySite(name string) bool {
 	ps := rt.propertyState()
 	s := ps.sites[name]
 	if s == nil {
+		if name == "" {
+			panic("simrt: Buggify called with an empty site name (the name is the site's identity)")
+		}
 		s = &buggifyRun{name: name, site: callSite(callerPC(assertSkip))}
 		ps.sites[name] = s
 		ps.order = append(ps.order, s)

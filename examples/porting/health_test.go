@@ -13,8 +13,10 @@ import (
 
 // scenario starts three backends, one up, one too slow for the probe
 // timeout, one down (nothing listens), runs the checker for a few rounds
-// and returns its report.
-func scenario(t *testing.T, ctx simrt.Context, up, slow, down netip.AddrPort, interval time.Duration) (*Checker, string) {
+// and returns its report. late is how many probes of the healthy backend
+// may miss the timeout: 0 in simulated time; on the wall clock a loaded
+// machine may delay one loopback probe past it.
+func scenario(t *testing.T, ctx simrt.Context, up, slow, down netip.AddrPort, interval time.Duration, late int) (*Checker, string) {
 	for _, b := range []struct {
 		addr  netip.AddrPort
 		delay time.Duration
@@ -50,8 +52,9 @@ func scenario(t *testing.T, ctx simrt.Context, up, slow, down netip.AddrPort, in
 	}{{up, true}, {slow, false}, {down, false}} {
 		addr, want := w.addr, w.up
 		s := c.Status(ctx, addr)
-		if s.Up != want || s.Checks < 4 || want && s.Failures != 0 || !want && s.Failures != s.Checks {
-			t.Errorf("%v: %+v, want up=%v after 4 or 5 checks", addr, s, want)
+		healthy := s.Failures <= late && (s.Up || late > 0)
+		if s.Checks < 4 || want && !healthy || !want && (s.Up || s.Failures != s.Checks) {
+			t.Errorf("%v: %+v, want up=%v after 4 or 5 checks (at most %d late)", addr, s, want, late)
 		}
 	}
 	return c, c.Report(ctx)
@@ -66,7 +69,7 @@ func TestCheckerSimulated(t *testing.T) {
 	var reports, audits []string
 	for range 2 {
 		deterministic.New(deterministic.Config{Seed: 7, Timeout: time.Hour}).Start(func(ctx *deterministic.Context) {
-			_, report := scenario(t, ctx, up, slow, down, time.Second)
+			_, report := scenario(t, ctx, up, slow, down, time.Second, 0)
 			reports = append(reports, report)
 			audits = append(audits, ctx.Auditor().State())
 		})
@@ -87,7 +90,7 @@ func TestCheckerSeeds(t *testing.T) {
 			scenario(t, ctx,
 				netip.MustParseAddrPort("10.0.0.1:7000"),
 				netip.MustParseAddrPort("10.0.0.2:7000"),
-				netip.MustParseAddrPort("10.0.0.3:7000"), time.Second)
+				netip.MustParseAddrPort("10.0.0.3:7000"), time.Second, 0)
 		})
 	}
 }
@@ -105,6 +108,6 @@ func TestCheckerRealtime(t *testing.T) {
 		down := l.Addr()
 		l.Close()
 		any := netip.MustParseAddrPort("127.0.0.1:0")
-		scenario(t, ctx, any, any, down, 40*time.Millisecond)
+		scenario(t, ctx, any, any, down, 100*time.Millisecond, 1)
 	})
 }
