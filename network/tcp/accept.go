@@ -37,6 +37,9 @@ type listener struct {
 	// onBackoff, when set (by tests), is called with the error before
 	// each backoff.
 	onBackoff func(error)
+	// onKernel, when set (by tests), is called as the kernel's accept
+	// returns, before the call looks at whether it was cut.
+	onKernel func()
 
 	mu struct {
 		sync.Mutex
@@ -142,6 +145,9 @@ func (a *AcceptCall) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) 
 				continue
 			}
 			k, kerr := l.ln.AcceptTCP()
+			if l.onKernel != nil {
+				l.onKernel()
+			}
 			var retry bool
 			if c, retry, err = a.after(k, kerr); retry {
 				continue
