@@ -1,7 +1,9 @@
 package realtime_test
 
 import (
+	"context"
 	"errors"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -39,5 +41,64 @@ func TestDialThroughEndedAbortedContext(t *testing.T) {
 		if !errors.Is(err, simrt.ErrClosed) {
 			t.Errorf("Dial through the context of an aborted task that ended: %v, want ErrClosed", err)
 		}
+	})
+}
+
+// An abort of a listener's owner cuts short, with ErrClosed, an Accept
+// blocked on a goroutine that is no task's, and leaves the listener open
+// for a task's Accept.
+func TestOwnerAbortCutsOrphanAccept(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		bl := simrt.NewOneshot[simrt.Listener]()
+		h := simrt.Spawn(ctx.Child("owner"), func(ctx simrt.Context) int {
+			l, err := ctx.Bind(loopback)
+			if err != nil {
+				t.Error(err)
+				bl.Close()
+				return 0
+			}
+			bl.Send(l)
+			ctx.Sleep(time.Hour)
+			return 0
+		})
+		l, err := bl.Recv(ctx)
+		if err != nil {
+			return
+		}
+		defer l.Close()
+		done := make(chan error, 1)
+		go func() {
+			pprof.SetGoroutineLabels(context.Background()) // no task's goroutine
+			_, si, st, err := l.Accept()
+			if err == nil {
+				si.Close()
+				st.Close()
+			}
+			done <- err
+		}()
+		ctx.Sleep(20 * time.Millisecond)
+		h.Abort()
+		select {
+		case err := <-done:
+			if !errors.Is(err, simrt.ErrClosed) {
+				t.Errorf("an orphan Accept after its listener's owner was aborted: %v, want ErrClosed", err)
+			}
+		case <-time.After(bound):
+			t.Errorf("an orphan Accept still blocks %v after its listener's owner was aborted", bound)
+			l.Close()
+			<-done
+		}
+		si, st, err := ctx.Dial(l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer si.Close()
+		defer st.Close()
+		_, psi, pst, err := l.Accept()
+		if err != nil {
+			t.Fatalf("a task's Accept after the owner's abort: %v", err)
+		}
+		psi.Close()
+		pst.Close()
 	})
 }
