@@ -34,7 +34,8 @@ type Network interface {
 type Listener interface {
 	// Accept parks until a peer connects and returns the peer's address and
 	// the two halves of the new connection. After Close it returns
-	// ErrClosed.
+	// ErrClosed. An Accept abandoned by an abort or a Timeout of its task
+	// leaves the listener open: the next Accept gets the next connection.
 	Accept() (peer netip.AddrPort, sink Sink, stream Stream, err error)
 	// Addr returns the address the listener is bound to.
 	Addr() netip.AddrPort

@@ -49,6 +49,9 @@ func (s *closers) add(c io.Closer) {
 	case closersForgotten:
 		s.mu.Unlock()
 	case closersInterrupted:
+		if s.mu.set == nil { // an aborted task that has ended (forget)
+			s.mu.set = make(map[io.Closer]struct{})
+		}
 		s.mu.set[c] = struct{}{} // still closed at shutdown
 		s.mu.Unlock()
 		interrupt(c)
@@ -56,6 +59,20 @@ func (s *closers) add(c io.Closer) {
 		s.mu.Unlock()
 		c.Close()
 	}
+}
+
+// addLive tracks c if the set is open (its task runs and has not been
+// aborted); otherwise it does nothing.
+func (s *closers) addLive(c io.Closer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.state != closersOpen {
+		return
+	}
+	if s.mu.set == nil {
+		s.mu.set = make(map[io.Closer]struct{})
+	}
+	s.mu.set[c] = struct{}{}
 }
 
 // interruptAll unblocks every tracked resource, and every one added later,

@@ -44,7 +44,8 @@ import (
 //     not nil, takes the lock and cuts the recorded operation: it shuts
 //     the half down in the kernel (the blocked read returns end of
 //     stream, the blocked write fails; tcp's Interrupt touches no Go state
-//     the operation uses) or closes the listener, and marks it cut. The
+//     the operation uses) or cuts that one Accept (tcp.AcceptCall: a
+//     deadline in the past, the listener stays open), and marks it cut. The
 //     recorder stores the record then loads the flag; the interrupter
 //     stores the flag then loads the record (sequentially consistent
 //     atomics): one of them sees the other's store, so no interruption is
@@ -53,10 +54,28 @@ import (
 //   - When the kernel call returns, the caller takes the lock and clears
 //     the record. If H was cut, H stays poisoned (ErrClosed from then on)
 //     and the caller unwinds through CheckInterrupt, so the Timeout
-//     returns ErrTimeout as in the simulator (what the operation returned
-//     is dropped, an accepted connection closed). If the flag was stale (a
+//     returns ErrTimeout as in the simulator. If the flag was stale (a
 //     deadline that expired as its Timeout returned), CheckInterrupt
 //     returns and so does the operation, with H poisoned.
+//
+// What a cut leaves behind is what the simulator leaves (the nettest
+// cases TimeoutInAcceptKeepsListener, AbortInAcceptKeepsListener,
+// AbortOfListenerOwnerKeepsListener, TimeoutInRecvPoisonsStream and the
+// Canceled* ones pin it on both runtimes):
+//
+//   - Accept: the listener stays open. The record is one tcp.AcceptCall
+//     per Accept, not the listener; cutting it wakes every Accept blocked
+//     on the socket (a deadline in the past), and tcp makes the ones not
+//     cut wait and block again, and hands a connection the cut Accept took
+//     to the next Accept, as the simulator leaves it queued. Aborting the
+//     listener's owner does not close it either (the simulator's network
+//     knows no owners); it cuts only Accepts of goroutines that are no
+//     task's, with ErrClosed. The runtime closes the listener at shutdown.
+//   - Recv: the stream is poisoned, bytes already buffered lost, as the
+//     simulator's parked Recv poisons its stream when it unwinds; the
+//     sink and the peer keep working.
+//   - Send: the sink is poisoned (part of the bytes may have left, which
+//     breaks any framing), as in the simulator.
 //
 // An operation that cannot block (Recv of bytes already buffered) takes
 // none of this.
@@ -131,11 +150,13 @@ func (r *markedTasks) find(labels unsafe.Pointer) *task {
 }
 
 // interrupter is what the interruption layer needs of the device under
-// it (network/tcp's listeners and halves, the cancel of a Dial): Interrupt
-// cuts short, from another goroutine, the operation blocked on it, without
-// touching the Go state that operation uses. For a half it shuts the half
-// down in the kernel (the blocked Recv or Send fails, the half is
-// poisoned); for a listener it closes it. It is safe while the operation
+// it (network/tcp's listeners, accept calls and halves, the cancel of a
+// Dial): Interrupt cuts short, from another goroutine, the operation
+// blocked on it, without touching the Go state that operation uses. For a
+// half it shuts the half down in the kernel (the blocked Recv or Send
+// fails, the half is poisoned); for an accept call it cuts that Accept
+// and leaves the listener open; for a listener (the shutdown) it closes
+// it. It is safe while the operation
 // runs; the half or listener must still be closed.
 type interrupter interface{ Interrupt() }
 

@@ -42,8 +42,10 @@ func (rt *runtime) netFor(owner *task) *metered.Network {
 	return shell.NetworkStack(&device{rt: rt, owner: owner}, nil, rt.network.metrics, nil).(*metered.Network)
 }
 
-// Bind implements simrt.Network.Bind over TCP. The listener is closed if
-// the task owning this context is aborted, and at shutdown.
+// Bind implements simrt.Network.Bind over TCP. The listener is closed at
+// shutdown. An abort of the task owning this context, like an abort or a
+// Timeout of a task blocked in Accept, leaves it open, as in the
+// simulator (see listener.Accept).
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.rt().check()
 	c.rt().netUsed.Store(true)
@@ -75,7 +77,9 @@ type device struct {
 
 var _ simrt.Network = (*device)(nil)
 
-// Bind binds a tcp listener and tracks it as the owner's.
+// Bind binds a tcp listener and tracks it: the runtime closes it at
+// shutdown, and an abort of the owner cuts short the Accepts called from
+// goroutines that are no task's (see listener).
 func (d *device) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	l, err := d.rt.network.tcp.Bind(addr)
 	if err != nil {
@@ -83,7 +87,9 @@ func (d *device) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	}
 	tl := &listener{rt: d.rt, owner: d.owner, inner: l}
 	tl.tg.init(l)
-	d.rt.track(d.owner, tl)
+	tl.calls = l.(acceptCaller)
+	d.rt.io.add(tl)
+	d.owner.closers().add((*orphanAccepts)(tl))
 	return tl, nil
 }
 
@@ -161,54 +167,6 @@ func (rt *runtime) untrack(owner *task, r interface{ Close() error }) {
 	rt.io.remove(r)
 }
 
-// listener tracks a listener so that aborting its owner, or shutting down,
-// unblocks a pending Accept. Accepted connections belong to its owner.
-type listener struct {
-	rt     *runtime
-	owner  *task
-	inner  simrt.Listener
-	closed atomic.Bool
-	tg     ioTarget // an interrupted Accept closes the listener
-}
-
-var _ simrt.Listener = (*listener)(nil)
-
-// Accept implements simrt.Listener.Accept. If the task blocked in it (its
-// owner, or a task it was handed to) is interrupted (a Timeout expires, an
-// abort) while Accept blocks, the listener is closed, and Accept unwinds
-// that task (see interrupt.go).
-func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
-	if l.tg.cut.Load() {
-		return netip.AddrPort{}, nil, nil, simrt.ErrClosed
-	}
-	o := l.rt.blockedTask(l.owner, &l.tg)
-	rec := o != nil && o.beginIO(&l.tg)
-	peer, sink, stream, err := l.inner.Accept()
-	if rec && o.endIO(&l.tg) {
-		if err == nil {
-			sink.Close()
-			stream.Close()
-		}
-		o.ct.CheckInterrupt()
-	}
-	if err != nil {
-		return peer, nil, nil, err
-	}
-	tc := newConn(l.rt, l.owner, sink, stream)
-	return peer, &tc.sink, &tc.stream, nil
-}
-
-// Addr implements simrt.Listener.Addr.
-func (l *listener) Addr() netip.AddrPort { return l.inner.Addr() }
-
-// Close implements simrt.Listener.Close.
-func (l *listener) Close() error {
-	if l.closed.CompareAndSwap(false, true) {
-		l.rt.untrack(l.owner, l)
-	}
-	return l.inner.Close()
-}
-
 // conn tracks both halves of a connection; closing it closes both, which
 // unblocks a pending Send or Recv. It stops being tracked once its user has
 // closed both halves.
@@ -228,6 +186,22 @@ func newConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c.stream.tg.init(st)
 	c.open.Store(2)
 	rt.track(owner, c)
+	return c
+}
+
+// newAccepted is newConn for a connection a listener of owner accepted:
+// if owner has been aborted (or has ended) meanwhile, the connection is
+// not its (an abort would otherwise cut it at once) and the runtime alone
+// tracks it, as the simulator keeps an aborted owner's listener working.
+func newAccepted(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
+	c := &conn{rt: rt, owner: owner}
+	c.sink = sink{c: c, inner: s}
+	c.sink.tg.init(s)
+	c.stream = stream{c: c, inner: st}
+	c.stream.tg.init(st)
+	c.open.Store(2)
+	rt.io.add(c)
+	owner.closers().addLive(c)
 	return c
 }
 
@@ -332,7 +306,3 @@ func (c *conn) Interrupt() {
 	c.sink.tg.inner.Interrupt()
 	c.stream.tg.inner.Interrupt()
 }
-
-// Interrupt closes the listener in the kernel, which unblocks a pending
-// Accept without racing with it.
-func (l *listener) Interrupt() { l.tg.inner.Interrupt() }

@@ -1,6 +1,7 @@
 package nettest
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -28,12 +29,29 @@ type Env interface {
 // as a task of that runtime, and returns once body has returned.
 type Harness func(t *testing.T, body func(env Env))
 
-// Task adapts a simrt.Context and the network under test to Env.
-func Task(ctx simrt.Context, net simrt.Network) Env { return ctxEnv{ctx, net} }
+// Task adapts a simrt.Context and the network under test to Env. When net
+// is ctx itself (the runtime's own network), a case can also reach each
+// task's own context as a network (see ownNetwork), for the rules about
+// what a task owns.
+func Task(ctx simrt.Context, net simrt.Network) Env {
+	own := reflect.TypeOf(ctx).Comparable() && any(ctx) == any(net)
+	return ctxEnv{ctx, net, own}
+}
 
 type ctxEnv struct {
 	simrt.Context
 	net simrt.Network
+	own bool // net is the runtime's: each task's context opens its own
+}
+
+// ownNetwork returns the network as env's task opens connections and
+// listeners of its own, which its abort may act on: its context, if the
+// network under test is the runtime's, else the network under test.
+func ownNetwork(env Env) simrt.Network {
+	if e, ok := env.(ctxEnv); ok && e.own {
+		return e.Context
+	}
+	return env.Network()
 }
 
 func (e ctxEnv) Network() simrt.Network { return e.net }
@@ -45,7 +63,7 @@ func (e ctxEnv) Go(f func(Env)) func() {
 
 func (e ctxEnv) Spawn(f func(Env)) *simrt.Handle[struct{}] {
 	return simrt.Spawn(e.Context, func(ctx simrt.Context) struct{} {
-		f(ctxEnv{ctx, e.net})
+		f(ctxEnv{ctx, e.net, e.own})
 		return struct{}{}
 	})
 }

@@ -51,6 +51,10 @@ var cases = []struct {
 	{"AbortCutsBlockedAccept", abortCutsBlockedAccept},
 	{"TimeoutCutsBlockedAccept", timeoutCutsBlockedAccept},
 	{"AbortedAcceptPassesConnectionOn", abortedAcceptPassesConnectionOn},
+	{"TimeoutInAcceptKeepsListener", timeoutInAcceptKeepsListener},
+	{"AbortInAcceptKeepsListener", abortInAcceptKeepsListener},
+	{"AbortOfListenerOwnerKeepsListener", abortOfListenerOwnerKeepsListener},
+	{"TimeoutInRecvPoisonsStream", timeoutInRecvPoisonsStream},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.

@@ -14,12 +14,15 @@
 // Every operation blocks its goroutine in the kernel; the package knows
 // nothing of tasks. Besides the configured timeouts, three things cut a
 // blocked operation short from another goroutine: Close of the half or
-// listener, DialContext's context, and the Interrupt method that every
-// Listener, Sink and Stream of a Network has. Interrupt shuts the half
-// down in the kernel (a blocked Recv fails, a blocked Send fails) or
-// closes the listener, and touches no Go state the blocked operation
-// uses, so it is safe while that operation runs; the half is then
-// poisoned, and must still be closed. The production runtime (package
+// listener, DialContext's context, the Interrupt method that every
+// Listener, Sink and Stream of a Network has, and AcceptCall's. Interrupt
+// shuts the half down in the kernel (a blocked Recv fails, a blocked Send
+// fails) or closes the listener, and touches no Go state the blocked
+// operation uses, so it is safe while that operation runs; the half is
+// then poisoned, and must still be closed. An AcceptCall (a listener's
+// NewAccept method) is one Accept that its Interrupt cuts short with
+// ErrInterrupted and leaves the listener open: other Accepts go on
+// waiting, and a connection the cut Accept took goes to the next one. The production runtime (package
 // realtime) uses it to make simrt.Timeout and aborts cut a task's
 // blocked I/O short, as they do in the simulator.
 package tcp

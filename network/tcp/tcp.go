@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -95,7 +94,7 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 		// The operating system's error names the address.
 		return nil, fmt.Errorf("%w: %w", simrt.ErrBindFailed, err)
 	}
-	return &listener{n: n, ln: ln, addr: ln.Addr().(*net.TCPAddr).AddrPort(), stop: make(chan struct{})}, nil
+	return newListener(n, ln), nil
 }
 
 // Dial implements simrt.Network.Dial: ErrTimeout past ConnectTimeout,
@@ -145,83 +144,19 @@ func isTimeout(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-type listener struct {
-	n    *Network
-	ln   *net.TCPListener
-	addr netip.AddrPort
-
-	// stop is closed, ending a backoff, when the listener is closed or
-	// interrupted.
-	stop     chan struct{}
-	stopOnce sync.Once
-	// onBackoff, when set (by tests), is called with the error before
-	// each backoff.
-	onBackoff func(error)
-}
-
-var _ simrt.Listener = (*listener)(nil)
-
-// Accept backoff when the process runs out of descriptors or buffers, as
-// net/http's Server: 5ms, doubling up to 1s.
-const (
-	minAcceptBackoff = 5 * time.Millisecond
-	maxAcceptBackoff = time.Second
-)
-
-// Accept implements simrt.Listener.Accept. When the process or the system
-// is out of file descriptors or buffers (EMFILE, ENFILE, ENOBUFS, ENOMEM)
-// the listener is still open and the pending connection waits in the
-// kernel's queue, so Accept waits and tries again, as net/http's Server
-// does: 5ms, doubling up to 1s between attempts, until a descriptor is
-// free or the listener is closed. Any other failure (including Close)
-// returns simrt.ErrClosed.
-func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
-	var delay time.Duration
-	for {
-		c, err := l.ln.AcceptTCP()
-		if err == nil {
-			si, st := l.n.wrap(c)
-			return c.RemoteAddr().(*net.TCPAddr).AddrPort(), si, st, nil
-		}
-		if !outOfResources(err) {
-			return netip.AddrPort{}, nil, nil, simrt.ErrClosed
-		}
-		delay = min(max(2*delay, minAcceptBackoff), maxAcceptBackoff)
-		if l.onBackoff != nil {
-			l.onBackoff(err)
-		}
-		l.backoff(delay)
-	}
-}
-
-// backoff waits d, or less if the listener is closed or interrupted
-// meanwhile.
-func (l *listener) backoff(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-l.stop:
-	}
-}
-
-// shut closes the listener's socket and ends a backoff in progress.
-func (l *listener) shut() {
-	l.ln.Close()
-	l.stopOnce.Do(func() { close(l.stop) })
-}
-
 // Addr implements simrt.Listener.Addr.
 func (l *listener) Addr() netip.AddrPort { return l.addr }
 
 // Interrupt closes the listener, so that an Accept blocked on it (or
 // waiting to retry), on another goroutine, returns at once. Safe to call
-// concurrently with Accept.
+// concurrently with Accept. To cut one Accept short and leave the
+// listener open, use an AcceptCall.
 func (l *listener) Interrupt() { l.shut() }
 
 // Close implements simrt.Listener.Close. It may be called from any
 // goroutine, also while an Accept is blocked, which then returns
-// simrt.ErrClosed.
+// simrt.ErrClosed. Connections handed on by interrupted Accepts and not
+// taken yet are closed.
 func (l *listener) Close() error {
 	l.shut()
 	return nil
