@@ -238,9 +238,8 @@ func abortCutsBlockedAccept(t *testing.T, env Env) {
 	})
 }
 
-// simrt.Timeout cuts a blocked Accept short with ErrTimeout. (What the
-// listener does next differs: the simulator's stays open, production's is
-// closed by the cut.)
+// simrt.Timeout cuts a blocked Accept short with ErrTimeout. (The listener
+// stays open on every runtime: TimeoutInAcceptKeepsListener.)
 func timeoutCutsBlockedAccept(t *testing.T, env Env) {
 	l := bind(t, env)
 	if l == nil {

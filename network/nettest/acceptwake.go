@@ -18,9 +18,9 @@ type arrival struct {
 // A task aborted while blocked in Accept just as a connection arrives for
 // it (in the simulator: the connection has woken it, and it has not run
 // yet) does not strand the connection. Another task blocked in Accept on
-// the same listener gets it, or, if the aborted task took it or the cut
-// closed the listener (production's does), the connection fails at its
-// dialer. (Production's task may also take it before the abort lands.)
+// the same listener gets it, or, if the aborted task took it, the
+// connection fails at its dialer. (Production's task may take it before
+// the abort lands; the listener stays open on every runtime.)
 // Either way neither the other Accept nor the dialer hangs.
 func abortedAcceptPassesConnectionOn(t *testing.T, env Env) {
 	l := bind(t, env)
