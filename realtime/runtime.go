@@ -56,7 +56,6 @@ func newRuntime(cfg Config) *runtime {
 		liveZero: make(chan struct{}, 1),
 	}
 	rt.sh.Init("realtime", rt, nil, abortSpawned)
-	rt.sh.Tree.DeferRelease() // a task that spawned nothing ends without the tree's lock
 	return rt
 }
 

@@ -10,9 +10,9 @@ import (
 
 // spawnAbortCases are the rules of abort around the spawn path: what a
 // spawn from an aborted or ended context yields, and what an abort reaches
-// while tasks are being spawned and ending all the time (the production
-// runtime releases a task that spawned nothing without the tree's lock,
-// and sweeps it from its parent's children later).
+// while tasks are being spawned and ending all the time. They hold any
+// change to how a task enters and leaves the supervision tree (linking a
+// task lazily, or releasing it without the tree's lock) to the rules.
 var spawnAbortCases = []testCase{
 	{"SpawnFromEndedTaskClosedAtOnce", "spawning from the context (or a Child of it) of a task that has returned, among tasks that return all the time, yields a handle already closed, and the function never runs", spawnFromEndedTaskClosedAtOnce},
 	{"AbortRightAfterSpawn", "a task aborted right after its spawn has its handle closed at once, and no longer counts as running (that it then never runs its function is checked inside each runtime, where the order is known)", abortBeforeFirstRun},

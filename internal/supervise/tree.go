@@ -12,7 +12,6 @@ package supervise
 
 import (
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -22,7 +21,6 @@ type Tree struct {
 	mu        sync.Mutex
 	root      *Node
 	abortTask func(*Node)
-	deferred  bool // see DeferRelease
 }
 
 // Node is one position in the tree. A spawn node (see SpawnAt) holds a
@@ -34,35 +32,10 @@ type Node struct {
 	parent *Node
 	// kids holds the linked children, made when the first one links: most
 	// nodes (those of tasks that spawn nothing) never have one.
-	kids *[]*Node
-	idx  int32         // index in parent's children; -1 while unlinked
-	st   atomic.Uint32 // st* bits; written under the tree's lock, except by a quick Finish
-}
-
-// The bits of Node.st.
-const (
-	stHolds   uint32 = 1 << iota // a spawn node whose task has not finished or been aborted
-	stAborted                    // aborted: nothing more is spawned below it
-	stKids                       // a child has been linked below it at some time
-	stQuick                      // a spawn node that may finish without the lock (see DeferRelease)
-	stDone                       // finished without the lock; still in its parent's children until swept
-)
-
-// dead reports whether nothing may be spawned below n any more.
-func (n *Node) dead() bool { return n.st.Load()&(stAborted|stDone) != 0 }
-
-// takeTask clears n's holds bit and reports whether it was set: whoever
-// clears it (an abort or the end of the task) owns the task's end.
-func (n *Node) takeTask() bool {
-	for {
-		old := n.st.Load()
-		if old&stHolds == 0 {
-			return false
-		}
-		if n.st.CompareAndSwap(old, old&^stHolds) {
-			return true
-		}
-	}
+	kids    *[]*Node
+	idx     int32 // index in parent's children; -1 while unlinked
+	aborted bool
+	holds   bool // a spawn node whose task has not finished or been aborted
 }
 
 // children returns n's linked children.
@@ -81,20 +54,6 @@ func New(abortTask func(spawnNode *Node)) *Tree {
 	t.root = &Node{tree: t, idx: -1}
 	return t
 }
-
-// DeferRelease lets a task that spawned nothing finish without taking the
-// tree's lock: its spawn node is marked finished with one compare-and-swap
-// on the node itself, and it is removed from its parent's children later,
-// by a spawn below the same parent that finds the children full (so the
-// finished nodes a parent keeps are at most as many as its children slice
-// holds, amortised O(1) a spawn). The production runtime uses it so that
-// a spawn on one processor and the end of the child on another do not
-// pass the lock between them. It applies only to tasks spawned directly
-// below a task or the root, whose node is released only after an abort has
-// emptied its children. It changes the order of the children, and so the
-// order in which an abort reaches tasks: the simulator does not use it.
-// Call it before the first spawn.
-func (t *Tree) DeferRelease() { t.deferred = true }
 
 // Root returns the root node, which belongs to the runtime's root context.
 func (t *Tree) Root() *Node { return t.root }
@@ -125,12 +84,7 @@ func (n *Node) SpawnAt(s *Node) bool {
 		t.mu.Unlock()
 		return false
 	}
-	*s = Node{tree: t, parent: n, idx: -1}
-	st := stHolds
-	if t.deferred && (n.parent == nil || n.st.Load()&(stHolds|stQuick) != 0) {
-		st |= stQuick // n is the root or a spawn node (stQuick is kept after its task ends)
-	}
-	s.st.Store(st)
+	*s = Node{tree: t, parent: n, holds: true}
 	t.link(s)
 	t.mu.Unlock()
 	return true
@@ -142,18 +96,15 @@ func (t *Tree) attach(n *Node) bool {
 	var chain []*Node
 	x := n
 	for !x.linked() {
-		if x.dead() {
+		if x.aborted {
 			return false
 		}
 		chain = append(chain, x)
 		x = x.parent
 	}
-	// Mark x as having children before reading whether it is done, so
-	// that a quick Finish of x either happened before (and x is dead) or
-	// fails and takes the lock.
-	if x.st.Or(stKids)&(stAborted|stDone) != 0 {
+	if x.aborted {
 		for _, c := range chain {
-			c.st.Or(stAborted)
+			c.aborted = true
 		}
 		return false
 	}
@@ -165,39 +116,11 @@ func (t *Tree) attach(n *Node) bool {
 
 func (t *Tree) link(n *Node) {
 	p := n.parent
-	p.st.Or(stKids)
 	if p.kids == nil {
 		p.kids = new([]*Node)
 	}
-	if c := *p.kids; t.deferred && len(c) == cap(c) && len(c) > 0 {
-		t.sweep(p)
-	}
 	n.idx = int32(len(*p.kids))
 	*p.kids = append(*p.kids, n)
-}
-
-// sweep removes from p's children the nodes that finished without the
-// lock (see DeferRelease). If that frees less than half the slice, the
-// slice is doubled, so that the next sweep is as many spawns away as it
-// costs.
-func (t *Tree) sweep(p *Node) {
-	c := *p.kids
-	k := 0
-	for _, x := range c {
-		if x.st.Load()&stDone != 0 {
-			x.idx = -1
-			continue
-		}
-		x.idx = int32(k)
-		c[k] = x
-		k++
-	}
-	clear(c[k:])
-	c = c[:k]
-	if k >= cap(c)/2 {
-		c = append(make([]*Node, 0, 2*cap(c)), c...)
-	}
-	*p.kids = c
 }
 
 func (t *Tree) unlink(n *Node) {
@@ -219,7 +142,7 @@ func (t *Tree) unlink(n *Node) {
 // abort unlinks whole subtrees at once), so finishing every task of a
 // 100,000-deep aborted chain costs O(1) each.
 func (t *Tree) release(n *Node) {
-	for n.parent != nil && n.idx >= 0 && n.st.Load()&stHolds == 0 && len(n.children()) == 0 {
+	for n.parent != nil && n.idx >= 0 && !n.holds && len(n.children()) == 0 {
 		p := n.parent
 		t.unlink(n)
 		n = p
@@ -248,10 +171,11 @@ func (t *Tree) abortAll(tasks []*Node) {
 // nodes that held a task to tasks.
 func (t *Tree) abort(n *Node, tasks []*Node) []*Node {
 	if len(n.children()) == 0 { // the common case: no walk, no allocation
-		if !n.dead() {
-			n.st.Or(stAborted)
-			if n.takeTask() {
+		if !n.aborted {
+			n.aborted = true
+			if n.holds {
 				tasks = append(tasks, n)
+				n.holds = false
 			}
 		}
 		return tasks
@@ -260,12 +184,13 @@ func (t *Tree) abort(n *Node, tasks []*Node) []*Node {
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x.dead() {
+		if x.aborted {
 			continue
 		}
-		x.st.Or(stAborted)
-		if x.takeTask() {
+		x.aborted = true
+		if x.holds {
 			tasks = append(tasks, x)
+			x.holds = false
 		}
 		children := x.children()
 		for i := len(children) - 1; i >= 0; i-- {
@@ -281,14 +206,9 @@ func (t *Tree) abort(n *Node, tasks []*Node) []*Node {
 // Finish records that the task held by s ended: everything below s is
 // aborted, and s leaves the tree. Aborting a finished task does nothing.
 func (s *Node) Finish() {
-	// The quick end: a task that spawned nothing, and was not aborted,
-	// leaves its node to be swept from its parent's children.
-	if s.st.CompareAndSwap(stHolds|stQuick, stDone|stQuick) {
-		return
-	}
 	t := s.tree
 	t.mu.Lock()
-	s.takeTask()
+	s.holds = false
 	tasks := t.abort(s, nil)
 	t.release(s)
 	t.mu.Unlock()
@@ -303,7 +223,7 @@ func (n *Node) Aborted() bool {
 	defer t.mu.Unlock()
 	x := n
 	for {
-		if x.dead() {
+		if x.aborted {
 			return true
 		}
 		if x.linked() {
@@ -313,9 +233,8 @@ func (n *Node) Aborted() bool {
 	}
 }
 
-// Len returns the number of linked nodes, root included, not counting
-// finished nodes not yet swept (see DeferRelease). Tests use it to show
-// that finished tasks leave nothing behind.
+// Len returns the number of linked nodes, root included. Tests use it to
+// show that finished tasks leave nothing behind.
 func (t *Tree) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -324,9 +243,6 @@ func (t *Tree) Len() int {
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x.st.Load()&stDone != 0 {
-			continue
-		}
 		n++
 		stack = append(stack, x.children()...)
 	}
