@@ -152,7 +152,7 @@ type testCase struct {
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
 	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
-	interruptCases, propertyCases, handoffCases)
+	interruptCases, propertyCases, handoffCases, spawnAbortCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase
