@@ -51,6 +51,12 @@ type taskIO struct {
 
 	waiter core.Waiter // the task's reusable waiter (core.Task.SetWaiter)
 
+	// The task's own poll count, tracked by its series from its second
+	// sleep until it ends (see countPoll); both written only by the
+	// task's goroutine.
+	polls     metrics.TaskPolls
+	sleptOnce bool
+
 	// The network operation the task is taken to be blocked in, cut
 	// short if the task is interrupted (see interrupt.go).
 	mu sync.Mutex
@@ -82,10 +88,43 @@ func (t *task) hasEnded() bool { return t.ct.State.Load()&flagEnded != 0 }
 
 // end records that the task's function has returned or unwound. The root
 // keeps its running gauge until the shutdown.
-func (t *task) end() { t.ct.State.Or(flagEnded) }
+func (t *task) end() {
+	t.ct.State.Or(flagEnded)
+	t.foldPolls()
+}
 
 // endAndRelease is end and releaseGauge in one atomic operation.
-func (t *task) endAndRelease() { t.releaseGaugeAnd(flagEnded) }
+func (t *task) endAndRelease() {
+	t.releaseGaugeAnd(flagEnded)
+	t.foldPolls()
+}
+
+// countPoll counts a poll of the task after a sleep, on its goroutine. A
+// task's first sleep adds to its series' shared counter; from its second
+// on, the task counts in its own TaskPolls, tracked by the series until
+// the task ends, so two tasks handing turns to each other do not share
+// the counter's cache line.
+func (t *task) countPoll(x *taskIO) {
+	if x.polls.Tracked() {
+		x.polls.Inc()
+		return
+	}
+	if !x.sleptOnce || t.hasEnded() {
+		x.sleptOnce = true
+		t.label().Polls.Add(1)
+		return
+	}
+	x.polls.Track(t.label())
+	x.polls.Inc()
+}
+
+// foldPolls moves the task's own poll count into its series, on its
+// goroutine once it has ended.
+func (t *task) foldPolls() {
+	if x := t.io.Load(); x != nil {
+		x.polls.Fold()
+	}
+}
 
 // ioState returns the task's taskIO, making it on first use.
 func (t *task) ioState() *taskIO {
@@ -116,7 +155,7 @@ func (t *task) Park() {
 				"a task must block only through the Context it was given", t.name()))
 		}
 		if x.sleep() {
-			t.label().Polls.Add(1)
+			t.countPoll(x)
 		} else {
 			x.permit.CompareAndSwap(permitReady, permitNone) // woken before it slept
 		}
