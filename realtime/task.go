@@ -46,16 +46,18 @@ type taskIO struct {
 	// sleep and wake in park_*.go).
 	permit  atomic.Uintptr
 	sleeper // what the goroutine needs to sleep and be woken
+	// pollState says where the task's next poll counts (see countPoll),
+	// in what would otherwise be the sleeper's padding.
+	pollState uint8
 
 	closers closers // real I/O the task opened, closed if it is aborted
 
 	waiter core.Waiter // the task's reusable waiter (core.Task.SetWaiter)
 
 	// The task's own poll count, tracked by its series from its second
-	// sleep until it ends (see countPoll); both written only by the
-	// task's goroutine.
-	polls     metrics.TaskPolls
-	sleptOnce bool
+	// sleep until it ends (see countPoll); written only by the task's
+	// goroutine.
+	polls metrics.TaskPolls
 
 	// The network operation the task is taken to be blocked in, cut
 	// short if the task is interrupted (see interrupt.go).
@@ -105,24 +107,32 @@ func (t *task) endAndRelease() {
 // the task ends, so two tasks handing turns to each other do not share
 // the counter's cache line.
 func (t *task) countPoll(x *taskIO) {
-	if x.polls.Tracked() {
+	switch x.pollState {
+	case pollsOwn:
 		x.polls.Inc()
-		return
-	}
-	if !x.sleptOnce || t.hasEnded() {
-		x.sleptOnce = true
+	case pollsOnce:
+		if !t.hasEnded() {
+			x.polls.Track(t.label())
+			x.pollState = pollsOwn
+			x.polls.Inc()
+			return
+		}
 		t.label().Polls.Add(1)
-		return
+	case pollsFirst:
+		x.pollState = pollsOnce
+		t.label().Polls.Add(1)
+	default: // pollsShared: the task has ended
+		t.label().Polls.Add(1)
 	}
-	x.polls.Track(t.label())
-	x.polls.Inc()
 }
 
 // foldPolls moves the task's own poll count into its series, on its
-// goroutine once it has ended.
+// goroutine once it has ended; the polls it may still count go to the
+// series' shared counter.
 func (t *task) foldPolls() {
-	if x := t.io.Load(); x != nil {
-		x.polls.Fold()
+	if x := t.io.Load(); x != nil && x.pollState == pollsOwn {
+		x.polls.Fold(t.label())
+		x.pollState = pollsShared
 	}
 }
 
@@ -137,6 +147,15 @@ func (t *task) ioState() *taskIO {
 
 // closers returns the task's I/O set.
 func (t *task) closers() *closers { return &t.ioState().closers }
+
+// The values of taskIO.pollState. The task's goroutine alone reads and
+// writes it.
+const (
+	pollsFirst  uint8 = iota // it has not slept yet
+	pollsOnce                // it has slept once; its next sleep starts its own count
+	pollsOwn                 // its polls count in taskIO.polls, tracked by its series
+	pollsShared              // it has ended: its polls add to its series' counter
+)
 
 // The values of a permit (taskIO.permit) that are no sleeping
 // goroutine's token.

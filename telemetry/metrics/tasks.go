@@ -34,48 +34,44 @@ type TaskLabel struct {
 // A tracked TaskPolls counts in its series' PollCount at once, and Fold
 // moves its count into TaskLabel.Polls, so a scrape sees every poll
 // exactly once at any time. The zero value is untracked and counts zero.
+// It is 16 bytes, for the records of many tasks.
 type TaskPolls struct {
-	n     atomic.Uint64 // written by its task only; read by PollCount
-	label *TaskLabel    // its series while tracked, else nil
-	slot  int           // its index in label.live, under label.mu
+	n    atomic.Uint64 // written by its task only; read by PollCount
+	slot int32         // 1 + its index in its series' live list while tracked, else 0; only under the series' mu
 }
 
 // Inc counts one poll. Only the owning task may call it.
 func (p *TaskPolls) Inc() { p.n.Store(p.n.Load() + 1) }
 
-// Tracked reports whether p is tracked by a series.
-func (p *TaskPolls) Tracked() bool { return p.label != nil }
-
 // Track makes p count in series l until Fold. It panics if p is
 // tracked already.
 func (p *TaskPolls) Track(l *TaskLabel) {
-	if p.label != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p.slot != 0 {
 		panic("metrics: TaskPolls tracked twice")
 	}
-	l.mu.Lock()
-	p.label, p.slot = l, len(l.live)
 	l.live = append(l.live, p)
-	l.mu.Unlock()
+	p.slot = int32(len(l.live))
 }
 
-// Fold moves p's count into its series' Polls and stops tracking p,
-// whose count is zero again; it does nothing if p is untracked. The task
-// calls it when it ends.
-func (p *TaskPolls) Fold() {
-	l := p.label
-	if l == nil {
+// Fold moves p's count into the Polls of l, the series tracking it, and
+// stops tracking p, whose count is zero again; it does nothing if p is
+// untracked. The task calls it when it ends.
+func (p *TaskPolls) Fold(l *TaskLabel) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p.slot == 0 {
 		return
 	}
-	l.mu.Lock()
 	l.Polls.Add(p.n.Load())
-	last := len(l.live) - 1
+	p.n.Store(0)
+	i, last := p.slot-1, len(l.live)-1
 	moved := l.live[last]
-	l.live[p.slot], moved.slot = moved, p.slot
+	l.live[i], moved.slot = moved, p.slot // another task's slot: read only under mu
 	l.live[last] = nil
 	l.live = l.live[:last]
-	l.mu.Unlock()
-	p.n.Store(0)
-	p.label = nil
+	p.slot = 0
 }
 
 // PollCount returns the series' poll count: Polls and the counts of the

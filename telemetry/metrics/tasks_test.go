@@ -25,9 +25,9 @@ func TestTaskPollsFoldKeepsEveryCount(t *testing.T) {
 		if got := l.PollCount(); got != want {
 			t.Fatalf("before folding counter %d: PollCount = %d, want %d", i, got, want)
 		}
-		ps[i].Fold()
-		ps[i].Fold() // a second fold does nothing
-		if ps[i].Tracked() {
+		ps[i].Fold(l)
+		ps[i].Fold(l) // a second fold does nothing
+		if ps[i].slot != 0 {
 			t.Errorf("counter %d still tracked after Fold", i)
 		}
 	}
@@ -74,7 +74,7 @@ func TestTaskPollsConcurrentScrapes(t *testing.T) {
 				for range incs {
 					p.Inc()
 				}
-				p.Fold()
+				p.Fold(l)
 			}
 		})
 	}
