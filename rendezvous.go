@@ -42,12 +42,6 @@ func syncOf[T any](w *core.Waiter) *syncWaiter[T] {
 	return (*syncWaiter[T])(unsafe.Pointer(w))
 }
 
-// reset makes w an unqueued waiter of t in sel offering v.
-func (w *syncWaiter[T]) reset(t *core.Task, sel *core.Selection, v T) {
-	w.Reset(t, sel)
-	w.v = v
-}
-
 // syncWait is the waiter and selection of a plain Send or Recv, in one
 // allocation.
 type syncWait[T any] struct {
@@ -66,9 +60,9 @@ func (c *Chan[T]) getWait(t *core.Task, v T) *syncWait[T] {
 		sw = new(syncWait[T])
 	} else {
 		c.spare.Store(nil)
-		sw.sel.Arm()
 	}
-	sw.w.reset(t, &sw.sel, v)
+	sw.w.Recycle(t, &sw.sel) // no one else reaches sw: see putWait
+	sw.w.v = v
 	return sw
 }
 

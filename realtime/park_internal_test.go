@@ -1,6 +1,8 @@
 package realtime
 
 import (
+	"fmt"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,14 +22,14 @@ func TestUnparkBeforeParkIsKept(t *testing.T) {
 	inRuntime(func(ctx simrt.Context) {
 		me := From(ctx).task
 		ct := ctx.CurrentTask()
-		polls := me.label().Polls.Load()
+		polls := me.label().PollCount()
 		ct.Unpark()
 		ct.Unpark() // a permit does not count past one
 		ct.Park()
 		if got := me.io.Load().permit.Load(); got != permitNone {
 			t.Errorf("permit after the Park = %d, want permitNone", got)
 		}
-		if got := me.label().Polls.Load(); got != polls {
+		if got := me.label().PollCount(); got != polls {
 			t.Errorf("polls went %d -> %d for a Park that did not sleep", polls, got)
 		}
 		woke := make(chan struct{})
@@ -40,7 +42,7 @@ func TestUnparkBeforeParkIsKept(t *testing.T) {
 		}()
 		ct.Park() // sleeps: the second Unpark above was not kept
 		<-woke
-		if got := me.label().Polls.Load(); got != polls+1 {
+		if got := me.label().PollCount(); got != polls+1 {
 			t.Errorf("polls went %d -> %d for one sleep", polls, got)
 		}
 	})
@@ -121,6 +123,97 @@ func TestTwoGoroutinesParkingOneTaskPanics(t *testing.T) {
 		ct.Park()
 		if s, _ := got.(string); !strings.Contains(s, "two goroutines blocked through the context of task") {
 			t.Errorf("the second Park panicked with %v", got)
+		}
+	})
+}
+
+// TestPollCountExactUnderScrapes: tasks that sleep many times count their
+// polls in their own counters (see countPoll) while a scraper reads the
+// series concurrently: every scrape is at most the final count and never
+// below the one before; with every task asleep halfway, and once the tasks
+// have ended, the series counts every poll exactly once (the first poll of
+// each and each sleep), in PollCount and, at the end, in the text a scrape
+// encodes. Run it with -race.
+func TestPollCountExactUnderScrapes(t *testing.T) {
+	const tasks, sleeps = 4, 300
+	inRuntime(func(ctx simrt.Context) {
+		started := make(chan *task, tasks)
+		var hs []*simrt.Handle[int]
+		for range tasks {
+			hs = append(hs, simrt.Spawn(ctx.Child("pollers"), func(ctx simrt.Context) int {
+				started <- From(ctx).task
+				for range sleeps {
+					ctx.CurrentTask().Park() // woken only once asleep: each Park sleeps
+				}
+				return 0
+			}))
+		}
+		ts := make([]*task, tasks)
+		for i := range ts {
+			ts[i] = <-started
+		}
+		label := ts[0].label()
+		want := uint64(tasks * (sleeps + 1))
+
+		stop := make(chan struct{})
+		var scrapes sync.WaitGroup
+		var bad atomic.Value
+		scrapes.Go(func() {
+			last := uint64(0)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n := label.PollCount()
+				if n < last || n > want {
+					bad.Store(fmt.Sprintf("scrape read %d after %d (final %d)", n, last, want))
+				}
+				last = n
+			}
+		})
+		asleep := func(pt *task) bool { return pt.io.Load() != nil && pt.io.Load().permit.Load() > permitReady }
+		wake := func(n int) {
+			var wakes sync.WaitGroup
+			for _, pt := range ts {
+				wakes.Go(func() {
+					for range n {
+						for !asleep(pt) {
+							goruntime.Gosched() // until it sleeps
+						}
+						pt.Unpark()
+					}
+				})
+			}
+			wakes.Wait()
+		}
+		wake(sleeps / 2)
+		for _, pt := range ts {
+			for !asleep(pt) {
+				goruntime.Gosched()
+			}
+		}
+		if got, mid := label.PollCount(), uint64(tasks*(sleeps/2+1)); got != mid {
+			t.Errorf("polls with every task asleep after %d wakes = %d, want %d", sleeps/2, got, mid)
+		}
+		wake(sleeps - sleeps/2)
+		for _, h := range hs {
+			if _, err := h.Await(ctx); err != nil {
+				t.Error(err)
+			}
+		}
+		close(stop)
+		scrapes.Wait()
+		if msg := bad.Load(); msg != nil {
+			t.Error(msg)
+		}
+		if got := label.PollCount(); got != want {
+			t.Errorf("polls after the tasks ended = %d, want %d", got, want)
+		}
+		line := fmt.Sprintf(`runtime_task_polls_total{execution="Shared",kind="Task",name="pollers"} %d`, want)
+		if text := ctx.Encode(); !strings.Contains(text, line) {
+			t.Errorf("the encoded metrics lack %s:\n%s", line, text)
 		}
 	})
 }

@@ -46,10 +46,18 @@ type taskIO struct {
 	// sleep and wake in park_*.go).
 	permit  atomic.Uintptr
 	sleeper // what the goroutine needs to sleep and be woken
+	// pollState says where the task's next poll counts (see countPoll),
+	// in what would otherwise be the sleeper's padding.
+	pollState uint8
 
 	closers closers // real I/O the task opened, closed if it is aborted
 
 	waiter core.Waiter // the task's reusable waiter (core.Task.SetWaiter)
+
+	// The task's own poll count, tracked by its series from its second
+	// sleep until it ends (see countPoll); written only by the task's
+	// goroutine.
+	polls metrics.TaskPolls
 
 	// The network operation the task is taken to be blocked in, cut
 	// short if the task is interrupted (see interrupt.go).
@@ -82,10 +90,51 @@ func (t *task) hasEnded() bool { return t.ct.State.Load()&flagEnded != 0 }
 
 // end records that the task's function has returned or unwound. The root
 // keeps its running gauge until the shutdown.
-func (t *task) end() { t.ct.State.Or(flagEnded) }
+func (t *task) end() {
+	t.ct.State.Or(flagEnded)
+	t.foldPolls()
+}
 
 // endAndRelease is end and releaseGauge in one atomic operation.
-func (t *task) endAndRelease() { t.releaseGaugeAnd(flagEnded) }
+func (t *task) endAndRelease() {
+	t.releaseGaugeAnd(flagEnded)
+	t.foldPolls()
+}
+
+// countPoll counts a poll of the task after a sleep, on its goroutine. A
+// task's first sleep adds to its series' shared counter; from its second
+// on, the task counts in its own TaskPolls, tracked by the series until
+// the task ends, so two tasks handing turns to each other do not share
+// the counter's cache line.
+func (t *task) countPoll(x *taskIO) {
+	switch x.pollState {
+	case pollsOwn:
+		x.polls.Inc()
+	case pollsOnce:
+		if !t.hasEnded() {
+			x.polls.Track(t.label())
+			x.pollState = pollsOwn
+			x.polls.Inc()
+			return
+		}
+		t.label().Polls.Add(1)
+	case pollsFirst:
+		x.pollState = pollsOnce
+		t.label().Polls.Add(1)
+	default: // pollsShared: the task has ended
+		t.label().Polls.Add(1)
+	}
+}
+
+// foldPolls moves the task's own poll count into its series, on its
+// goroutine once it has ended; the polls it may still count go to the
+// series' shared counter.
+func (t *task) foldPolls() {
+	if x := t.io.Load(); x != nil && x.pollState == pollsOwn {
+		x.polls.Fold(t.label())
+		x.pollState = pollsShared
+	}
+}
 
 // ioState returns the task's taskIO, making it on first use.
 func (t *task) ioState() *taskIO {
@@ -98,6 +147,15 @@ func (t *task) ioState() *taskIO {
 
 // closers returns the task's I/O set.
 func (t *task) closers() *closers { return &t.ioState().closers }
+
+// The values of taskIO.pollState. The task's goroutine alone reads and
+// writes it.
+const (
+	pollsFirst  uint8 = iota // it has not slept yet
+	pollsOnce                // it has slept once; its next sleep starts its own count
+	pollsOwn                 // its polls count in taskIO.polls, tracked by its series
+	pollsShared              // it has ended: its polls add to its series' counter
+)
 
 // The values of a permit (taskIO.permit) that are no sleeping
 // goroutine's token.
@@ -116,7 +174,7 @@ func (t *task) Park() {
 				"a task must block only through the Context it was given", t.name()))
 		}
 		if x.sleep() {
-			t.label().Polls.Add(1)
+			t.countPoll(x)
 		} else {
 			x.permit.CompareAndSwap(permitReady, permitNone) // woken before it slept
 		}

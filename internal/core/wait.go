@@ -1,6 +1,9 @@
 package core
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Waiter is one task waiting on one primitive. A task blocked in a Select
 // has one Waiter per case. Waiters live on a WaitQueue guarded by the
@@ -51,6 +54,31 @@ func (w *Waiter) Reset(t *Task, sel *Selection) {
 	w.Done.Store(false)
 	w.q, w.prev, w.next, w.blocker = nil, nil, nil, nil
 }
+
+// Recycle is Reset followed by sel.Arm (sel may be nil) for a waiter and
+// selection that no other goroutine can reach without the primitive's lock,
+// which the caller holds: w is on no queue, the partner that completed
+// its last wait (under that lock) no longer touches it, and its owner's
+// last lock-free look (Reclaim, Done) happened before w was handed on to
+// the caller. The two atomic words are then written with plain stores,
+// which order nothing and cost no locked instruction; the lock's release
+// publishes them with the rest.
+func (w *Waiter) Recycle(t *Task, sel *Selection) {
+	w.Task, w.Sel, w.Notified = t, sel, false
+	*(*uint32)(unsafe.Pointer(&w.Done)) = 0
+	w.q, w.prev, w.next, w.blocker = nil, nil, nil, nil
+	if sel != nil {
+		*(*uint32)(unsafe.Pointer(&sel.state)) = selArming
+	}
+}
+
+// Recycle writes an atomic.Bool and an atomic.Uint32 as their one uint32.
+var (
+	_ [unsafe.Sizeof(atomic.Bool{}) - 4]struct{}
+	_ [4 - unsafe.Sizeof(atomic.Bool{})]struct{}
+	_ [unsafe.Sizeof(atomic.Uint32{}) - 4]struct{}
+	_ [4 - unsafe.Sizeof(atomic.Uint32{})]struct{}
+)
 
 // WaitQueue is a FIFO of waiters. The zero value is empty. It is not safe
 // for concurrent use: the primitive that owns it holds its own lock.
