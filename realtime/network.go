@@ -179,12 +179,7 @@ type conn struct {
 }
 
 func newConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
-	c := &conn{rt: rt, owner: owner}
-	c.sink = sink{c: c, inner: s}
-	c.sink.tg.init(s)
-	c.stream = stream{c: c, inner: st}
-	c.stream.tg.init(st)
-	c.open.Store(2)
+	c := makeConn(rt, owner, s, st)
 	rt.track(owner, c)
 	return c
 }
@@ -194,14 +189,20 @@ func newConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 // not its (an abort would otherwise cut it at once) and the runtime alone
 // tracks it, as the simulator keeps an aborted owner's listener working.
 func newAccepted(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
+	c := makeConn(rt, owner, s, st)
+	rt.io.add(c)
+	owner.closers().addLive(c)
+	return c
+}
+
+// makeConn builds the tracked pair over s and st, both halves open.
+func makeConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c := &conn{rt: rt, owner: owner}
 	c.sink = sink{c: c, inner: s}
 	c.sink.tg.init(s)
 	c.stream = stream{c: c, inner: st}
 	c.stream.tg.init(st)
 	c.open.Store(2)
-	rt.io.add(c)
-	owner.closers().addLive(c)
 	return c
 }
 
