@@ -146,18 +146,7 @@ func TestTimeoutCutsBlockedAccept(t *testing.T) {
 		timed(t, ctx, "Accept", func() error { _, _, _, err := l.Accept(); return err })
 		// As in the simulator, the listener stays open: the next Accept
 		// gets a dial's connection.
-		si, st, err := ctx.Dial(l.Addr())
-		if err != nil {
-			t.Fatalf("Dial after an abandoned Accept: %v", err)
-		}
-		defer si.Close()
-		defer st.Close()
-		_, psi, pst, err := l.Accept()
-		if err != nil {
-			t.Fatalf("Accept after an abandoned Accept: %v", err)
-		}
-		psi.Close()
-		pst.Close()
+		realtime.Connect(t, ctx, l, " after an abandoned Accept")
 	})
 }
 

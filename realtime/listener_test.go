@@ -90,17 +90,6 @@ func TestOwnerAbortCutsOrphanAccept(t *testing.T) {
 			l.Close()
 			<-done
 		}
-		si, st, err := ctx.Dial(l.Addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer si.Close()
-		defer st.Close()
-		_, psi, pst, err := l.Accept()
-		if err != nil {
-			t.Fatalf("a task's Accept after the owner's abort: %v", err)
-		}
-		psi.Close()
-		pst.Close()
+		realtime.Connect(t, ctx, l, " of a task after the owner's abort")
 	})
 }

@@ -21,18 +21,7 @@ func TestDeviceInterrupts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	si, st, err := n.Dial(l.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer si.Close()
-	defer st.Close()
-	_, psi, pst, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer psi.Close()
-	defer pst.Close()
+	si, st, _, _ := connect(t, n, l, "")
 	for _, v := range []any{l, si, st} {
 		if _, ok := v.(interrupter); !ok {
 			t.Fatalf("tcp's %T has no Interrupt method", v)
@@ -64,18 +53,7 @@ func TestStackAllocsPerMessage(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		si, st, err := ctx.Dial(l.Addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer si.Close()
-		defer st.Close()
-		_, psi, pst, err := l.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer psi.Close()
-		defer pst.Close()
+		si, _, _, pst := connect(t, ctx, l, "")
 		ctx.Sleep(0) // the root blocks through its context: it is known from now on
 		if !ctx.(*Context).task.marked() {
 			t.Fatal("the root task is not known to the interruption layer")
@@ -100,4 +78,27 @@ func TestStackAllocsPerMessage(t *testing.T) {
 			}
 		}
 	})
+}
+
+// dialer is what connect dials through: a network or a task's context.
+type dialer interface {
+	Dial(netip.AddrPort) (simrt.Sink, simrt.Stream, error)
+}
+
+// connect dials l through d and accepts the connection, failing the test
+// (its messages end with what) if either fails; the four halves are closed
+// when the test ends.
+func connect(t *testing.T, d dialer, l simrt.Listener, what string) (si simrt.Sink, st simrt.Stream, psi simrt.Sink, pst simrt.Stream) {
+	t.Helper()
+	si, st, err := d.Dial(l.Addr())
+	if err != nil {
+		t.Fatalf("Dial%s: %v", what, err)
+	}
+	t.Cleanup(func() { si.Close(); st.Close() })
+	_, psi, pst, err = l.Accept()
+	if err != nil {
+		t.Fatalf("Accept%s: %v", what, err)
+	}
+	t.Cleanup(func() { psi.Close(); pst.Close() })
+	return si, st, psi, pst
 }

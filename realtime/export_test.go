@@ -1,0 +1,4 @@
+package realtime
+
+// Connect is connect for the external tests of this directory.
+var Connect = connect
