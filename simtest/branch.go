@@ -212,7 +212,7 @@ func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOption
 	saved := ""
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		saved = fmt.Sprintf(" (not saved: %v)", err)
-	} else if err := rep.Failing.WriteFile(out); err != nil {
+	} else if err := recorded(rep.Failing, name).WriteFile(out); err != nil {
 		saved = fmt.Sprintf(" (not saved: %v)", err)
 	}
 	t.Errorf("simrt: branching explorer: run %d of %d failed (%d failing); its decision stream (%d decisions) is in %s%s\nreplay: %s -simrt.replay=%s",

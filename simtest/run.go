@@ -116,7 +116,7 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 	// Streams: -simrt.replay, -simrt.record, -simrt.shrink and
 	// -simrt.inevitable (shrink.go). Deferred, because a t.FailNow inside
 	// the simulation leaves runSeed by runtime.Goexit.
-	ss := setupStreams(t, &cfg, st, &aud)
+	ss := setupStreams(t, name, &cfg, st, &aud)
 	defer func() { ss.after(t, name, cfg, st, aud) }()
 	f := simulate(t, name, cfg, root, func(a *deterministic.Auditor) { aud = a })
 	if f != nil {
