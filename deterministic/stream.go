@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/simrt/simrt"
@@ -81,7 +82,13 @@ type Decider interface {
 // the code is edited. A run with the same seed, replaying its own stream,
 // is the same run.
 type Stream struct {
-	Decisions []Decision
+	// Test and Package name the test that recorded the stream (simtest
+	// sets them: the test name a replay command runs, and the import path
+	// of its package), so that a replay by another test can say so. Both
+	// are "" when unknown: in a stream made by hand, by a shrinker or
+	// explorer of its own, or read from a file of format 1.
+	Test, Package string
+	Decisions     []Decision
 }
 
 // Decide implements Decider: the recorded decision at pos, if it has the
@@ -97,17 +104,46 @@ func (s *Stream) Decide(pos uint64, kind Kind) (uint64, bool) {
 	return d.Value, true
 }
 
-// streamMagic starts every stream file; the digit is the format version.
-const streamMagic = "simrt-stream 1\n"
+// The header line of a stream file; the digit is the format version.
+// Format 1 is the header line and the records. Format 2 adds, between them,
+// fields naming the recording test, one per line ("test" or "package", a
+// space and a Go-quoted string), ended by an empty line.
+const (
+	streamMagic   = "simrt-stream 1\n"
+	streamMagicV2 = "simrt-stream 2\n"
+)
+
+// Limits of a format-2 header, so that a damaged file is an error, not a
+// huge allocation.
+const (
+	maxStreamFields = 64
+	maxStreamField  = 4 << 10
+)
 
 // ErrBadStream is returned (wrapped) for a stream file that cannot be read.
 var ErrBadStream = errors.New("deterministic: malformed decision stream")
 
 // WriteTo writes the stream in its file format: a header line, then one
 // record per decision (a kind byte and the value, 8 bytes little-endian).
+// A stream with a Test or Package is written in format 2, with those
+// fields between the header line and the records; one without is written
+// in format 1, which every build reads.
 func (s *Stream) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
-	n, _ := bw.WriteString(streamMagic)
+	var n int
+	if s.Test == "" && s.Package == "" {
+		n, _ = bw.WriteString(streamMagic)
+	} else {
+		n, _ = bw.WriteString(streamMagicV2)
+		for _, f := range [...]struct{ key, value string }{{"test", s.Test}, {"package", s.Package}} {
+			if f.value != "" {
+				m, _ := bw.WriteString(f.key + " " + strconv.Quote(f.value) + "\n")
+				n += m
+			}
+		}
+		m, _ := bw.WriteString("\n")
+		n += m
+	}
 	var rec [9]byte
 	for _, d := range s.Decisions {
 		rec[0] = byte(d.Kind)
@@ -132,15 +168,18 @@ func (s *Stream) WriteFile(path string) error {
 	return f.Close()
 }
 
-// ReadStream reads a stream written by WriteTo. A file cut short inside a
-// record yields the complete records before the cut and an error wrapping
-// ErrBadStream; an unknown kind or a missing header is an error too.
+// ReadStream reads a stream written by WriteTo, of either format (a file
+// of format 1 has no Test or Package). A file cut short inside a record
+// yields the complete records before the cut and an error wrapping
+// ErrBadStream; an unknown kind, a missing header or a malformed field is
+// an error too. A format-2 field of another name than test and package is
+// skipped, for the formats to come.
 func ReadStream(r io.Reader) (*Stream, error) {
 	br := bufio.NewReader(r)
-	if err := readStreamHeader(br); err != nil {
+	s := &Stream{}
+	if err := readStreamHeader(br, s); err != nil {
 		return nil, err
 	}
-	s := &Stream{}
 	var rec [9]byte
 	for {
 		_, err := io.ReadFull(br, rec[:])
@@ -161,15 +200,18 @@ func ReadStream(r io.Reader) (*Stream, error) {
 	}
 }
 
-// readStreamHeader reads the header line, saying what is wrong with a bad
-// one: a read error (a directory, say), another version of the format, or
-// not a stream at all.
-func readStreamHeader(br *bufio.Reader) error {
+// readStreamHeader reads the header line, and the fields of format 2 into
+// s, saying what is wrong with a bad one: a read error (a directory, say),
+// another version of the format, or not a stream at all.
+func readStreamHeader(br *bufio.Reader, s *Stream) error {
 	var magic [len(streamMagic)]byte
 	n, err := io.ReadFull(br, magic[:])
 	got := string(magic[:n])
-	if got == streamMagic {
+	switch got {
+	case streamMagic:
 		return nil
+	case streamMagicV2:
+		return readStreamFields(br, s)
 	}
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return fmt.Errorf("%w: reading the header: %w", ErrBadStream, err)
@@ -185,9 +227,57 @@ func readStreamHeader(br *bufio.Reader) error {
 		if len(version) > 20 {
 			version = version[:20] + "..."
 		}
-		return fmt.Errorf("%w: unsupported version %q (this build reads %s)", ErrBadStream, version, strings.TrimSpace(streamMagic[len(prefix):]))
+		return fmt.Errorf("%w: unsupported version %q (this build reads 1 and 2)", ErrBadStream, version)
 	}
 	return fmt.Errorf("%w: not a decision stream (its header is %q, want %q)", ErrBadStream, got, streamMagic)
+}
+
+// readStreamFields reads the fields of a format-2 header, up to the empty
+// line that ends them.
+func readStreamFields(br *bufio.Reader, s *Stream) error {
+	for i := 0; ; i++ {
+		if i > maxStreamFields {
+			return fmt.Errorf("%w: more than %d header fields", ErrBadStream, maxStreamFields)
+		}
+		line, err := readStreamLine(br)
+		if err != nil {
+			return fmt.Errorf("%w: header field %d: %w", ErrBadStream, i+1, err)
+		}
+		if line == "" {
+			return nil
+		}
+		key, quoted, _ := strings.Cut(line, " ")
+		value, err := strconv.Unquote(quoted)
+		if err != nil {
+			return fmt.Errorf("%w: header field %d (%.40q): want a name, a space and a quoted string", ErrBadStream, i+1, line)
+		}
+		switch key {
+		case "test":
+			s.Test = value
+		case "package":
+			s.Package = value
+		}
+	}
+}
+
+// readStreamLine reads one header line of at most maxStreamField bytes,
+// without its newline.
+func readStreamLine(br *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		c, err := br.ReadByte()
+		switch {
+		case err == io.EOF:
+			return "", errors.New("the header ends before its empty line")
+		case err != nil:
+			return "", err
+		case c == '\n':
+			return string(b), nil
+		case len(b) == maxStreamField:
+			return "", fmt.Errorf("a line longer than %d bytes", maxStreamField)
+		}
+		b = append(b, c)
+	}
 }
 
 // ReadStreamFile reads the stream file at path (see ReadStream); a path

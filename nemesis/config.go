@@ -49,12 +49,14 @@ type Config struct {
 	// MaxLoss bounds a Loss fault's rate, in (0, 1]; zero means 0.3.
 	MaxLoss float64
 	// MaxOffset bounds a ClockOffset fault's offset either way; zero means
-	// 2s.
+	// 2s. A backward offset is also at most the fault's start time, so
+	// that a clock starting at the Unix epoch can take it.
 	MaxOffset time.Duration
 	// MaxDrift bounds a ClockDrift fault's drift either way, below 0.5;
 	// zero means 0.001 (1000 ppm).
 	MaxDrift float64
 	// MaxJump bounds a ClockJump fault's step either way; zero means 1s.
+	// A backward step is also at most the fault's start time.
 	MaxJump time.Duration
 	// MaxDiskSlow bounds the delay a DiskSlow fault adds to each storage
 	// operation; zero means 50ms.

@@ -237,16 +237,22 @@ func (d *drawer) powerLoss(e *Event) bool {
 	return true
 }
 
-// clockFault draws a clock fault's node and its offset, step or drift.
+// clockFault draws a clock fault's node and its offset, step or drift. A
+// backward offset or step is at most e.At, the node's clock reading since
+// the nemesis started (no other clock fault of the node is active then),
+// so that a clock that started at the Unix epoch, deterministic's default
+// StartTime, can take it: a larger one would be refused (ErrClockRange).
+// The cut changes only the value, never the draws, so every other event
+// of a schedule stays as it was.
 func (d *drawer) clockFault(e *Event) bool {
 	if !d.one(e, classClock) {
 		return false
 	}
 	switch e.Kind {
 	case ClockOffset:
-		e.Delay = d.signed(d.cfg.MaxOffset)
+		e.Delay = max(d.signed(d.cfg.MaxOffset), -e.At)
 	case ClockJump:
-		e.Delay = d.signed(d.cfg.MaxJump)
+		e.Delay = max(d.signed(d.cfg.MaxJump), -e.At)
 	default:
 		ppm := 1 + d.rng.IntN(max(1, int(d.cfg.MaxDrift*1e6)))
 		e.Rate = float64(ppm) / 1e6

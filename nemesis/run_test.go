@@ -31,3 +31,34 @@ func TestRefusedClockJumpIsReported(t *testing.T) {
 		}
 	})
 }
+
+// A backward clock step or offset that Draw draws fits in the time the
+// fault starts at, so that a node clock that started at the Unix epoch
+// (deterministic's default StartTime) can take it: applied, every one
+// succeeds, none is refused with deterministic.ErrClockRange.
+func TestDrawnBackwardClockFaultsFitAfterTheEpoch(t *testing.T) {
+	cfg := nemesis.Config{NoSwarm: true, Heal: 4 * time.Second, MaxJump: 5 * time.Second, MaxOffset: 5 * time.Second,
+		Faults: []nemesis.Fault{{Kind: nemesis.ClockJump}, {Kind: nemesis.ClockOffset}}}
+	backward := 0
+	for seed := range uint64(20) {
+		_, s, _ := runHB(t, seed, cfg, nil, func(ctx *deterministic.Context, m *nemesis.Nemesis) {
+			m.WaitHealed(ctx)
+			for _, f := range m.Effects() {
+				if len(f.Errs) > 0 {
+					t.Errorf("seed %d: %v", seed, f)
+				}
+			}
+		})
+		for _, e := range s.Events {
+			if e.Delay < 0 {
+				backward++
+				if -e.Delay > e.At {
+					t.Errorf("seed %d: %v steps back %v at %v", seed, e, -e.Delay, e.At)
+				}
+			}
+		}
+	}
+	if backward == 0 {
+		t.Fatal("no backward clock fault drawn")
+	}
+}

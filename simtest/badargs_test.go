@@ -174,3 +174,58 @@ func TestReplayOfAnotherTestsStreamWarns(t *testing.T) {
 		t.Errorf("replay by its own test warns:\n%s", out)
 	}
 }
+
+// TestReplayNamesTheRecordingTest: -simrt.record names the test (and its
+// package) in the stream file; a replay by another test says so before the
+// run, naming both, and still warns where it diverges; a file that names
+// no test (format 1) gets only the divergence warning; the recording test
+// replays its file without a word.
+func TestReplayNamesTheRecordingTest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rand.stream")
+	if out, ok := runHelperStatus(t, "TestHelperDrawRand", "-simrt.record="+path); !ok {
+		t.Fatalf("recording failed:\n%s", out)
+	}
+	const pkg = "github.com/simrt/simrt/simtest"
+	s, err := deterministic.ReadStreamFile(path)
+	if err != nil || s.Test != "TestHelperDrawRand" || s.Package != pkg {
+		t.Fatalf("the recorded file names test %q of package %q (%v), want TestHelperDrawRand of %s", s.Test, s.Package, err, pkg)
+	}
+	other := "simrt: warning: -simrt.replay=" + path + ` was recorded by test "TestHelperDrawRand" of package ` + pkg +
+		`, not by test "TestHelperSpawnTask" of package ` + pkg + ", which replays it"
+	out, _ := runHelperStatus(t, "TestHelperSpawnTask", "-simrt.replay="+path)
+	first, diverged := strings.Index(out, other), strings.Index(out, " diverged at decision #0")
+	if strings.Count(out, other) != 1 || diverged < 0 || first > diverged {
+		t.Errorf("replay by another test: want %q..., then the divergence warning, got:\n%s", other, out)
+	}
+	if out, _ := runHelperStatus(t, "TestHelperDrawRand", "-simrt.replay="+path); strings.Contains(out, "warning") {
+		t.Errorf("replay by its own test warns:\n%s", out)
+	}
+
+	old := filepath.Join(dir, "old.stream")
+	if err := (&deterministic.Stream{Decisions: s.Decisions}).WriteFile(old); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = runHelperStatus(t, "TestHelperSpawnTask", "-simrt.replay="+old)
+	if strings.Contains(out, "was recorded by test") || !strings.Contains(out, "-simrt.replay="+old+" diverged at decision #0") {
+		t.Errorf("a file without a test: want only the divergence warning, got:\n%s", out)
+	}
+}
+
+// TestReplayDefaultsWarnsOnDivergence: -simrt.replaydefaults replays a
+// stream as strictly as -simrt.replay: a run that diverges from the file
+// is warned about, once, at the first decision whose kind differs.
+func TestReplayDefaultsWarnsOnDivergence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rand.stream")
+	if out, ok := runHelperStatus(t, "TestHelperDrawRand", "-simrt.record="+path); !ok {
+		t.Fatalf("recording failed:\n%s", out)
+	}
+	out, _ := runHelperStatus(t, "TestHelperSpawnTask", "-simrt.replay="+path, "-simrt.replaydefaults")
+	want := "simrt: warning: -simrt.replay=" + path + " -simrt.replaydefaults diverged at decision #0 (file: rand, run: "
+	if strings.Count(out, want) != 1 || !strings.Contains(out, "the kind's default decides where the kinds differ") {
+		t.Errorf("want one warning %q..., got:\n%s", want, out)
+	}
+	if out, _ := runHelperStatus(t, "TestHelperDrawRand", "-simrt.replay="+path, "-simrt.replaydefaults"); strings.Contains(out, "warning") {
+		t.Errorf("replay by its own test warns:\n%s", out)
+	}
+}

@@ -195,9 +195,9 @@ func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOption
 	rep := BranchSearch(cfg, opts, func(c deterministic.Config) bool {
 		n++
 		return !t.Run(fmt.Sprintf("run=%d", n), func(t *testing.T) {
-			if f := simulate(t, name, c, root, nil); f != nil {
+			if f := simulate(t, name, "see the branching explorer's report in the parent test", c, root, nil); f != nil {
 				f.events = lastEvents(f.events, st.events)
-				t.Errorf("%s", withReplay(f.report(name), "see the branching explorer's report in the parent test"))
+				t.Errorf("%s", f.report(name))
 			}
 		})
 	})
@@ -212,7 +212,7 @@ func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOption
 	saved := ""
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		saved = fmt.Sprintf(" (not saved: %v)", err)
-	} else if err := rep.Failing.WriteFile(out); err != nil {
+	} else if err := recorded(rep.Failing, name).WriteFile(out); err != nil {
 		saved = fmt.Sprintf(" (not saved: %v)", err)
 	}
 	t.Errorf("simrt: branching explorer: run %d of %d failed (%d failing); its decision stream (%d decisions) is in %s%s\nreplay: %s -simrt.replay=%s",
@@ -229,15 +229,6 @@ func (r BranchReport) sitesText() string {
 			s.Hit.Kind, s.Hit.Name, filepath.Base(s.Hit.Site.File), s.Hit.Site.Line, s.Run, s.Hit.Position, s.Depth)
 	}
 	return b.String()
-}
-
-// withReplay replaces the last line of a failure report (its replay
-// command) by replay.
-func withReplay(report, replay string) string {
-	if i := strings.LastIndex(report, "\nreplay: "); i >= 0 {
-		report = report[:i]
-	}
-	return report + "\nreplay: " + replay
 }
 
 // branchFileName makes a test name usable as a file name.

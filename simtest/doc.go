@@ -148,6 +148,13 @@
 //	                      that still fail it, and write it with its replay command
 //	                      (SIMRT_SHRINKSCHEDULE)
 //
+// A stream file names the test (and package) that recorded it. A replay
+// by another test logs a warning naming both before the run (the decisions
+// are the other test's; the replay is lenient, so a renamed test still
+// replays its old files), and every replay, with or without
+// -simrt.replaydefaults, logs a warning at the first decision whose kind
+// differs from the file's: from there on the run is not the recorded one.
+//
 // The files these flags name are checked once, before the first seed: a
 // file to read (-simrt.replay, -simrt.schedule) must exist and parse, a
 // file to write (-simrt.trace, -simrt.record, -simrt.coverfile) must be

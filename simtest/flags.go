@@ -77,7 +77,7 @@ var (
 		usage: "append each Explore sweep's coverage (properties, Buggify sites, faults injected) as a line of JSON to `file` (simrt sweep sets it)"}
 
 	flagReplay = &setting{name: "replay",
-		usage: "replay the decision stream `file` (a shrunk reproduction) ahead of the seeded generator in every seed Run or Explore runs; give it the -simrt.seed it was saved with"}
+		usage: "replay the decision stream `file` (a shrunk reproduction) ahead of the seeded generator in every seed Run or Explore runs; give it the -simrt.seed it was saved with (a warning says when another test recorded it, or the run diverges from it)"}
 	flagRecord = &setting{name: "record",
 		usage: "write the decision stream of the run to `file` (one seed), for -simrt.replay"}
 	flagReplayDefaults = &setting{name: "replaydefaults", isBool: true,

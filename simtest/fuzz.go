@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,9 @@ import (
 // explores schedules and faults guided by code coverage, and an input it
 // finds failing is saved, as every Go fuzzer finding is, as an ordinary
 // corpus file in testdata/fuzz/FuzzX/ that plain go test runs again. Fuzz
-// adds four seed inputs (seeds 0 to 3, no decisions). cfg.Seed and
+// adds four seed inputs (seeds 0 to 3, no decisions), after those the
+// caller added with f.Add: go test numbers them all, so after two of the
+// caller's, Fuzz's are seed#2 to seed#5, and a replay line names them so. cfg.Seed and
 // cfg.Replay are the input's. A failing input is reported as by Run, with
 // the command that reruns it.
 //
@@ -40,10 +43,14 @@ import (
 func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 	f.Helper()
 	mustStart(f, "Fuzz", cfg, root == nil)
-	var seeds [][]byte // go test names them seed#0, seed#1, ...
+	// The seed inputs, as go test names them (seed#0, seed#1, ...): the
+	// ones the caller added before this call, then Fuzz's own. Without the
+	// caller's (addedInputs cannot tell), a seed input's name is unknown.
+	seeds, known := addedInputs(f)
 	for seed := range uint64(4) {
-		seeds = append(seeds, binary.LittleEndian.AppendUint64(nil, seed))
-		f.Add(seeds[seed])
+		in := binary.LittleEndian.AppendUint64(nil, seed)
+		seeds = append(seeds, in)
+		f.Add(in)
 	}
 	fuzzing := false
 	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
@@ -64,9 +71,13 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 			c.EventLog = st.events
 		}
 		name := t.Name()
-		if fl := simulate(t, name, c, root, nil); fl != nil {
+		seed := slices.IndexFunc(seeds, func(s []byte) bool { return bytes.Equal(s, data) })
+		if !known && seed >= 0 {
+			seed = unknownSeed
+		}
+		if fl := simulate(t, name, fuzzReplay(name, fuzzing, seed, len(data)), c, root, nil); fl != nil {
 			fl.events = lastEvents(fl.events, st.events)
-			t.Errorf("%s", withReplay(fl.report(name), fuzzReplay(name, fuzzing, slices.IndexFunc(seeds, func(s []byte) bool { return bytes.Equal(s, data) }), len(data))))
+			t.Errorf("%s", fl.report(name))
 			if fl.fatal {
 				t.FailNow()
 			}
@@ -74,17 +85,57 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 	})
 }
 
+// unknownSeed is the seed index of an input that is one of Fuzz's own
+// seed inputs when the caller's seed inputs could not be counted.
+const unknownSeed = -2
+
+// addedInputs returns the seed inputs added to f so far (by f.Add, before
+// Fuzz), in order, and whether it could read them. go test numbers the
+// seed inputs from 0 over every f.Add, so Fuzz's own are numbered after
+// the caller's. testing.F does not export its seed corpus: it is read by
+// reflection, and a testing package laid out otherwise gives false.
+func addedInputs(f *testing.F) (inputs [][]byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			inputs, ok = nil, false
+		}
+	}()
+	corpus := reflect.ValueOf(f).Elem().FieldByName("corpus")
+	if corpus.Kind() != reflect.Slice {
+		return nil, false
+	}
+	for i := range corpus.Len() {
+		var in []byte // nil: not one []byte (Fuzz's target takes one)
+		if vals := corpus.Index(i).FieldByName("Values"); vals.Kind() == reflect.Slice && vals.Len() == 1 {
+			if v := vals.Index(0).Elem(); v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+				in = bytes.Clone(v.Bytes())
+				if in == nil {
+					in = []byte{}
+				}
+			}
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, true
+}
+
 // fuzzReplay is the replay line of a failing fuzz input named name, of n
-// bytes; seed is the index of the seed input Fuzz added that it is, or -1.
-// go test -fuzz saves an input it generated, never a seed input (it names
-// the input with the test alone): the seed input is rerun by its name.
+// bytes; seed is the index of the seed input (f.Add) it is, -1 if none,
+// or unknownSeed. go test -fuzz saves an input it generated, never a seed
+// input or a corpus file (it names the input with the test alone, and
+// prints "failure while testing seed corpus entry" with the entry's name):
+// a seed input is rerun by its name.
 func fuzzReplay(name string, fuzzing bool, seed, n int) string {
 	fuzzTest, _, _ := strings.Cut(name, "/")
-	if fuzzing && seed >= 0 {
+	switch {
+	case fuzzing && seed >= 0:
 		return strings.TrimSuffix(replayCommand(fuzzTest+"/seed#"+strconv.Itoa(seed), 0), " -simrt.seed=0")
-	}
-	if fuzzing {
-		return fmt.Sprintf("go test -fuzz saves this input (%d bytes) to testdata/fuzz/%s/ and prints the go test -run command that reruns it", n, fuzzTest)
+	case fuzzing && seed == unknownSeed:
+		return fmt.Sprintf("a seed input of %s: go test names it (failure while testing seed corpus entry: %s/seed#N); rerun it with %s", fuzzTest, fuzzTest,
+			strings.TrimSuffix(replayCommand(fuzzTest+"/seed#N", 0), " -simrt.seed=0"))
+	case fuzzing:
+		return fmt.Sprintf("go test -fuzz saves this input (%d bytes) to testdata/fuzz/%s/ and prints the go test -run command that reruns it "+
+			"(unless it is already there: then go test names it, failure while testing seed corpus entry)", n, fuzzTest)
 	}
 	return strings.TrimSuffix(replayCommand(name, 0), " -simrt.seed=0")
 }

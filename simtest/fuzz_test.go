@@ -1,8 +1,11 @@
 package simtest_test
 
 import (
+	"encoding/binary"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,5 +139,70 @@ func TestFuzzSeedInputReplay(t *testing.T) {
 	}
 	if strings.Contains(out, "saves this input") {
 		t.Errorf("a seed input is said to be saved:\n%s", out)
+	}
+}
+
+// FuzzHelperUserAdd adds two seed inputs of its own (seeds 9 and 7) before
+// Fuzz adds its four (seeds 0 to 3), so go test names Fuzz's seed#2 to
+// seed#5. Under TestFuzzReplayCountsCallersInputs it fails the input
+// whose seed is SIMTEST_FAILSEED.
+func FuzzHelperUserAdd(f *testing.F) {
+	planted := os.Getenv("SIMTEST_HELPER") == f.Name()
+	f.Add(binary.LittleEndian.AppendUint64(nil, 9))
+	f.Add(binary.LittleEndian.AppendUint64(nil, 7))
+	simtest.Fuzz(f, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		if planted && strconv.FormatUint(ctx.Seed(), 10) == os.Getenv("SIMTEST_FAILSEED") {
+			t.Fatalf("planted: seed %d", ctx.Seed())
+		}
+	})
+}
+
+// TestFuzzReplayCountsCallersInputs: under go test -fuzz, the replay line
+// of a failing seed input names it as go test does, counting the seed
+// inputs the caller added before Fuzz: Fuzz's seed 2 is seed#4, and the
+// caller's second input is seed#1 (a seed input, not one go test saves).
+func TestFuzzReplayCountsCallersInputs(t *testing.T) {
+	for _, c := range []struct{ seed, name string }{{"2", "seed#4"}, {"7", "seed#1"}} {
+		t.Setenv("SIMTEST_FAILSEED", c.seed)
+		out := runHelper(t, "FuzzHelperUserAdd", "-test.run=^$", "-test.fuzz=^FuzzHelperUserAdd$", "-test.fuzztime=100x",
+			"-test.fuzzcachedir="+t.TempDir(), "-test.parallel=1")
+		if want := "replay: go test -run '^FuzzHelperUserAdd$/^" + c.name + "$' ./simtest\n"; !strings.Contains(out, want) {
+			t.Errorf("seed %s: output lacks %q:\n%s", c.seed, want, out)
+		}
+		if !strings.Contains(out, "failure while testing seed corpus entry: FuzzHelperUserAdd/"+c.name) {
+			t.Errorf("seed %s: go test names another entry than %s:\n%s", c.seed, c.name, out)
+		}
+		if strings.Contains(out, "saves this input") {
+			t.Errorf("seed %s: a seed input is said to be saved:\n%s", c.seed, out)
+		}
+	}
+	// Plain go test names the input itself.
+	t.Setenv("SIMTEST_FAILSEED", "2")
+	if out := runHelper(t, "FuzzHelperUserAdd"); !strings.Contains(out, "replay: go test -run '^FuzzHelperUserAdd$/^seed#4$' ./simtest\n") {
+		t.Errorf("plain go test: no replay of seed#4:\n%s", out)
+	}
+}
+
+// TestHelperRunFatal fails its simulation with t.Fatal.
+func TestHelperRunFatal(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{Seed: 3}, func(t *testing.T, ctx *deterministic.Context) {
+		ctx.Rand().IntN(10)
+		t.Fatalf("planted fatal")
+	})
+}
+
+// TestFatalReplayKeepsStreamFlags: the report of a t.Fatal inside the
+// simulation (which simtest makes while the test goroutine unwinds) has
+// the same replay line as any other failure: with the stream flags the
+// run was given.
+func TestFatalReplayKeepsStreamFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fatal.stream")
+	runHelper(t, "TestHelperRunFatal", "-simrt.record="+path)
+	out := runHelper(t, "TestHelperRunFatal", "-simrt.replay="+path, "-simrt.replaydefaults")
+	if want := "replay: go test -run '^TestHelperRunFatal$' ./simtest -simrt.seed=3 -simrt.replay=" + path + " -simrt.replaydefaults\n"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }

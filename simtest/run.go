@@ -116,12 +116,11 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 	// Streams: -simrt.replay, -simrt.record, -simrt.shrink and
 	// -simrt.inevitable (shrink.go). Deferred, because a t.FailNow inside
 	// the simulation leaves runSeed by runtime.Goexit.
-	ss := setupStreams(t, &cfg, st, &aud)
+	ss := setupStreams(t, name, &cfg, st, &aud)
 	defer func() { ss.after(t, name, cfg, st, aud) }()
-	f := simulate(t, name, cfg, root, func(a *deterministic.Auditor) { aud = a })
+	f := simulate(t, name, replayCommand(name, cfg.Seed)+streamFlags(st), cfg, root, func(a *deterministic.Auditor) { aud = a })
 	if f != nil {
 		f.events = lastEvents(f.events, st.events)
-		f.replayFlags = streamFlags(st)
 		t.Errorf("%s", f.report(name))
 		if f.fatal {
 			t.FailNow()
@@ -151,16 +150,18 @@ type failure struct {
 	// effects are what the last faults of the run did, of effectTotal.
 	effects     []string
 	effectTotal int
-	// replayFlags are the stream flags the replay command needs besides
-	// the seed (streamFlags).
-	replayFlags string
+	// replay is the report's replay line; "" means replayCommand of the
+	// test and seed.
+	replay string
 }
 
-// simulate runs one simulation and returns its failure, or nil. The
+// simulate runs one simulation and returns its failure, or nil. replay is
+// the replay line of its report ("": replayCommand of name and the seed),
+// also in the report of a t.FailNow, which simulate makes itself. The
 // auditor is handed to onStart as soon as the root runs. A runtime.Goexit
 // from a task (t.FailNow) is reported here and then continues: the caller's
 // deferred calls run and the test goroutine ends, as t.FailNow intends.
-func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, onStart func(*deterministic.Auditor)) (f *failure) {
+func simulate(t *testing.T, name, replay string, cfg deterministic.Config, root Func, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
 	once := func(cfg deterministic.Config, enter func(*deterministic.Context)) {
 		deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
@@ -168,17 +169,19 @@ func simulate(t *testing.T, name string, cfg deterministic.Config, root Func, on
 			root(t, ctx)
 		})
 	}
-	return harness(t, name, cfg, once, nil, onStart)
+	return harness(t, name, replay, cfg, once, nil, onStart)
 }
 
 // harness runs the simulations of drive under simtest's hooks and returns
 // the failure, or nil. drive starts them with cfg (its panic, resume and
 // log hooks set) and calls enter with each root context before its root
 // runs; it may run several (the epochs of one seed), and should stop once
-// the test has failed. label, if set, rewrites what every failure says.
-func harness(t *testing.T, name string, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
+// the test has failed. label, if set, rewrites what every failure says;
+// replay, if set, is every failure's replay line.
+func harness(t *testing.T, name, replay string, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
 	h := newWatch(t, cfg, label)
+	h.replay = replay
 	finished := false
 	defer func() {
 		if !finished {
@@ -205,6 +208,7 @@ type watch struct {
 	t            *testing.T
 	cfg          deterministic.Config // the caller's, with the hooks set
 	label        func(string) string
+	replay       string                 // the replay line of a failure; "": the default
 	failedBefore bool                   // t had failed before the simulations ran
 	ctx0         *deterministic.Context // the running simulation's root context
 	aud          *deterministic.Auditor // its auditor
@@ -271,7 +275,7 @@ func (h *watch) build(base *failure, what string, fatal, atFirst bool) *failure 
 	if f == nil {
 		f = &failure{what: what}
 	}
-	f.seed, f.fatal = h.cfg.Seed, fatal
+	f.seed, f.fatal, f.replay = h.cfg.Seed, fatal, h.replay
 	if h.label != nil {
 		f.what = h.label(f.what)
 	}
@@ -361,7 +365,11 @@ func (f *failure) report(testName string) string {
 	}
 	writeEffects(&b, f.effects, f.effectTotal)
 	fmt.Fprintf(&b, "audit state: %s\n", f.state)
-	fmt.Fprintf(&b, "replay: %s%s", replayCommand(testName, f.seed), f.replayFlags)
+	replay := f.replay
+	if replay == "" {
+		replay = replayCommand(testName, f.seed)
+	}
+	fmt.Fprintf(&b, "replay: %s", replay)
 	return b.String()
 }
 

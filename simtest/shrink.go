@@ -32,9 +32,10 @@ type streams struct {
 	markFile     string
 }
 
-// setupStreams sets cfg's Replay and Record from st. aud is where runSeed
-// keeps the run's auditor.
-func setupStreams(t *testing.T, cfg *deterministic.Config, st settings, aud **deterministic.Auditor) *streams {
+// setupStreams sets cfg's Replay and Record from st, for the test name
+// (the one a replay command runs). aud is where runSeed keeps the run's
+// auditor.
+func setupStreams(t *testing.T, name string, cfg *deterministic.Config, st settings, aud **deterministic.Auditor) *streams {
 	t.Helper()
 	ss := &streams{failedBefore: t.Failed()}
 	if st.replay == "" && st.replayDefaults {
@@ -45,11 +46,8 @@ func setupStreams(t *testing.T, cfg *deterministic.Config, st settings, aud **de
 		if err != nil {
 			t.Fatalf("simrt: -simrt.replay=%s: %v", st.replay, err)
 		}
-		if st.replayDefaults {
-			cfg.Replay = deterministic.DefaultAfter{Stream: s}
-		} else {
-			cfg.Replay = watchStream(t, st.replay, s) // warns where the run diverges from the file
-		}
+		warnOtherRecorder(t, st.replay, name, s)
+		cfg.Replay = watchStream(t, st.replay, s, st.replayDefaults) // warns where the run diverges from the file
 	}
 	if st.record != "" || st.shrink || st.inevitable {
 		if cfg.Record == nil {
@@ -76,7 +74,7 @@ func (ss *streams) after(t *testing.T, name string, cfg deterministic.Config, st
 		}
 	}
 	if st.record != "" && ss.record != nil {
-		if err := ss.record.WriteFile(st.record); err != nil {
+		if err := recorded(ss.record, name).WriteFile(st.record); err != nil {
 			t.Errorf("simrt: -simrt.record: %v", err)
 		}
 	}

@@ -89,7 +89,20 @@ func (s *sweep) runChunk(ctx context.Context, bin, dir string, chunk []uint64, r
 		s.processFailed(chunk, fmt.Sprintf("%v\n%s", err, strings.Join(log.tail, "\n")))
 	case log.seen == 0:
 		s.noSeedRan()
+	case err != nil && (log.failed == 0 || exitCode(err) != 1):
+		// Its seeds explain no failure (a failing seed exits 1): the
+		// process failed after them, in a check of the test after
+		// Explore, in TestMain (a leak check) or in a panic at exit.
+		s.exitFailed(chunk, err, log.after)
 	}
+}
+
+// exitCode returns the exit code of a process that err says failed, or -1.
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
 }
 
 // chunkLog reads the log of one test process line by line and reports
@@ -103,7 +116,12 @@ type chunkLog struct {
 	pending *sweepFailure // the seed that ended last, not yet reported
 	bad     bool          // it failed
 	tail    []string      // the last lines, for a process that dies
+	failed  int           // seeds reported failing
+	after   []string      // the first lines outside any seed since the last one started
 }
+
+// maxAfter is how many lines after its seeds a failed process's report shows.
+const maxAfter = 30
 
 // line takes one line of the log.
 func (c *chunkLog) line(line string) {
@@ -115,7 +133,7 @@ func (c *chunkLog) line(line string) {
 		c.finish()
 		c.flush()
 		c.current, _ = strconv.ParseUint(m[1], 10, 64)
-		c.running, c.block = true, c.block[:0]
+		c.running, c.block, c.after = true, c.block[:0], c.after[:0]
 		return
 	}
 	if m := reFail.FindStringSubmatch(line); m != nil {
@@ -129,8 +147,11 @@ func (c *chunkLog) line(line string) {
 		c.finish()
 		return
 	}
-	if c.running {
+	switch {
+	case c.running:
 		c.block = append(c.block, line)
+	case c.seen > 0 && len(c.after) < maxAfter && !strings.HasPrefix(line, "=== ") && strings.TrimSpace(line) != "":
+		c.after = append(c.after, line)
 	}
 }
 
@@ -156,6 +177,7 @@ func (c *chunkLog) flush() {
 		return
 	}
 	if c.bad {
+		c.failed++
 		c.report(c.pending.seed, *c.pending, *c.pending)
 	} else {
 		c.report(c.pending.seed, *c.pending, nil)
@@ -197,6 +219,28 @@ func (s *sweep) processFailed(chunk []uint64, why string) {
 	fmt.Fprintf(s.events, "FAIL the test process for seeds %s failed before its first seed; stopping the sweep:\n%s\n",
 		simsweep.Compact(chunk), strings.TrimSpace(why))
 	s.cancel()
+}
+
+// exitFailed reports a test process that failed after its seeds ran,
+// with err and the lines it printed outside them. The sweep fails; it goes
+// on, since the seeds themselves ran. Only the first such process is
+// printed: every chunk is likely to fail the same way.
+func (s *sweep) exitFailed(chunk []uint64, err error, after []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exitFailures++
+	if s.exitFailures > 1 {
+		return
+	}
+	if s.bar != nil {
+		s.bar.Clear()
+	}
+	what := "(it printed nothing outside its seeds)"
+	if len(after) > 0 {
+		what = strings.Join(after, "\n")
+	}
+	fmt.Fprintf(s.events, "FAIL the test process for seeds %s failed after its seeds ran (%v): a check after Explore, in TestMain (a leak check) or at exit:\n%s\n",
+		simsweep.Compact(chunk), err, what)
 }
 
 // noSeedRan records a test process that passed without running a seed:

@@ -105,10 +105,14 @@ type sweepReport struct {
 	FailingSeeds    string          `json:"failing_seeds"` // compact: "3,7,10..12"
 	Failures        []failureReport `json:"failures"`
 	ProcessFailures int             `json:"process_failures"` // test processes that failed before a seed
-	NoSeedRan       bool            `json:"no_seed_ran"`      // the test does not call simtest.Explore
-	Interrupted     bool            `json:"interrupted"`
-	ElapsedSeconds  float64         `json:"elapsed_seconds"`
-	SeedsPerSecond  float64         `json:"seeds_per_second"`
+	// ExitFailures counts the test processes that failed after their
+	// seeds ran, with no failing seed to explain it: a check of the test
+	// after Explore, TestMain (a leak check), a panic at exit.
+	ExitFailures   int     `json:"exit_failures"`
+	NoSeedRan      bool    `json:"no_seed_ran"` // the test does not call simtest.Explore
+	Interrupted    bool    `json:"interrupted"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	SeedsPerSecond float64 `json:"seeds_per_second"`
 	// Faults counts the faults injected over the seeds run, by kind.
 	Faults map[string]uint64 `json:"faults"`
 	// Effects sums what those faults did, by counter: "sends_held",
@@ -142,7 +146,7 @@ type failureReport struct {
 // The failures are in seed order, as the sweep engine reported them.
 func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
 	r := sweepReport{Package: s.pkg, Test: s.runFlag, Seeds: s.total(), SeedsDone: s.done,
-		Failed: len(s.failures), Failures: []failureReport{}, ProcessFailures: s.processes,
+		Failed: len(s.failures), Failures: []failureReport{}, ProcessFailures: s.processes, ExitFailures: s.exitFailures,
 		NoSeedRan: s.noSeed, Interrupted: interrupted, ElapsedSeconds: elapsed.Seconds(),
 		SeedsPerSecond: float64(s.done) / max(elapsed.Seconds(), 1e-9)}
 	r.Faults, r.Effects, r.Properties, r.Buggify, r.Unreached = s.cover.lists()
@@ -151,7 +155,7 @@ func (s *sweep) report(elapsed time.Duration, interrupted bool) sweepReport {
 		r.Missed = []string{}
 	}
 	r.Strict = s.strict
-	partial := interrupted || s.shard.N > 1 || len(s.failures) > 0 || s.processes > 0
+	partial := interrupted || s.shard.N > 1 || len(s.failures) > 0 || s.processes > 0 || s.exitFailures > 0
 	r.StrictFailed = s.strict && !partial && len(r.Missed) > 0
 	failed := make([]uint64, len(s.failures))
 	for i, f := range s.failures {
@@ -180,7 +184,7 @@ func (s *sweep) summary(elapsed time.Duration, interrupted bool) int {
 		return exitInterrupted
 	case r.NoSeedRan && r.SeedsDone == 0:
 		return exitUsage
-	case r.Failed > 0 || r.ProcessFailures > 0 || r.StrictFailed:
+	case r.Failed > 0 || r.ProcessFailures > 0 || r.ExitFailures > 0 || r.StrictFailed:
 		return exitFailed
 	}
 	return exitPassed
@@ -208,6 +212,13 @@ func (s *sweep) printSummary(r sweepReport, elapsed time.Duration) {
 	printMissed(w, r)
 	if r.ProcessFailures > 0 {
 		fmt.Fprintf(w, "%d test processes failed before their first seed (the first is shown above)\n", r.ProcessFailures)
+	}
+	if r.ExitFailures > 0 {
+		procs := fmt.Sprintf("%d test processes", r.ExitFailures)
+		if r.ExitFailures == 1 {
+			procs = "1 test process"
+		}
+		fmt.Fprintf(w, "%s failed after their seeds ran (the first is shown above): the sweep fails\n", procs)
 	}
 }
 

@@ -31,7 +31,9 @@ replay command as soon as it fails, and ends with a summary (as JSON with
 (Always, Sometimes, ...) and Buggify sites the seeds reached; on a terminal it shows a progress bar. Ctrl-C stops the sweep and
 prints what it covered so far.
 
-exit codes: 0 every seed passed; 1 a seed failed or a test process failed;
+exit codes: 0 every seed passed; 1 a seed failed or a test process failed
+(before its first seed, or after its seeds: a check after Explore, a TestMain
+or leak check, a panic at exit);
 2 bad flags, or a package or test that cannot be swept; 130 interrupted.
 `
 
@@ -62,14 +64,15 @@ type sweep struct {
 	started  time.Time
 	tmp      string // the sweep's temporary directory, for cover files
 
-	mu        sync.Mutex     // guards the fields below and the output
-	failures  []sweepFailure // in seed order
-	done      int            // seeds the report counts
-	processes int            // chunk processes that failed without a failing seed
-	noSeed    bool           // a chunk process ran no seed: the test does not call Explore
-	cancel    context.CancelFunc
-	cover     coverage // merged from each test process's cover file
-	covers    int      // cover files named so far
+	mu           sync.Mutex     // guards the fields below and the output
+	failures     []sweepFailure // in seed order
+	done         int            // seeds the report counts
+	processes    int            // chunk processes that failed without a failing seed
+	exitFailures int            // chunk processes that failed after their seeds ran
+	noSeed       bool           // a chunk process ran no seed: the test does not call Explore
+	cancel       context.CancelFunc
+	cover        coverage // merged from each test process's cover file
+	covers       int      // cover files named so far
 }
 
 // sweepFailure is one failing seed and the first lines of its report. It

@@ -418,3 +418,31 @@ func TestReplayCommandCarriesForwardedFlags(t *testing.T) {
 		t.Errorf("replayCommand = %q, want %q", got, want)
 	}
 }
+
+// TestProcessFailingAfterItsSeedsFailsTheSweep: a test process whose seeds
+// all pass but which fails afterwards (a check of the test after Explore,
+// a TestMain leak check, a panic at exit: testdata/atexit) fails the sweep,
+// exit code 1, and the sweep says what failed.
+func TestProcessFailingAfterItsSeedsFailsTheSweep(t *testing.T) {
+	for _, c := range []struct{ test, want string }{
+		{"TestMainCheck", "leakcheck: found unexpected goroutines: [worker]"},
+		{"TestAfterExplore", "atexit_test.go:39: leakcheck: 1 goroutine left after the sweep"},
+		{"TestPanicAtExit", "panic: boom at exit"},
+	} {
+		var out, errb bytes.Buffer
+		code := dispatch([]string{"sweep", "./testdata/atexit", "-run", c.test, "-seeds", "0..5", "-parallel", "2", "-chunk", "3"}, &out, &errb)
+		text := out.String()
+		if code != exitFailed || !strings.Contains(text, "failed after its seeds ran (exit status ") || !strings.Contains(text, c.want) ||
+			!strings.Contains(text, "swept 6 of 6 seeds") || !strings.Contains(text, "2 test processes failed after their seeds ran") {
+			t.Errorf("%s: exit %d, want %d, the failure (%q) and the count:\n%s%s", c.test, code, exitFailed, c.want, text, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"sweep", "./testdata/atexit", "-run", "TestMainCheck", "-seeds", "0..1", "-chunk", "2", "-json"}, &out, &errb); code != exitFailed {
+		t.Errorf("-json: exit %d, want %d", code, exitFailed)
+	}
+	var r sweepReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.ExitFailures != 1 || r.Failed != 0 {
+		t.Errorf("-json: exit_failures %d, failed %d (%v), want 1 and 0:\n%s", r.ExitFailures, r.Failed, err, out.String())
+	}
+}
