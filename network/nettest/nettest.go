@@ -55,6 +55,10 @@ var cases = []struct {
 	{"AbortInAcceptKeepsListener", abortInAcceptKeepsListener},
 	{"AbortOfListenerOwnerKeepsListener", abortOfListenerOwnerKeepsListener},
 	{"TimeoutInRecvPoisonsStream", timeoutInRecvPoisonsStream},
+	{"AbortOfDialerKeepsConnection", abortOfDialerKeepsConnection},
+	{"AbortOfDialerInRecvKeepsSink", abortOfDialerInRecvKeepsSink},
+	{"AbortOfListenerOwnerKeepsAcceptedConnections", abortOfListenerOwnerKeepsAcceptedConnections},
+	{"InterruptedRecvPoisonsStream", interruptedRecvPoisonsStream},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.
