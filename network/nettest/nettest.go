@@ -59,6 +59,7 @@ var cases = []struct {
 	{"AbortOfDialerInRecvKeepsSink", abortOfDialerInRecvKeepsSink},
 	{"AbortOfListenerOwnerKeepsAcceptedConnections", abortOfListenerOwnerKeepsAcceptedConnections},
 	{"InterruptedRecvPoisonsStream", interruptedRecvPoisonsStream},
+	{"InterruptedSendPoisonsSink", interruptedSendPoisonsSink},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.

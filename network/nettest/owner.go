@@ -223,3 +223,29 @@ func selfAbortThen(t *testing.T, env Env, what string, op func()) {
 		t.Errorf("%s of a task that aborted itself returned; want it to unwind the task", what)
 	}
 }
+
+// A task that aborts itself keeps running until its next park; a Send it
+// then calls unwinds it and poisons the sink, whether or not the bytes
+// would have fitted the connection's buffers (production cannot know
+// before the call whether it would block): the next Send fails with
+// ErrClosed. The stream keeps working.
+func interruptedSendPoisonsSink(t *testing.T, env Env) {
+	l := bind(t, env)
+	if l == nil {
+		return
+	}
+	defer l.Close()
+	c, s, ok := connect(t, env, l)
+	if !ok {
+		return
+	}
+	defer c.close()
+	defer s.close()
+	selfAbortThen(t, env, "Send", func() {
+		c.sink.Send(clientData)
+	})
+	wantErr(t, c.sink.Send(clientData), simrt.ErrClosed, "Send after a Send that unwound its interrupted task")
+	if send(t, s.sink, "peer of the poisoned sink", serverData) {
+		expect(t, c.stream, serverData, "stream beside the poisoned sink")
+	}
+}
