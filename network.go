@@ -53,7 +53,9 @@ type Sink interface {
 	// it may park while the peer is slow to receive. On error part of the
 	// bytes may have been delivered. After any error, or after a Send that
 	// was abandoned mid-way (its task aborted or its Timeout expired), the
-	// sink is poisoned and every later Send returns ErrClosed. Send fails
+	// sink is poisoned and every later Send returns ErrClosed. A Send
+	// called by a task already interrupted unwinds it at once, sending
+	// nothing, and poisons the sink too. Send fails
 	// with ErrSendFailed when the peer's stream is gone before it has taken
 	// the bytes; once they are taken, Send succeeds even if the peer closes
 	// its stream right after. A Send parked when Close is called on the
