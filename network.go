@@ -14,13 +14,16 @@ const DefaultMaxRecvSize = 32 << 20
 // independent halves: a Sink to send and a Stream to receive. Closing or
 // poisoning one half leaves the other usable.
 //
-// Go has no destructors: a task that ends holding a half does not close it.
-// Close both halves of every connection, typically with defer, or the peer
-// waits forever.
+// Go has no destructors: a task that ends holding a half does not close it,
+// and neither does an abort of the task that dialled the connection or
+// bound the listener that accepted it (the connection keeps working for
+// the task it was handed to). Close both halves of every connection,
+// typically with defer, or the peer waits forever.
 //
 // Every method is safe to call from any task of the runtime that owns the
 // network. A half parks through that runtime, so an abort or a Timeout that
-// unwinds the calling task abandons the operation and poisons the half.
+// unwinds the calling task abandons the operation and poisons the half,
+// also when the task was interrupted before the operation parked.
 type Network interface {
 	// Bind listens on addr, or returns ErrBindFailed.
 	Bind(addr netip.AddrPort) (Listener, error)
@@ -50,7 +53,9 @@ type Sink interface {
 	// it may park while the peer is slow to receive. On error part of the
 	// bytes may have been delivered. After any error, or after a Send that
 	// was abandoned mid-way (its task aborted or its Timeout expired), the
-	// sink is poisoned and every later Send returns ErrClosed. Send fails
+	// sink is poisoned and every later Send returns ErrClosed. A Send
+	// called by a task already interrupted unwinds it at once, sending
+	// nothing, and poisons the sink too. Send fails
 	// with ErrSendFailed when the peer's stream is gone before it has taken
 	// the bytes; once they are taken, Send succeeds even if the peer closes
 	// its stream right after. A Send parked when Close is called on the
@@ -72,8 +77,10 @@ type Stream interface {
 	// configured); memory for a large n grows as bytes arrive. After any
 	// error, or after a Recv that was abandoned mid-way, the stream is
 	// poisoned: every later Recv returns ErrClosed and bytes already
-	// buffered are lost. A Recv parked when Close is called on the same
-	// stream, from another task, returns ErrClosed.
+	// buffered are lost. A Recv is abandoned when it unwinds its task (an
+	// abort, or a Timeout whose time ran out), whether or not it had taken
+	// bytes. A Recv parked when Close is called on the same stream, from
+	// another task, returns ErrClosed.
 	Recv(n int) ([]byte, error)
 	// Peek returns up to max bytes that have already arrived and are
 	// buffered locally, without consuming them and without waiting; it

@@ -5,10 +5,12 @@ import (
 	"sync"
 )
 
-// closers is a set of open I/O resources that must be closed to unblock a
-// goroutine stuck in them: those a task opened (closed when the task is
-// aborted) and those of the whole runtime (closed at shutdown). The zero
-// value is an empty, open set.
+// closers is a set of open I/O resources that must be interrupted or
+// closed to unblock a goroutine stuck in them: those a task opened
+// (interrupted when the task is aborted, which for a connection or a
+// listener cuts only the calls of goroutines that are no task's, see conn)
+// and those of the whole runtime (closed at shutdown). The zero value is
+// an empty, open set.
 type closers struct {
 	mu struct {
 		sync.Mutex

@@ -37,8 +37,9 @@ import (
 //   - Before a call that may block on half (or listener) H, a caller on
 //     T's goroutine takes the lock, records H, then checks T's interrupt
 //     flag: if it is set, it drops the record and unwinds through
-//     CheckInterrupt (which clears a stale flag and returns instead, and
-//     it records again). It releases the lock and calls the kernel.
+//     CheckInterrupt, poisoning a half H as a cut would (CheckInterrupt
+//     clears a stale flag and returns instead, and it records again). It
+//     releases the lock and calls the kernel.
 //   - Whoever sets T's interrupt flag (an expiring deadline, an abort)
 //     then calls T's Unpark, which, if the flag is set and the record is
 //     not nil, takes the lock and cuts the recorded operation: it shuts
@@ -60,8 +61,9 @@ import (
 //
 // What a cut leaves behind is what the simulator leaves (the nettest
 // cases TimeoutInAcceptKeepsListener, AbortInAcceptKeepsListener,
-// AbortOfListenerOwnerKeepsListener, TimeoutInRecvPoisonsStream and the
-// Canceled* ones pin it on both runtimes):
+// AbortOfListenerOwnerKeepsListener, TimeoutInRecvPoisonsStream,
+// InterruptedRecvPoisonsStream, the AbortOf* ones of nettest/owner.go and
+// the Canceled* ones pin it on both runtimes):
 //
 //   - Accept: the listener stays open. The record is one tcp.AcceptCall
 //     per Accept, not the listener; cutting it wakes every Accept blocked
@@ -77,6 +79,12 @@ import (
 //   - Send: the sink is poisoned (part of the bytes may have left, which
 //     breaks any framing), as in the simulator.
 //
+//   - Connections: an abort cuts only the call the aborted task is blocked
+//     in. A connection the task dialled, or that a listener it bound
+//     accepted, stays open for the task it was handed to, as in the
+//     simulator; the owner's abort cuts only the calls on it of goroutines
+//     that are no task's (see conn). The runtime closes it at shutdown.
+//
 // An operation that cannot block (Recv of bytes already buffered) takes
 // none of this.
 
@@ -85,6 +93,7 @@ import (
 type ioTarget struct {
 	inner interrupter          // the half or listener of the device below
 	cut   atomic.Bool          // cut by an interruption: poisoned from then on
+	half  bool                 // a half: a call that unwinds its task poisons it, even before it blocks
 	last  atomic.Pointer[task] // the task that last called it, if not its owner (a cache for blockedTask)
 }
 
@@ -187,12 +196,34 @@ func (t *task) beginIO(tg *ioTarget) bool {
 	for t.ct.InterruptPending() {
 		x.op.Store(nil)
 		x.mu.Unlock()
-		t.ct.CheckInterrupt() // unwinds, or clears a stale flag
+		t.unwindBefore(tg) // unwinds, or clears a stale flag
 		x.mu.Lock()
 		x.op.Store(tg)
 	}
 	x.mu.Unlock()
 	return true
+}
+
+// unwindBefore is CheckInterrupt for a call on tg that has not begun. If
+// the task unwinds and tg is a half, the half is poisoned first, as a call
+// cut while blocked leaves it: whether an interruption lands before the
+// call blocks or while it blocks is a matter of timing, so what the call
+// leaves behind must not depend on it, and the simulator's Send and Recv
+// poison their half whenever their park unwinds (nettest
+// InterruptedRecvPoisonsStream).
+func (t *task) unwindBefore(tg *ioTarget) {
+	if !tg.half {
+		t.ct.CheckInterrupt()
+		return
+	}
+	unwound := true
+	defer func() {
+		if unwound {
+			tg.cut.Store(true)
+		}
+	}()
+	t.ct.CheckInterrupt()
+	unwound = false
 }
 
 // endIO clears the record made by beginIO. It reports whether tg was cut

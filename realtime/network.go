@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 
 	"github.com/simrt/simrt"
@@ -52,8 +53,10 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	return c.rt().netFor(c.task).Bind(addr)
 }
 
-// Dial implements simrt.Network.Dial over TCP. The connection is closed if
-// the task owning this context is aborted, and at shutdown.
+// Dial implements simrt.Network.Dial over TCP. The connection is closed at
+// shutdown. An abort of the task owning this context leaves it open, as in
+// the simulator: the abort cuts only the call the task is blocked in (see
+// conn).
 //
 // The connect blocks the calling goroutine, with a context.Context that an
 // abort of the context's task (or the shutdown) cancels, whichever
@@ -156,42 +159,55 @@ func (c *cancelCloser) Close() error { c.cancel(); return nil }
 // Interrupt cancels the context (interrupter, for an interrupted Dial).
 func (c *cancelCloser) Interrupt() { c.cancel() }
 
-// track registers r as open I/O of owner and of the runtime.
-func (rt *runtime) track(owner *task, r interface{ Close() error }) {
-	rt.io.add(r)
-	owner.closers().add(r)
-}
-
-func (rt *runtime) untrack(owner *task, r interface{ Close() error }) {
-	owner.closers().remove(r)
-	rt.io.remove(r)
-}
-
 // conn tracks both halves of a connection; closing it closes both, which
 // unblocks a pending Send or Recv. It stops being tracked once its user has
 // closed both halves.
+//
+// The runtime closes it at shutdown. An abort of its owner (the task whose
+// context dialled it, or bound the listener that accepted it) leaves it
+// open, as in the simulator, whose network knows no owners: the connection
+// goes on working for whichever task holds it, and a task blocked in it is
+// cut by its own interruption (interrupt.go). What the owner's abort cuts
+// is the calls of goroutines that are no task's (orphans, which the
+// simulator cannot have), now and from then on, with ErrClosed, as a
+// listener's orphan Accepts (see listener): the goroutine of an owner that
+// has never blocked through its context is not known to be the owner's,
+// so this is also what cuts such an owner's own blocked call.
 type conn struct {
-	rt     *runtime
-	owner  *task
-	sink   sink
-	stream stream
-	open   atomic.Int32
+	rt      *runtime
+	owner   *task
+	sink    sink
+	stream  stream
+	open    atomic.Int32
+	orphans struct {
+		sync.Mutex
+		ownerAborted bool
+		calls        [2]int // orphan calls in progress: on the sink, on the stream
+	}
 }
+
+// The halves, as conn.orphans.calls indexes them.
+const (
+	onSink = iota
+	onStream
+)
 
 func newConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c := makeConn(rt, owner, s, st)
-	rt.track(owner, c)
+	rt.io.add(c)
+	owner.closers().add((*orphanCalls)(c))
 	return c
 }
 
 // newAccepted is newConn for a connection a listener of owner accepted:
 // if owner has been aborted (or has ended) meanwhile, the connection is
-// not its (an abort would otherwise cut it at once) and the runtime alone
-// tracks it, as the simulator keeps an aborted owner's listener working.
+// not its (its orphan calls would otherwise be cut at once) and the
+// runtime alone tracks it, as the simulator keeps an aborted owner's
+// listener working.
 func newAccepted(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c := makeConn(rt, owner, s, st)
 	rt.io.add(c)
-	owner.closers().addLive(c)
+	owner.closers().addLive((*orphanCalls)(c))
 	return c
 }
 
@@ -200,8 +216,10 @@ func makeConn(rt *runtime, owner *task, s simrt.Sink, st simrt.Stream) *conn {
 	c := &conn{rt: rt, owner: owner}
 	c.sink = sink{c: c, inner: s}
 	c.sink.tg.init(s)
+	c.sink.tg.half = true
 	c.stream = stream{c: c, inner: st}
 	c.stream.tg.init(st)
+	c.stream.tg.half = true
 	c.open.Store(2)
 	return c
 }
@@ -215,8 +233,57 @@ func (c *conn) Close() error {
 
 func (c *conn) halfClosed() {
 	if c.open.Add(-1) == 0 {
-		c.rt.untrack(c.owner, c)
+		c.owner.closers().remove((*orphanCalls)(c))
+		c.rt.io.remove(c)
 	}
+}
+
+// beginOrphan records a call, on the half h, of a goroutine that is no
+// task's; it reports false, and records nothing, if the owner has been
+// aborted: the call must then fail with ErrClosed.
+func (c *conn) beginOrphan(h int) bool {
+	o := &c.orphans
+	o.Lock()
+	defer o.Unlock()
+	if o.ownerAborted {
+		return false
+	}
+	o.calls[h]++
+	return true
+}
+
+// endOrphan clears what beginOrphan recorded.
+func (c *conn) endOrphan(h int) {
+	o := &c.orphans
+	o.Lock()
+	o.calls[h]--
+	o.Unlock()
+}
+
+// orphanCalls is a connection as its owner's closers see it: an abort of
+// the owner cuts short the calls of goroutines that are no task's (see
+// conn), and leaves the connection open.
+type orphanCalls conn
+
+// Interrupt cuts the orphan calls short, now and from then on: a half
+// with such a call in progress is shut down in the kernel and poisoned.
+func (a *orphanCalls) Interrupt() {
+	o := &a.orphans
+	o.Lock()
+	defer o.Unlock()
+	o.ownerAborted = true
+	for h, tg := range [2]*ioTarget{&a.sink.tg, &a.stream.tg} {
+		if o.calls[h] > 0 && tg.cut.CompareAndSwap(false, true) {
+			tg.inner.Interrupt()
+		}
+	}
+}
+
+// Close is Interrupt (the owner's closers close what they track at
+// shutdown; the runtime closes the connection itself).
+func (a *orphanCalls) Close() error {
+	a.Interrupt()
+	return nil
 }
 
 type sink struct {
@@ -238,6 +305,10 @@ func (s *sink) Send(bufs ...[]byte) error {
 	}
 	o := s.c.rt.blockedTask(s.c.owner, &s.tg)
 	if o == nil || !o.beginIO(&s.tg) {
+		if !s.c.beginOrphan(onSink) {
+			return simrt.ErrClosed
+		}
+		defer s.c.endOrphan(onSink)
 		return s.inner.Send(bufs...)
 	}
 	err := s.inner.Send(bufs...)
@@ -279,6 +350,10 @@ func (s *stream) Recv(n int) ([]byte, error) {
 	}
 	o := s.c.rt.blockedTask(s.c.owner, &s.tg)
 	if o == nil || !o.beginIO(&s.tg) {
+		if !s.c.beginOrphan(onStream) {
+			return nil, simrt.ErrClosed
+		}
+		defer s.c.endOrphan(onStream)
 		return s.inner.Recv(n)
 	}
 	b, err := s.inner.Recv(n)
@@ -288,8 +363,14 @@ func (s *stream) Recv(n int) ([]byte, error) {
 	return b, err
 }
 
-// Peek implements simrt.Stream.Peek.
-func (s *stream) Peek(max int) []byte { return s.inner.Peek(max) }
+// Peek implements simrt.Stream.Peek. A stream poisoned by an interruption
+// shows nothing.
+func (s *stream) Peek(max int) []byte {
+	if s.tg.cut.Load() {
+		return nil
+	}
+	return s.inner.Peek(max)
+}
 
 // Close implements simrt.Stream.Close.
 func (s *stream) Close() error {
@@ -301,8 +382,8 @@ func (s *stream) Close() error {
 }
 
 // Interrupt shuts both halves down in the kernel, which unblocks a pending
-// Send or Recv without racing with it (the closers of an aborted task call
-// it; Close waits until no task is running).
+// Send or Recv without racing with it (the shutdown calls it; Close waits
+// until no task is running).
 func (c *conn) Interrupt() {
 	c.sink.tg.inner.Interrupt()
 	c.stream.tg.inner.Interrupt()

@@ -2,11 +2,14 @@ package realtime_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/netip"
+	"runtime/pprof"
 	"testing"
+	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/network/nettest"
@@ -165,3 +168,74 @@ func TestKilledPeerFailsRecvThenSend(t *testing.T) {
 	})
 	<-peerDone
 }
+
+// An abort of a connection's owner (the task that dialled it) cuts short
+// a Recv blocked on a goroutine that is no task's, and fails later calls
+// of such goroutines with ErrClosed, but leaves the connection open for
+// tasks: the root, to which the owner handed it, sends on it.
+func TestOwnerAbortCutsOrphanRecv(t *testing.T) {
+	start(slowNet, func(ctx simrt.Context) {
+		l, err := ctx.Bind(loopback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		handed := simrt.NewOneshot[accepted]()
+		h := simrt.Spawn(ctx.Child("owner"), func(ctx simrt.Context) int {
+			si, st, err := ctx.Dial(l.Addr())
+			if err != nil {
+				t.Error(err)
+				handed.Close()
+				return 0
+			}
+			handed.Send(accepted{si, st})
+			ctx.Sleep(time.Hour)
+			return 0
+		})
+		c, err := handed.Recv(ctx)
+		if err != nil {
+			return
+		}
+		defer c.sink.Close()
+		defer c.stream.Close()
+		_, psi, pst, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer psi.Close()
+		defer pst.Close()
+		done := make(chan error, 1)
+		go func() {
+			pprof.SetGoroutineLabels(context.Background()) // no task's goroutine
+			_, err := c.stream.Recv(1)                     // nothing is sent
+			done <- err
+		}()
+		ctx.Sleep(20 * time.Millisecond)
+		h.Abort()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("an orphan Recv after its connection's owner was aborted returned no error")
+			}
+		case <-time.After(bound):
+			t.Errorf("an orphan Recv still blocks %v after its connection's owner was aborted", bound)
+			c.stream.Close()
+			<-done
+		}
+		go func() {
+			pprof.SetGoroutineLabels(context.Background())
+			done <- c.sink.Send(clientMsg)
+		}()
+		if err := <-done; !errors.Is(err, simrt.ErrClosed) {
+			t.Errorf("an orphan Send after its connection's owner was aborted: %v, want ErrClosed", err)
+		}
+		if err := c.sink.Send(clientMsg); err != nil {
+			t.Fatalf("a task's Send after the connection's owner was aborted: %v", err)
+		}
+		if got, err := pst.Recv(len(clientMsg)); err != nil || !bytes.Equal(got, clientMsg) {
+			t.Errorf("peer's Recv after the owner's abort: %q, %v; want %q", got, err, clientMsg)
+		}
+	})
+}
+
+var clientMsg = []byte("ping")

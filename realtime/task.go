@@ -50,7 +50,7 @@ type taskIO struct {
 	// in what would otherwise be the sleeper's padding.
 	pollState uint8
 
-	closers closers // real I/O the task opened, closed if it is aborted
+	closers closers // real I/O the task opened, interrupted if it is aborted (see closers)
 
 	waiter core.Waiter // the task's reusable waiter (core.Task.SetWaiter)
 
@@ -225,8 +225,10 @@ func taskOf(n *supervise.Node) *task {
 func abortSpawned(n *supervise.Node) { taskOf(n).Abort() }
 
 // Abort stops the task (see abortSpawned): the task unwinds at its next park,
-// real I/O it opened is interrupted (so a blocked read or write returns;
-// it is closed at shutdown unless the program closes it first), and
+// real I/O it opened is interrupted (a Dial or lookup in progress is
+// cancelled; a connection or listener stays open for tasks, and only the
+// calls on it of goroutines that are no task's are cut; it is closed at
+// shutdown unless the program closes it first), and
 // its handle reports ErrClosed at once.
 func (t *task) Abort() {
 	if t.hasEnded() || !t.ct.Abort() {

@@ -55,6 +55,11 @@ var cases = []struct {
 	{"AbortInAcceptKeepsListener", abortInAcceptKeepsListener},
 	{"AbortOfListenerOwnerKeepsListener", abortOfListenerOwnerKeepsListener},
 	{"TimeoutInRecvPoisonsStream", timeoutInRecvPoisonsStream},
+	{"AbortOfDialerKeepsConnection", abortOfDialerKeepsConnection},
+	{"AbortOfDialerInRecvKeepsSink", abortOfDialerInRecvKeepsSink},
+	{"AbortOfListenerOwnerKeepsAcceptedConnections", abortOfListenerOwnerKeepsAcceptedConnections},
+	{"InterruptedRecvPoisonsStream", interruptedRecvPoisonsStream},
+	{"InterruptedSendPoisonsSink", interruptedSendPoisonsSink},
 }
 
 // Run runs every case as a subtest, each through h on a fresh network.

@@ -270,6 +270,14 @@ func (s *sink) Send(bufs ...[]byte) error {
 	if s.poisoned {
 		return simrt.ErrClosed
 	}
+	if t := n.rt.CurrentTask(); t.InterruptPending() {
+		// A Send of an interrupted task unwinds it and poisons the sink,
+		// whether or not the bytes would fit, as in production, which
+		// cannot know before the call whether it would block.
+		s.poisoned = true
+		t.CheckInterrupt() // unwinds (the deferred Unlock runs), or clears a stale flag
+		s.poisoned = false
+	}
 	if p.reset || !p.streamOpen || p.hostReset {
 		s.poisoned = true
 		return simrt.ErrSendFailed
