@@ -194,10 +194,17 @@ func (n *node) serveClient(ctx simrt.Context, c conn) {
 type peerLink struct {
 	to  uint64
 	out *simrt.Chan[[]byte]
+	// arena is where send encodes frames, one after the other: a frame
+	// costs no allocation of its own. A frame is never written again once
+	// queued, and an arena is dropped, not reused, when full, so a queued
+	// frame stays valid for as long as it is referenced.
+	arena []byte
 }
 
 const (
 	peerQueue     = 256
+	frameArena    = 4 << 10 // bytes of each arena send carves frames from
+	minFrameRoom  = 256     // a new arena starts when less than this is left
 	redialBackoff = 50 * time.Millisecond
 	maxBatch      = 64
 )
@@ -209,8 +216,16 @@ func newPeerLink(to uint64) *peerLink {
 // send queues a message as a whole frame, length prefix included, or
 // drops it when the queue is full.
 func (p *peerLink) send(m *pb.Message) {
-	f := appendMessage(make([]byte, 4, 64), m)
+	if cap(p.arena)-len(p.arena) < minFrameRoom {
+		p.arena = make([]byte, 0, frameArena)
+	}
+	room := p.arena[len(p.arena):]
+	f := appendMessage(append(room, 0, 0, 0, 0), m)
 	binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+	if len(f) <= cap(room) { // it fit: append wrote it in the arena
+		p.arena = p.arena[:len(p.arena)+len(f)]
+		f = f[:len(f):len(f)]
+	}
 	p.out.TrySend(f)
 }
 
