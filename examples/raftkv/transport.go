@@ -148,12 +148,13 @@ func (n *node) serveConns(ctx simrt.Context, accepted *simrt.Chan[conn]) {
 // servePeer steps every raft message a peer sends into the inbox.
 func (n *node) servePeer(ctx simrt.Context, c conn) {
 	r := frameReader{s: c.stream}
+	var boxes messageBoxes
 	for {
 		f, err := r.next()
 		if err != nil {
 			return
 		}
-		m, err := decodeMessage(f)
+		m, err := decodeMessageFrom(f, &boxes)
 		if err != nil {
 			return
 		}
