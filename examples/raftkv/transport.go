@@ -30,12 +30,15 @@ func nodeAddr(id uint64) netip.AddrPort { return netip.AddrPortFrom(nodeHost(id)
 // clientHost is the simulated address of client i (0-based).
 func clientHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}) }
 
-// frameHeader returns the 4-byte big-endian length prefix of a frame.
-func frameHeader(n int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
+// newFrame returns an empty frame: room for the 4-byte big-endian length
+// prefix, for the payload to be appended after it.
+func newFrame() []byte { return make([]byte, 4, 64) }
 
-// writeFrame sends one length-prefixed frame.
-func writeFrame(s simrt.Sink, payload []byte) error {
-	return s.Send(frameHeader(len(payload)), payload)
+// sendFrame fills in the length prefix of f (a newFrame with its payload
+// appended) and sends it, prefix and payload in one buffer.
+func sendFrame(s simrt.Sink, f []byte) error {
+	binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+	return s.Send(f)
 }
 
 // frameReader receives length-prefixed frames. When several whole frames
@@ -183,7 +186,7 @@ func (n *node) serveClient(ctx simrt.Context, c conn) {
 		if err != nil {
 			return
 		}
-		if writeFrame(c.sink, resp.append(nil)) != nil {
+		if sendFrame(c.sink, resp.append(newFrame())) != nil {
 			return
 		}
 	}
