@@ -1,6 +1,8 @@
 package deterministic
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -37,4 +39,42 @@ func TestAfterFuncAllocatesBySlab(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTimersPopInKeyOrder checks the timer heap against a sorted list: with
+// seeded random adds and pops, every pop returns the timer with the least
+// (at, seq) pending, so timers due at one instant fire in the order they
+// were set.
+func TestTimersPopInKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var h timers
+	var model []*timer // pending, sorted by (at, seq)
+	for i := range 20_000 {
+		if len(model) == 0 || rng.IntN(3) != 0 {
+			var f func()
+			if rng.IntN(2) == 0 {
+				f = func() {}
+			}
+			tm := h.add(rng.Int64N(50), nil, f)
+			j, _ := slices.BinarySearchFunc(model, tm, func(a, b *timer) int {
+				if a.at != b.at {
+					return int(a.at - b.at)
+				}
+				return int(a.seq) - int(b.seq)
+			})
+			model = slices.Insert(model, j, tm)
+		} else {
+			got := h.pop()
+			if got != model[0] {
+				t.Fatalf("op %d: pop returned the timer (at %d, seq %d), want (at %d, seq %d)", i, got.at, got.seq, model[0].at, model[0].seq)
+			}
+			model = model[1:]
+		}
+		if at, ok := h.peek(); ok != (len(model) > 0) || ok && at != model[0].at {
+			t.Fatalf("op %d: peek = %d, %v; want the earliest of %d pending", i, at, ok, len(model))
+		}
+		if h.len() != len(model) {
+			t.Fatalf("op %d: %d timers in the heap, want %d", i, h.len(), len(model))
+		}
+	}
 }

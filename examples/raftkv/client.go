@@ -135,7 +135,7 @@ func (c *client) attempt(ctx simrt.Context) (Result, bool) {
 		if err != nil {
 			return err
 		}
-		if err := writeFrame(cn.sink, appendCommand(nil, c.cur.cmd)); err != nil {
+		if err := sendFrame(cn.sink, appendCommand(newFrame(), c.cur.cmd)); err != nil {
 			return err
 		}
 		f, err := readFrame(cn.stream)

@@ -121,15 +121,41 @@ type entryBox struct {
 	typ         pb.EntryType
 }
 
+// messageBoxes hands out message boxes carved from slabs, so that decoding
+// a stream of messages costs one allocation per boxSlab messages instead of
+// one per message. A box is never reused (raft may keep pointers into a
+// message it was given, for as long as it likes): a slab is freed when none
+// of its boxes is referenced any more. The zero value is ready to use.
+type messageBoxes struct{ slab []messageBox }
+
+// boxSlab is how many boxes messageBoxes allocates at once (2.1 KB).
+const boxSlab = 8
+
+func (a *messageBoxes) next() *messageBox {
+	if a == nil {
+		return new(messageBox)
+	}
+	if len(a.slab) == 0 {
+		a.slab = make([]messageBox, boxSlab)
+	}
+	box := &a.slab[0]
+	a.slab = a.slab[1:]
+	return box
+}
+
 // decodeMessage decodes what appendMessage wrote. The entries' data and
 // the context alias b, which must not be modified afterwards.
-func decodeMessage(b []byte) (*pb.Message, error) {
+func decodeMessage(b []byte) (*pb.Message, error) { return decodeMessageFrom(b, nil) }
+
+// decodeMessageFrom is decodeMessage with the message's box taken from
+// boxes (nil: a box of its own).
+func decodeMessageFrom(b []byte, boxes *messageBoxes) (*pb.Message, error) {
 	if len(b) < 2 {
 		return nil, errBadMessage
 	}
 	bits := binary.BigEndian.Uint16(b)
 	b = b[2:]
-	box := new(messageBox)
+	box := boxes.next()
 	m := &box.m
 	uv := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)

@@ -57,3 +57,31 @@ func TestCodecRejectsGarbage(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecBoxesFromSlabs checks that messages decoded through one
+// messageBoxes cost one allocation per slab, not per message, and stay
+// independent: decoding later messages changes no earlier one.
+func TestCodecBoxesFromSlabs(t *testing.T) {
+	var want []*pb.Message
+	for i := range 3 * boxSlab {
+		want = append(want, &pb.Message{Type: pb.MsgHeartbeat.Enum(), To: new(uint64(i%5 + 1)), From: new(uint64(2)), Term: new(uint64(i)), Commit: new(uint64(10 * i))})
+	}
+	var boxes messageBoxes
+	var got []*pb.Message
+	for _, m := range want {
+		d, err := decodeMessageFrom(appendMessage(nil, m), &boxes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+	}
+	for i := range want {
+		if !proto.Equal(got[i], want[i]) {
+			t.Fatalf("message %d: got %v after decoding the others, want %v", i, got[i], want[i])
+		}
+	}
+	b := appendMessage(nil, want[1])
+	if a := testing.AllocsPerRun(8*boxSlab, func() { _, _ = decodeMessageFrom(b, &boxes) }); a > 1.5/boxSlab {
+		t.Errorf("decoding a heartbeat: %.3f allocations per message, want one per %d messages", a, boxSlab)
+	}
+}

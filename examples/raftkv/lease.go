@@ -133,6 +133,7 @@ func (n *node) startRenewal() {
 		n.renewals = append(n.renewals[:0], n.renewals[1:]...)
 	}
 	n.renewals = append(n.renewals, renewal{n.now()})
+	n.stats.add(raftStats{ReadIndex: 1})
 	n.rn.ReadIndex(binary.BigEndian.AppendUint64([]byte{leaseRound}, n.ticks))
 }
 

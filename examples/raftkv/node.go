@@ -75,6 +75,8 @@ type nodeConfig struct {
 	// onLeaseRead, if not nil, is told each time the node serves a read
 	// from its lease, with its term: the harness checks lease safety.
 	onLeaseRead func(id, term uint64)
+	// stats, if not nil, counts the node's calls into raft.
+	stats *raftStats
 }
 
 // node is one incarnation of a raft replica: everything in it is lost when
@@ -149,6 +151,7 @@ func runNode(ctx simrt.Context, cfg nodeConfig) {
 	if err != nil {
 		panic("raftkv: new raft node: " + err.Error())
 	}
+	cfg.stats.add(raftStats{Nodes: 1})
 	n := &node{
 		nodeConfig: cfg,
 		ctx:        ctx,
@@ -256,6 +259,7 @@ func (n *node) handle(ev event) (fromLeader uint64) {
 		if n.heardLeader(ev.msg) {
 			n.heard = true
 		}
+		n.stats.add(raftStats{Steps: 1})
 		_ = n.rn.Step(ev.msg) // messages from unknown peers or stale terms are dropped
 	case ev.req != nil:
 		n.request(ev.req)
@@ -276,6 +280,7 @@ func (n *node) tick() {
 	n.ticks++
 	n.quiet++
 	if n.state == raft.StateLeader {
+		n.stats.add(raftStats{Ticks: 1})
 		n.rn.Tick()
 		n.startRenewal()
 		return
@@ -285,6 +290,7 @@ func (n *node) tick() {
 		if n.log.enabled() {
 			n.log.printf(n.ctx, "n%d: election timeout after %d ticks, campaigning", n.id, n.idle)
 		}
+		n.stats.add(raftStats{Campaigns: 1})
 		_ = n.rn.Campaign()
 		n.resetElection()
 	}
@@ -324,6 +330,7 @@ func (n *node) request(r *request) {
 		}
 		n.reads[c.Client] = pendingRead{seq: c.Seq, key: c.Key, reply: r.reply}
 		n.issueRead(c.Client, c.Seq)
+		n.stats.add(raftStats{ReadIndex: 1})
 		n.rn.ReadIndex(readContext(c.Client, c.Seq))
 		return
 	}
@@ -331,6 +338,7 @@ func (n *node) request(r *request) {
 		r.reply.Send(response{status: statusRedirect, leader: n.lead})
 		return
 	}
+	n.stats.add(raftStats{Proposals: 1})
 	if err := n.rn.Propose(appendCommand(nil, c)); err != nil {
 		r.reply.Send(response{status: statusRetry})
 		return
@@ -356,6 +364,7 @@ func (n *node) supersede(client uint32) {
 func (n *node) ready() {
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
+		n.stats.add(raftStats{Readies: 1, Messages: len(rd.Messages), Entries: len(rd.Entries), Committed: len(rd.CommittedEntries)})
 		if ss := rd.SoftState; ss != nil {
 			if (ss.Lead != n.lead || ss.RaftState != n.state) && n.log.enabled() {
 				n.log.printf(n.ctx, "n%d: %v, leader n%d", n.id, ss.RaftState, ss.Lead)

@@ -87,6 +87,7 @@ type outcome struct {
 	LeaseReads int           // reads the leaders served from their leases
 	Failure    string        // "" when the run passed
 	Audit      string        // the auditor's final state
+	Raft       raftStats     // the nodes' calls into raft
 	Visual     string        // path of the porcupine visualisation, if written
 }
 
@@ -119,6 +120,8 @@ type sim struct {
 	// reads served from a lease.
 	lastTerm, lastLeader uint64
 	leaseReads           int
+	// raft counts the nodes' calls into raft, across epochs.
+	raft raftStats
 }
 
 // baseLink is the network between every two hosts when no fault is active.
@@ -143,6 +146,7 @@ func runSeed(cfg simConfig) (out outcome) {
 		out.LeaseReads = s.leaseReads
 		out.Crashes = s.epoch
 		out.Faults = s.faults
+		out.Raft = s.raft
 	}()
 	r := deterministic.New(deterministic.Config{
 		Seed:       cfg.Seed,
@@ -365,7 +369,7 @@ type cluster struct {
 func newCluster(ctx *deterministic.Context, s *sim) (*cluster, error) {
 	c := &cluster{ctx: ctx}
 	for id := uint64(1); id <= uint64(s.cfg.Nodes); id++ {
-		cfg := nodeConfig{id: id, nodes: s.cfg.Nodes, clients: s.cfg.Clients, bugs: s.cfg.Bugs, log: s.log}
+		cfg := nodeConfig{id: id, nodes: s.cfg.Nodes, clients: s.cfg.Clients, bugs: s.cfg.Bugs, log: s.log, stats: &s.raft}
 		cfg.onLeader = func(id, term uint64) { s.noteLeader(ctx, id, term) }
 		cfg.onLeaseRead = func(id, term uint64) { s.noteLeaseRead(ctx, id, term) }
 		n, err := ctx.AddNode(deterministic.NodeConfig{

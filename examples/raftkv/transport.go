@@ -30,12 +30,15 @@ func nodeAddr(id uint64) netip.AddrPort { return netip.AddrPortFrom(nodeHost(id)
 // clientHost is the simulated address of client i (0-based).
 func clientHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}) }
 
-// frameHeader returns the 4-byte big-endian length prefix of a frame.
-func frameHeader(n int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
+// newFrame returns an empty frame: room for the 4-byte big-endian length
+// prefix, for the payload to be appended after it.
+func newFrame() []byte { return make([]byte, 4, 64) }
 
-// writeFrame sends one length-prefixed frame.
-func writeFrame(s simrt.Sink, payload []byte) error {
-	return s.Send(frameHeader(len(payload)), payload)
+// sendFrame fills in the length prefix of f (a newFrame with its payload
+// appended) and sends it, prefix and payload in one buffer.
+func sendFrame(s simrt.Sink, f []byte) error {
+	binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+	return s.Send(f)
 }
 
 // frameReader receives length-prefixed frames. When several whole frames
@@ -148,12 +151,13 @@ func (n *node) serveConns(ctx simrt.Context, accepted *simrt.Chan[conn]) {
 // servePeer steps every raft message a peer sends into the inbox.
 func (n *node) servePeer(ctx simrt.Context, c conn) {
 	r := frameReader{s: c.stream}
+	var boxes messageBoxes
 	for {
 		f, err := r.next()
 		if err != nil {
 			return
 		}
-		m, err := decodeMessage(f)
+		m, err := decodeMessageFrom(f, &boxes)
 		if err != nil {
 			return
 		}
@@ -182,7 +186,7 @@ func (n *node) serveClient(ctx simrt.Context, c conn) {
 		if err != nil {
 			return
 		}
-		if writeFrame(c.sink, resp.append(nil)) != nil {
+		if sendFrame(c.sink, resp.append(newFrame())) != nil {
 			return
 		}
 	}
@@ -194,10 +198,17 @@ func (n *node) serveClient(ctx simrt.Context, c conn) {
 type peerLink struct {
 	to  uint64
 	out *simrt.Chan[[]byte]
+	// arena is where send encodes frames, one after the other: a frame
+	// costs no allocation of its own. A frame is never written again once
+	// queued, and an arena is dropped, not reused, when full, so a queued
+	// frame stays valid for as long as it is referenced.
+	arena []byte
 }
 
 const (
 	peerQueue     = 256
+	frameArena    = 4 << 10 // bytes of each arena send carves frames from
+	minFrameRoom  = 256     // a new arena starts when less than this is left
 	redialBackoff = 50 * time.Millisecond
 	maxBatch      = 64
 )
@@ -209,8 +220,16 @@ func newPeerLink(to uint64) *peerLink {
 // send queues a message as a whole frame, length prefix included, or
 // drops it when the queue is full.
 func (p *peerLink) send(m *pb.Message) {
-	f := appendMessage(make([]byte, 4, 64), m)
+	if cap(p.arena)-len(p.arena) < minFrameRoom {
+		p.arena = make([]byte, 0, frameArena)
+	}
+	room := p.arena[len(p.arena):]
+	f := appendMessage(append(room, 0, 0, 0, 0), m)
 	binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+	if len(f) <= cap(room) { // it fit: append wrote it in the arena
+		p.arena = p.arena[:len(p.arena)+len(f)]
+		f = f[:len(f):len(f)]
+	}
 	p.out.TrySend(f)
 }
 

@@ -32,7 +32,8 @@ import (
 )
 
 // Recorder receives audit events: a label and its fields. The simulator's
-// auditor is one.
+// auditor is one. Event must not keep fields, or the bytes they hold, after
+// it returns: a blob records its events from buffers it reuses.
 type Recorder interface {
 	Event(label audit.Label, fields ...[]byte)
 }
@@ -50,7 +51,6 @@ type Storage struct {
 func New(inner simrt.Storage, rec Recorder) *Storage { return &Storage{inner: inner, rec: rec} }
 
 func u16(v uint16) []byte { return binary.BigEndian.AppendUint16(nil, v) }
-func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
 // Open implements simrt.Storage.Open. It is audited as an open of versions
 // 0..=0.
@@ -93,11 +93,31 @@ type blob struct {
 	inner           simrt.Blob
 	rec             Recorder
 	partition, name []byte
+	// ev holds the fields of the event being recorded, so that recording
+	// allocates nothing: a blob is used by one task at a time, and a
+	// Recorder keeps no field after Event returns.
+	ev struct {
+		fields [5][]byte
+		a, b   [8]byte
+		opt    [1]byte
+	}
+}
+
+// event records label with the blob's partition and name, then fields.
+func (b *blob) event(label audit.Label, fields ...[]byte) {
+	e := &b.ev
+	f := append(append(e.fields[:0], b.partition, b.name), fields...)
+	b.rec.Event(label, f...)
+	e.fields = [5][]byte{} // keep no caller's data alive
 }
 
 // ReadAt implements simrt.Blob.ReadAt.
 func (b *blob) ReadAt(p []byte, offset uint64) error {
-	b.rec.Event(audit.ReadAt, b.partition, b.name, u64(offset), u64(uint64(len(p))), []byte{0})
+	e := &b.ev
+	binary.BigEndian.PutUint64(e.a[:], offset)
+	binary.BigEndian.PutUint64(e.b[:], uint64(len(p)))
+	e.opt[0] = 0
+	b.event(audit.ReadAt, e.a[:], e.b[:], e.opt[:])
 	return b.inner.ReadAt(p, offset)
 }
 
@@ -114,30 +134,34 @@ func (b *blob) WriteAt(offset uint64, opts simrt.WriteOptions, bufs ...[]byte) e
 			data = append(data, p...)
 		}
 	}
-	b.rec.Event(audit.WriteAt, b.partition, b.name, u64(offset), data, []byte{byte(opts)})
+	e := &b.ev
+	binary.BigEndian.PutUint64(e.a[:], offset)
+	e.opt[0] = byte(opts)
+	b.event(audit.WriteAt, e.a[:], data, e.opt[:])
 	return b.inner.WriteAt(offset, opts, bufs...)
 }
 
 // Resize implements simrt.Blob.Resize.
 func (b *blob) Resize(size uint64) error {
-	b.rec.Event(audit.Resize, b.partition, b.name, u64(size))
+	binary.BigEndian.PutUint64(b.ev.a[:], size)
+	b.event(audit.Resize, b.ev.a[:])
 	return b.inner.Resize(size)
 }
 
 // Sync implements simrt.Blob.Sync.
 func (b *blob) Sync() error {
-	b.rec.Event(audit.Sync, b.partition, b.name)
+	b.event(audit.Sync)
 	return b.inner.Sync()
 }
 
 // StartSync implements simrt.Blob.StartSync.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
-	b.rec.Event(audit.StartSync, b.partition, b.name)
+	b.event(audit.StartSync)
 	return b.inner.StartSync()
 }
 
 // Close implements simrt.Blob.Close.
 func (b *blob) Close() error {
-	b.rec.Event(audit.Close, b.partition, b.name)
+	b.event(audit.Close)
 	return b.inner.Close()
 }

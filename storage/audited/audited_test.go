@@ -117,3 +117,41 @@ func TestEveryOperationIsAudited(t *testing.T) {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 }
+
+// sizes is a Recorder that allocates nothing: it sums the fields' lengths.
+type sizes struct{ n int }
+
+func (s *sizes) Event(_ audit.Label, fields ...[]byte) {
+	for _, f := range fields {
+		s.n += len(f)
+	}
+}
+
+// TestBlobEventsAllocateNothing: recording a blob operation allocates
+// nothing of its own, so an audited write costs what the device's does.
+func TestBlobEventsAllocateNothing(t *testing.T) {
+	mem := memory.New()
+	raw, _, _ := mem.Open("p", []byte("raw"))
+	b, _, _ := audited.New(mem, &sizes{}).Open("p", []byte("b"))
+	data := []byte("sixteen bytes...")
+	for _, blob := range []simrt.Blob{raw, b} { // both at full size
+		if err := blob.WriteAt(0, 0, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := make([]byte, len(data))
+	for _, op := range []struct {
+		name string
+		f    func(simrt.Blob)
+	}{
+		{"WriteAt", func(b simrt.Blob) { _ = b.WriteAt(0, 0, data) }},
+		{"ReadAt", func(b simrt.Blob) { _ = b.ReadAt(p, 0) }},
+		{"Resize", func(b simrt.Blob) { _ = b.Resize(uint64(len(data))) }},
+		{"Sync", func(b simrt.Blob) { _ = b.Sync() }},
+	} {
+		want := testing.AllocsPerRun(100, func() { op.f(raw) })
+		if got := testing.AllocsPerRun(100, func() { op.f(b) }); got > want {
+			t.Errorf("%s: %.1f allocations audited, %.1f on the device: the audit allocates", op.name, got, want)
+		}
+	}
+}
