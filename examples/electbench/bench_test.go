@@ -116,43 +116,52 @@ func BenchmarkSweep(b *testing.B) {
 }
 
 // BenchmarkPaired alternates the drivers seed by seed on one goroutine
-// (the floor, simrt, and simrt's direct mode, see simdirect.go) and reports
-// each one's ms per run, wall clock and process CPU time, and their ratios
-// to the floor, so that all three see the same load on a shared machine.
-// The direct mode's ratio is what the task model costs without the
-// network stack: the floor under simrt's own floor. (The collector's work
-// is shared out between them by when it runs, not by whose garbage it
-// collects; BenchmarkRun keeps them apart.)
+// (the floor, simrt, simrt's direct mode, see simdirect.go, and its
+// readerSteps mode, see SimConfig) and reports each one's ms per run, wall
+// clock and process CPU time, and their ratios to the floor, so that all
+// of them see the same load on a shared machine. The direct mode's ratio
+// is what the task model costs without the network stack: the floor under
+// simrt's own floor; the readerSteps mode's is simrt without the second
+// resume of a delivered message. (The collector's work is shared out
+// between them by when it runs, not by whose garbage it collects;
+// BenchmarkRun keeps them apart.)
 func BenchmarkPaired(b *testing.B) {
 	runFloor, _ := benchDrivers[0].runner()
 	pool := &deterministic.Coroutines{}
 	defer pool.Close()
+	names := []string{"floor", "simrt", "direct", "steps"}
 	runs := []runner{
 		runFloor,
 		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool}) },
 		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, direct: true}) },
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, readerSteps: true}) },
 	}
-	var wall, cpu [3]time.Duration
+	var wall, cpu [4]time.Duration
 	seed := uint64(0)
 	for b.Loop() {
 		for i, run := range runs {
 			t0, c0 := time.Now(), cpuTime()
 			if _, err := run(seed); err != nil {
-				b.Fatalf("%s, seed %d: %v", []string{"floor", "simrt", "simrt-direct"}[i], seed, err)
+				b.Fatalf("%s, seed %d: %v", names[i], seed, err)
 			}
 			wall[i], cpu[i] = wall[i]+time.Since(t0), cpu[i]+cpuTime()-c0
 		}
 		seed++
 	}
 	n := float64(seed)
-	b.ReportMetric(float64(wall[0].Nanoseconds())/1e6/n, "floor-ms/run")
-	b.ReportMetric(float64(wall[1].Nanoseconds())/1e6/n, "simrt-ms/run")
-	b.ReportMetric(float64(wall[2].Nanoseconds())/1e6/n, "direct-ms/run")
-	b.ReportMetric(float64(wall[1])/float64(wall[0]), "simrt/floor")
-	b.ReportMetric(float64(wall[2])/float64(wall[0]), "direct/floor")
-	if cpu[0] > 0 {
-		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "simrt/floor-cpu")
-		b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "direct/floor-cpu")
+	for i, name := range names {
+		b.ReportMetric(float64(wall[i].Nanoseconds())/1e6/n, name+"-ms/run")
+		if i == 0 {
+			continue
+		}
+		short := name
+		if i == 1 {
+			short = "simrt"
+		}
+		b.ReportMetric(float64(wall[i])/float64(wall[0]), short+"/floor")
+		if cpu[0] > 0 {
+			b.ReportMetric(float64(cpu[i])/float64(cpu[0]), short+"/floor-cpu")
+		}
 	}
 }
 
@@ -200,32 +209,47 @@ func BenchmarkSetup(b *testing.B) {
 	}
 }
 
-// BenchmarkAnatomy runs both drivers on the same seeds and reports what a
+// BenchmarkAnatomy runs the drivers on the same seeds and reports what a
 // run is made of: events the floor runs, task resumes and audited events
 // simrt makes (with the event log on, so its time is not the benchmark's
-// point), per run and per floor event.
+// point), per run and per floor event, for simrt and (prefixed "direct-"
+// and "steps-") its two diagnostic modes.
 func BenchmarkAnatomy(b *testing.B) {
-	labels := map[string]int{}
-	var floorEvents, audited int
+	modes := []struct {
+		prefix string
+		cfg    SimConfig
+	}{{"", SimConfig{eventLog: -1}}, {"direct-", SimConfig{eventLog: -1, direct: true}}, {"steps-", SimConfig{eventLog: -1, readerSteps: true}}}
+	labels := make([]map[string]int, len(modes))
+	audited := make([]int, len(modes))
+	for i := range labels {
+		labels[i] = map[string]int{}
+	}
+	var floorEvents int
 	seed := uint64(0)
 	for b.Loop() {
 		floorEvents += runFloor(seed, false).events
-		run := runSim(seed, SimConfig{eventLog: -1})
-		if run.err != nil {
-			b.Fatal(run.err)
+		for i, m := range modes {
+			run := runSim(seed, m.cfg)
+			if run.err != nil {
+				b.Fatal(run.err)
+			}
+			for _, e := range run.log.Events() {
+				labels[i][string(e.Label)]++
+			}
+			audited[i] += int(run.log.Total())
 		}
-		for _, e := range run.log.Events() {
-			labels[string(e.Label)]++
-		}
-		audited += int(run.log.Total())
 		seed++
 	}
 	n := float64(seed)
 	b.ReportMetric(float64(floorEvents)/n, "floor-events/run")
-	b.ReportMetric(float64(labels["process_task"])/n, "resumes/run")
-	b.ReportMetric(float64(labels["process_task"])/float64(floorEvents), "resumes/floor-event")
-	b.ReportMetric(float64(audited)/n, "audit-events/run")
-	for _, l := range []string{"timer", "rand", "send_attempt", "recv_attempt", "dial_attempt", "dial_failure", "spawn"} {
-		b.ReportMetric(float64(labels[l])/n, l+"/run")
+	for i, m := range modes {
+		b.ReportMetric(float64(labels[i]["process_task"])/n, m.prefix+"resumes/run")
+		b.ReportMetric(float64(labels[i]["process_task"])/float64(floorEvents), m.prefix+"resumes/floor-event")
+		b.ReportMetric(float64(audited[i])/n, m.prefix+"audit-events/run")
+		for _, l := range []string{"timer", "rand", "send_attempt", "recv_attempt", "dial_attempt", "dial_failure", "spawn"} {
+			if labels[i][l] > 0 || i == 0 {
+				b.ReportMetric(float64(labels[i][l])/n, m.prefix+l+"/run")
+			}
+		}
 	}
 }

@@ -2,6 +2,8 @@ package electbench
 
 import (
 	"time"
+
+	"github.com/simrt/simrt"
 )
 
 // The direct mode of the simrt driver (SimConfig.direct) is a diagnostic:
@@ -22,20 +24,20 @@ type direct struct {
 
 // sendDirect puts m on its way without the network stack (the loss draw
 // has been made).
-func (sn *simNode) sendDirect(m Message) {
+func (sn *simNode) sendDirect(ctx simrt.Context, m Message) {
 	run := sn.run
 	from, to := int(m.From), int(m.To)
 	if run.dir.cut && crossesSplit(from, to) {
 		return
 	}
-	now := sn.ctx.Now()
-	at := now.Add(MinDelay + time.Duration(sn.ctx.Rand().Int64N(int64(MaxDelay-MinDelay)+1)))
+	now := ctx.Now()
+	at := now.Add(MinDelay + time.Duration(ctx.Rand().Int64N(int64(MaxDelay-MinDelay)+1)))
 	if last := run.dir.last[from][to]; last.After(at) {
 		at = last
 	}
 	run.dir.last[from][to] = at
 	gen, sent, dst := run.dir.gen, now.Sub(run.t0), run.sims[to]
-	sn.ctx.AfterFunc(at.Sub(now), func() {
+	ctx.AfterFunc(at.Sub(now), func() {
 		if crossesSplit(from, to) && (run.dir.cut || run.dir.gen != gen) {
 			return
 		}

@@ -67,6 +67,12 @@ type SimConfig struct {
 	// direct bypasses the network stack (see simdirect.go): a diagnostic,
 	// to tell the network's share of a run from the tasks' and timers'.
 	direct bool
+	// readerSteps makes each reader task step the node itself, under the
+	// node's mutex, instead of handing the message to the node's task
+	// through its inbox: a diagnostic, to measure the second resume of a
+	// delivered message (what a Select case on a stream's readiness would
+	// save, by letting the node task read its connections itself).
+	readerSteps bool
 }
 
 func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
@@ -128,8 +134,8 @@ type simRun struct {
 type simNode struct {
 	run   *simRun
 	nd    *Node
-	ctx   simrt.Context
 	inbox *simrt.Chan[simEvent]
+	mu    simrt.Mutex // held while a task steps nd (readerSteps)
 	out   [Nodes]simrt.Sink
 	timer [TimerHeartbeat + 1]rtapi.Timer
 	gen   [TimerHeartbeat + 1]uint64
@@ -174,7 +180,7 @@ func (run *simRun) root(ctx *deterministic.Context) {
 	run.t0 = ctx.Now().Add(setupTime)
 	for i := range Nodes {
 		hctx := ctx.WithHost(nodeHost(i)).Child("node").WithAttribute("id", strconv.Itoa(i))
-		sn := &simNode{run: run, nd: NewNode(i, Nodes, ctx.Rand()), ctx: hctx, inbox: simrt.NewUnboundedChan[simEvent]()}
+		sn := &simNode{run: run, nd: NewNode(i, Nodes, ctx.Rand()), inbox: simrt.NewUnboundedChan[simEvent]()}
 		sn.nd.anyVote = run.cfg.anyVote
 		for k := TimerElection; k <= TimerHeartbeat; k++ {
 			sn.fire[k] = func() { sn.inbox.TrySend(simEvent{timer: k, gen: sn.gen[k]}) }
@@ -253,6 +259,14 @@ func (sn *simNode) read(ctx simrt.Context, s simrt.Stream) {
 		if leaked(int(m.From), int(m.To), sent, ctx.Now().Sub(run.t0), run.split, run.heal) {
 			run.res.Leaked++
 		}
+		if run.cfg.readerSteps {
+			sn.mu.Lock(ctx)
+			run.res.Delivered++
+			sn.nd.Step(m)
+			sn.apply(ctx)
+			sn.mu.Unlock()
+			continue
+		}
 		if sn.inbox.Send(ctx, simEvent{msg: m, sent: sent}) != nil {
 			return
 		}
@@ -262,66 +276,84 @@ func (sn *simNode) read(ctx simrt.Context, s simrt.Stream) {
 // loop is the node's task: it dials its peers, waits for the scenario to
 // start, and then feeds the protocol its messages and timers.
 func (sn *simNode) loop(ctx simrt.Context) {
-	sn.ctx = ctx
 	for to := range Nodes {
 		if to != sn.nd.ID() && !sn.run.cfg.direct {
-			sn.dial(to)
+			sn.dial(ctx, to)
 		}
 	}
 	if ctx.Now().After(sn.run.t0) {
 		panic("electbench: the cluster took longer than setupTime to connect")
 	}
 	ctx.SleepUntil(sn.run.t0)
+	sn.lock(ctx)
 	sn.nd.Start()
-	sn.apply()
+	sn.apply(ctx)
+	sn.unlock()
 	for {
 		ev, ok := sn.inbox.Recv(ctx)
 		if !ok {
 			return
 		}
+		sn.lock(ctx)
 		if ev.timer != 0 {
 			sn.nd.Tick(ev.timer, ev.gen)
 		} else {
 			sn.run.res.Delivered++
 			sn.nd.Step(ev.msg)
 		}
-		sn.apply()
+		sn.apply(ctx)
+		sn.unlock()
 	}
 }
 
-// apply carries out what the protocol's last call asked for.
-func (sn *simNode) apply() {
+// lock takes mu when readers step the node too; otherwise only the node's
+// task does, and it needs no lock.
+func (sn *simNode) lock(ctx simrt.Context) {
+	if sn.run.cfg.readerSteps {
+		sn.mu.Lock(ctx)
+	}
+}
+
+func (sn *simNode) unlock() {
+	if sn.run.cfg.readerSteps {
+		sn.mu.Unlock()
+	}
+}
+
+// apply carries out what the protocol's last call asked for, from the
+// task ctx (the node's, or with readerSteps a reader's), which holds mu.
+func (sn *simNode) apply(ctx simrt.Context) {
 	nd := sn.nd
 	if nd.Won() {
-		sn.run.check.Won(nd.Term(), nd.ID(), sn.ctx.Now().Sub(sn.run.t0))
+		sn.run.check.Won(nd.Term(), nd.ID(), ctx.Now().Sub(sn.run.t0))
 	}
 	for _, m := range nd.Sends() {
-		sn.send(m)
+		sn.send(ctx, m)
 	}
 	for _, t := range nd.Timers() {
 		if old := sn.timer[t.Kind]; old != nil {
 			old.Stop()
 		}
 		sn.gen[t.Kind] = t.Gen
-		sn.timer[t.Kind] = sn.ctx.AfterFunc(t.After, sn.fire[t.Kind])
+		sn.timer[t.Kind] = ctx.AfterFunc(t.After, sn.fire[t.Kind])
 	}
 }
 
 // send puts m on the connection to its peer, or loses it.
-func (sn *simNode) send(m Message) {
+func (sn *simNode) send(ctx simrt.Context, m Message) {
 	sn.run.res.Sent++
-	if sn.ctx.Rand().Float64() < LossRate {
+	if ctx.Rand().Float64() < LossRate {
 		return
 	}
 	if sn.run.cfg.direct {
-		sn.sendDirect(m)
+		sn.sendDirect(ctx, m)
 		return
 	}
-	encode(sn.frame[:], m, sn.ctx.Now().Sub(sn.run.t0))
+	encode(sn.frame[:], m, ctx.Now().Sub(sn.run.t0))
 	for attempt := 0; attempt < 2; attempt++ {
 		s := sn.out[m.To]
 		if s == nil {
-			if s = sn.dial(int(m.To)); s == nil {
+			if s = sn.dial(ctx, int(m.To)); s == nil {
 				return // the split cuts the way
 			}
 		}
@@ -334,9 +366,10 @@ func (sn *simNode) send(m Message) {
 	}
 }
 
-// dial connects to peer to, or returns nil when the way is cut.
-func (sn *simNode) dial(to int) simrt.Sink {
-	sink, stream, err := sn.ctx.Dial(nodeAddr(to))
+// dial connects to peer to from the task ctx, or returns nil when the way
+// is cut.
+func (sn *simNode) dial(ctx simrt.Context, to int) simrt.Sink {
+	sink, stream, err := ctx.Dial(nodeAddr(to))
 	if err != nil {
 		return nil
 	}

@@ -127,6 +127,51 @@ func TestDialAllocatesOnlyWrappers(t *testing.T) {
 	})
 }
 
+// Auditing an accept costs one allocation beyond the two wrappers: the
+// text of the peer's address (a fresh ephemeral port each time).
+func TestAcceptAllocatesOnlyWrappersAndPeer(t *testing.T) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
+		sim := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		addr := netip.MustParseAddrPort("127.0.0.1:5000")
+		bareL, err := sim.Bind(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := audited.New(sim, deterministic.NewAuditor()).Bind(netip.MustParseAddrPort("127.0.0.1:5001"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		accept := func(l simrt.Listener, addr netip.AddrPort) func() {
+			return func() {
+				if _, _, err := sim.Dial(addr); err != nil {
+					t.Fatal(err)
+				}
+				if _, _, _, err := l.Accept(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		bare := testing.AllocsPerRun(100, accept(bareL, addr))
+		got := testing.AllocsPerRun(100, accept(l, l.Addr()))
+		if got-bare != 3 {
+			t.Errorf("accept: %v allocations audited, %v bare: the audit adds %v, want 3 (two wrappers and the peer's text)", got, bare, got-bare)
+		}
+	})
+}
+
+// The text of an address in the audit is AddrPort.String's, for every
+// kind of address (the field is built with AppendTo).
+func TestAddressFieldsAreAddrPortString(t *testing.T) {
+	for _, s := range []string{"127.0.0.1:5000", "255.255.255.255:65535", "10.0.0.1:0", "[::1]:80", "[2001:db8::1%eth0]:443", "[::ffff:10.1.2.3]:9"} {
+		a := netip.MustParseAddrPort(s)
+		rec := &recorder{}
+		audited.New(&failing{errs: []error{errors.New("x")}}, rec).Dial(a)
+		if want := "dial_attempt " + a.String(); rec.events[0] != want {
+			t.Errorf("%s: event %q, want %q", s, rec.events[0], want)
+		}
+	}
+}
+
 // failing is a network whose every dial fails with the next of its errors.
 type failing struct {
 	simrt.Network

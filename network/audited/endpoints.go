@@ -17,7 +17,8 @@ const maxEndpoints = 256
 type endpoint struct {
 	at   netip.AddrPort
 	addr []byte   // the address as text (AddrPort.String)
-	only [][]byte // {addr}
+	only [][]byte // {addr}, in one
+	one  [1][]byte
 	// failed is {addr, error text} of the last failure recorded for the
 	// address; a different error replaces it with a new list.
 	failed [][]byte
@@ -51,7 +52,8 @@ func (c *endpoints) get(a netip.AddrPort) *endpoint {
 		return ep
 	}
 	f := addrField(a)
-	ep := &endpoint{at: a, addr: f, only: [][]byte{f}}
+	ep := &endpoint{at: a, addr: f, one: [1][]byte{f}}
+	ep.only = ep.one[:]
 	switch {
 	case c.listed < listedEndpoints:
 		c.list[c.listed] = ep

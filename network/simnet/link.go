@@ -146,6 +146,7 @@ type link struct {
 	cut      bool      // a partition drops this direction
 	clogged  bool      // everything is held until Release
 	busy     time.Time // the transmitter is busy until then
+	back     *link     // the link the other way, once the pair has been looked up (see Network.links)
 
 	// The effects the link's state counts on (nil when not set by a fault).
 	cutBy, clogBy, cfgBy *Effect

@@ -206,7 +206,7 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	}
 	local := netip.AddrPortFrom(src, uint16(n.port))
 	n.port++
-	out, back := n.link(src, dst.Addr()), n.link(dst.Addr(), src)
+	out, back := n.links2(src, dst.Addr())
 	if !out.from.origin || !out.to.known {
 		n.declare(src)
 		n.mention(dst.Addr())
@@ -333,6 +333,19 @@ func (n *Network) link(a, b netip.Addr) *link {
 		n.linkList = append(n.linkList, l)
 	}
 	return l
+}
+
+// links2 returns the links from a to b and from b to a, as link does, with
+// one map lookup once the pair has been looked up before: a dial needs
+// both, and dials repeat (a redial across a partition, on every send).
+// Called with mu held.
+func (n *Network) links2(a, b netip.Addr) (out, back *link) {
+	out = n.link(a, b)
+	if out.back == nil {
+		out.back = n.link(b, a)
+		out.back.back = out
+	}
+	return out, out.back
 }
 
 // resetConn breaks the connection p belongs to: every byte is dropped and
