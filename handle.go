@@ -123,18 +123,24 @@ func (h *Handle[T]) value() (T, error) {
 // ErrClosed if it was aborted or never started, or a *PanicError (matching
 // ErrExited) if it panicked and the runtime catches panics.
 func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
+	var t *core.Task
 	if ctx != nil { // Await(nil) of a done handle is allowed and is no scheduling point
-		h.mu.Enter(ctx.CurrentTask())
+		t = ctx.CurrentTask()
+		h.mu.Enter(t)
 	}
 	if h.done() {
 		return h.value()
+	}
+	if t == nil {
+		t = ctx.CurrentTask() // panics on the nil ctx, as before
 	}
 	h.mu.Lock()
 	if h.done() {
 		h.mu.Unlock()
 		return h.value()
 	}
-	w := waiter(ctx, &h.mu)
+	w := t.Waiter() // what waiter does, with the task found once
+	h.mu.Bind(t)
 	for {
 		h.q.Push(w)
 		h.mu.Unlock()
