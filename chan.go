@@ -36,7 +36,7 @@ type Chan[T any] struct {
 	unbuffered bool
 	// spare is a plain wait's waiter that is no longer in use, kept so
 	// that steady traffic allocates nothing (see getWait).
-	spare atomic.Pointer[syncWait[T]]
+	spare atomic.Pointer[syncWaiter[T]]
 }
 
 // NewChan returns a channel that holds at most capacity values. With
