@@ -36,7 +36,7 @@ type Chan[T any] struct {
 	unbuffered bool
 	// spare is a plain wait's waiter that is no longer in use, kept so
 	// that steady traffic allocates nothing (see getWait).
-	spare atomic.Pointer[syncWait[T]]
+	spare atomic.Pointer[syncWaiter[T]]
 }
 
 // NewChan returns a channel that holds at most capacity values. With
@@ -238,15 +238,27 @@ func (c *Chan[T]) forwardSend() {
 
 // OnRecv is a Select case that receives a value (ok=false once the channel
 // is closed and drained) and passes it to f, which may be nil.
+// It panics at the call if c is nil.
 func (c *Chan[T]) OnRecv(f func(v T, ok bool)) Case {
+	mustChan(c == nil, "Chan.OnRecv")
 	return &primCase[recvState[T], func(T, bool)]{p: (*chanRecv[T])(c), f: f}
 }
 
 // OnSend is a Select case that sends v (err is ErrClosed on a closed
 // channel) and then calls f, which may be nil. On an unbuffered channel the
-// case completes when a receiver takes v.
+// case completes when a receiver takes v. It panics at the call if c is
+// nil.
 func (c *Chan[T]) OnSend(v T, f func(err error)) Case {
+	mustChan(c == nil, "Chan.OnSend")
 	return &primCase[sendState[T], func(error)]{p: (*chanSend[T])(c), f: f, s: sendState[T]{v: v}}
+}
+
+// mustChan panics, naming fn, if the channel fn was called on is nil: a
+// case on a nil channel would otherwise fail only once Select arms it.
+func mustChan(isNil bool, fn string) {
+	if isNil {
+		panic("simrt: " + fn + " called on a nil *Chan")
+	}
 }
 
 // recvState is the state of a receive case: what it received. v is its

@@ -8,12 +8,13 @@ import (
 )
 
 // A receiver parked on a channel is completed in place by the sender that
-// arrives: the sender claims the receiver's selection (see
-// core.WaitQueue.Claim), the state the waiting Select (or plain Recv)
-// shares with everyone who might complete one of its cases, hands it the
-// value and wakes it; the woken receiver has nothing left to do, and takes
-// no lock. The first claim wins; a Select then returns the case that was
-// completed for it, whatever else became ready meanwhile.
+// arrives: the sender claims the receiver's waiter (see
+// core.WaitQueue.Claim), hands it the value and wakes it; the woken
+// receiver has nothing left to do, and takes no lock. A Select's waiters
+// share a selection, the state the first claim wins; a Select then returns
+// the case that was completed for it, whatever else became ready
+// meanwhile. A plain Recv or Send has one waiter and no selection: taking
+// it off the queue under the channel's lock is the claim (see parkPlain).
 //
 // An unbuffered channel has no buffer for a value to wait in, so its
 // senders wait the same way: the receiver that arrives takes the value of
@@ -42,34 +43,27 @@ func syncOf[T any](w *core.Waiter) *syncWaiter[T] {
 	return (*syncWaiter[T])(unsafe.Pointer(w))
 }
 
-// syncWait is the waiter and selection of a plain Send or Recv, in one
-// allocation.
-type syncWait[T any] struct {
-	sel core.Selection
-	w   syncWaiter[T]
-}
-
 // getWait returns a reset waiter for a plain Send or Recv by t, offering v.
 // Called with mu held. A waiter is kept in spare once its wait has
 // returned (nothing refers to it then), so that steady traffic allocates
 // nothing; putWait stores it without the lock, which a woken receiver does
-// not take again.
-func (c *Chan[T]) getWait(t *core.Task, v T) *syncWait[T] {
+// not take again. A plain wait has no selection (see parkPlain).
+func (c *Chan[T]) getWait(t *core.Task, v T) *syncWaiter[T] {
 	sw := c.spare.Load()
 	if sw == nil {
-		sw = new(syncWait[T])
+		sw = new(syncWaiter[T])
 	} else {
 		c.spare.Store(nil)
 	}
-	sw.w.Recycle(t, &sw.sel) // no one else reaches sw: see putWait
-	sw.w.v = v
+	sw.Recycle(t, nil) // no one else reaches sw: see putWait
+	sw.v = v
 	return sw
 }
 
 // putWait keeps sw, whose wait has returned, for the next one.
-func (c *Chan[T]) putWait(sw *syncWait[T]) {
+func (c *Chan[T]) putWait(sw *syncWaiter[T]) {
 	var zero T
-	sw.w.v, sw.w.Task = zero, nil
+	sw.v, sw.Task = zero, nil
 	c.spare.Store(sw)
 }
 
@@ -156,13 +150,8 @@ func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 		return nil
 	}
 	sw := c.getWait(ctx.CurrentTask(), v)
-	for {
-		if c.parkClaimable(&sw.w, &c.sendq, (*chanSend[T])(c)) {
-			c.putWait(sw)
-			return nil // a receiver took v
-		}
-		c.mu.Lock()
-		c.sendq.Remove(&sw.w.Waiter)
+	for !c.parkPlain(sw, &c.sendq, (*chanSend[T])(c)) {
+		// Woken without a receiver (mu held, sw off the queue).
 		if c.closed || c.trySendSync(v) {
 			err := error(nil)
 			if c.closed {
@@ -173,6 +162,8 @@ func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 			return err
 		}
 	}
+	c.putWait(sw)
+	return nil // a receiver took v
 }
 
 func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
@@ -189,14 +180,8 @@ func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
 // (the channel closed). Called with mu held; returns with mu released.
 func (c *Chan[T]) recvParked(t *core.Task) (v T, ok bool) {
 	sw := c.getWait(t, v)
-	for {
-		if c.parkClaimable(&sw.w, &c.recvq, (*chanRecv[T])(c)) {
-			v = sw.w.v // a sender delivered: no lock needed
-			c.putWait(sw)
-			return v, true
-		}
-		c.mu.Lock()
-		c.recvq.Remove(&sw.w.Waiter)
+	for !c.parkPlain(sw, &c.recvq, (*chanRecv[T])(c)) {
+		// Woken without a value (mu held, sw off the queue).
 		var done bool
 		if v, ok, done = c.tryRecvFor(nil); done {
 			c.putWait(sw)
@@ -204,23 +189,30 @@ func (c *Chan[T]) recvParked(t *core.Task) (v T, ok bool) {
 			return v, ok
 		}
 	}
+	v = sw.v // a sender delivered: no lock needed
+	c.putWait(sw)
+	return v, true
 }
 
-// parkClaimable queues w on q, opens its selection to partners and parks
-// until a partner completes it (true) or the task is woken for another
-// reason (false: look again, w may still be queued). It is called with mu
-// held and returns with mu released. If the park unwinds, w is taken off q
-// and a value a sender had already handed it is given back (see
-// handBack). on says what the task waits on, for failure reports.
-func (c *Chan[T]) parkClaimable(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
+// parkPlain queues w, the waiter of a plain Send or Recv, on q and parks
+// until a partner completes it in place (true, with mu released) or the
+// task is woken for another reason and finds, under mu, that nobody did
+// (false: w is off q and mu is held, for the caller to look again). It is
+// called with mu held. If the park unwinds, w is taken off q and a value a
+// sender had already handed it is given back (see handBack). on says what
+// the task waits on, for failure reports.
+//
+// A plain wait has no selection to claim (w.Sel is nil): its one waiter is
+// completed by whoever takes it off q, which only happens under mu, so a
+// woken task that does not find w Done looks again under mu, where Done
+// is final.
+func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
 	c.mu.Bind(w.Task)
 	q.Push(&w.Waiter)
-	w.Sel.Wait() // under mu: no partner sees w arming
 	c.mu.Unlock()
 	parked := false
 	defer func() {
-		if !parked { // unwinding: no partner may claim w any more
-			w.Sel.Close()
+		if !parked { // unwinding: take w off q, where no partner can reach it
 			c.mu.Lock()
 			q.Remove(&w.Waiter)
 			if q == &c.recvq && w.Done.Load() {
@@ -230,13 +222,17 @@ func (c *Chan[T]) parkClaimable(w *syncWaiter[T], q *core.WaitQueue, on core.Blo
 		}
 	}()
 	w.Task.ParkOn(on)
-	for w.Sel.Reclaim() && !w.Done.Load() {
-		// Claimed, but the partner is still handing over (a production
-		// task woken early): it wakes the task again once it is Done.
-		w.Task.Park()
-	}
 	parked = true
-	return w.Done.Load()
+	if w.Done.Load() {
+		return true
+	}
+	c.mu.Lock() // a partner that took w off q completes it before it unlocks
+	if w.Done.Load() {
+		c.mu.Unlock()
+		return true
+	}
+	q.Remove(&w.Waiter)
+	return false
 }
 
 // armRecv arms a receive case: it takes a value (from the buffer, or from

@@ -217,3 +217,61 @@ func TestPollCountExactUnderScrapes(t *testing.T) {
 		}
 	})
 }
+
+// TestChanHopsUnderSpuriousWakes passes numbered values back and forth
+// between two tasks over two channels, buffered (capacity 1) and
+// unbuffered, with plain Send and Recv, while a third goroutine wakes both
+// tasks at random: a task woken before its partner has completed its
+// waiter looks again under the channel's lock (see simrt's parkPlain), so
+// every value arrives exactly once and in order, and no wake is lost (the
+// test would hang; the watchdog fails it instead).
+func TestChanHopsUnderSpuriousWakes(t *testing.T) {
+	const rounds = 20000
+	for _, capacity := range []int{1, 0} {
+		t.Run(fmt.Sprintf("capacity=%d", capacity), func(t *testing.T) {
+			watchdog := time.AfterFunc(time.Minute, func() { panic("TestChanHopsUnderSpuriousWakes: a wake was lost") })
+			defer watchdog.Stop()
+			inRuntime(func(ctx simrt.Context) {
+				ping, pong := simrt.NewChan[int](capacity), simrt.NewChan[int](capacity)
+				partnerTask := make(chan *task, 1)
+				h := simrt.Spawn(ctx, func(ctx simrt.Context) int {
+					partnerTask <- From(ctx).task
+					for v, ok := ping.Recv(ctx); ok; v, ok = ping.Recv(ctx) {
+						if err := pong.Send(ctx, v+1); err != nil {
+							return -1
+						}
+					}
+					return 0
+				})
+				partner, me := <-partnerTask, From(ctx).task
+				stop := make(chan struct{})
+				var noise sync.WaitGroup
+				noise.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+							me.Unpark()
+							partner.Unpark()
+						}
+					}
+				})
+				for i := 0; i < 2*rounds; i += 2 {
+					if err := ping.Send(ctx, i); err != nil {
+						t.Fatalf("Send %d: %v", i, err)
+					}
+					if v, ok := pong.Recv(ctx); v != i+1 || !ok {
+						t.Fatalf("round %d: Recv = %d, %v; want %d, true", i/2, v, ok, i+1)
+					}
+				}
+				close(stop)
+				noise.Wait()
+				ping.Close()
+				if v, err := h.Await(ctx); v != 0 || err != nil {
+					t.Errorf("partner returned %d, %v", v, err)
+				}
+			})
+		})
+	}
+}

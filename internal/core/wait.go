@@ -13,13 +13,15 @@ import (
 // pops it, sets Notified and wakes its task, which then looks at the
 // primitive again. A partner (Claim) completes it in place instead: it
 // claims the waiter's Selection, hands over or takes the value, sets Done
-// and wakes the task, which then has nothing left to do. A queue whose
-// waiters are claimed has a Selection on every waiter.
+// and wakes the task, which then has nothing left to do. On a queue whose
+// waiters are claimed, a waiter has a Selection unless it is the only
+// waiter of its wait (a plain Send or Recv; see Claim).
 type Waiter struct {
 	Task *Task
 	// Sel is the claim state the waiter shares with its task's other
 	// waiters of the same wait (every case of one Select), for a waiter a
-	// partner may complete in place; nil otherwise.
+	// partner may complete in place; nil otherwise, and for the one waiter
+	// of a plain wait that a partner completes in place (see Claim).
 	Sel *Selection
 	// Notified is set when a notifier popped this waiter and woke its task.
 	Notified bool
@@ -168,15 +170,22 @@ func (q *WaitQueue) TakeAll(tasks []*Task) []*Task {
 	return tasks
 }
 
-// Claim takes off q and returns the first waiter whose selection it could
-// claim, skipping those of own (the caller's own selection, so that a
-// Select does not complete itself; nil for none). A waiter whose task is
-// still arming is woken to look again and left in place; one whose
-// selection was claimed through another of its waiters, or notified, is
-// left for its task to take off. The caller completes the returned waiter (the value,
-// then Done) and wakes its task.
+// Claim takes off q and returns the first waiter it could claim: a
+// waiter of a plain wait (Sel nil), which taking it off q under the
+// primitive's lock claims, or one whose selection it could claim, skipping
+// those of own (the caller's own selection, so that a Select does not
+// complete itself; nil for none). A waiter whose task is still arming is
+// woken to look again and left in place; one whose selection was claimed
+// through another of its waiters, or notified, is left for its task to
+// take off. The caller completes the returned waiter (the value, then
+// Done) and wakes its task. The task of a plain waiter that wakes before
+// its waiter is Done looks again under the lock, where Done is final.
 func (q *WaitQueue) Claim(own *Selection) *Waiter {
 	for w := q.head; w != nil; w = w.next {
+		if w.Sel == nil { // a plain wait: nobody else can complete it
+			q.Remove(w)
+			return w
+		}
 		if w.Sel == own {
 			continue
 		}

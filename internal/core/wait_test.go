@@ -40,3 +40,45 @@ func TestRecycleIsResetAndArm(t *testing.T) {
 type nopBlocker struct{}
 
 func (nopBlocker) BlockedOn() string { return "nothing" }
+
+// TestClaimTakesPlainWaiters: the waiter of a plain wait (no selection) is
+// claimed by whoever reaches it first under the lock, whatever selection
+// the claimer has (a plain Send's nil or a Select's own), in queue order,
+// with no selection to move; a Select's waiter behind it is claimed only
+// once it waits, and a claimer's own waiters are passed by.
+func TestClaimTakesPlainWaiters(t *testing.T) {
+	var q WaitQueue
+	var plain1, plain2, ofSel, ofOwn Waiter
+	var sel, own Selection
+	plain1.Reset(new(Task), nil)
+	plain2.Reset(new(Task), nil)
+	ofSel.Reset(new(Task), &sel)
+	ofOwn.Reset(new(Task), &own)
+	sel.Wait()
+	own.Wait()
+	q.Push(&ofOwn)
+	q.Push(&plain1)
+	q.Push(&plain2)
+	q.Push(&ofSel)
+	if got := q.Claim(&own); got != &plain1 {
+		t.Fatalf("Claim(own) = %p, want the first plain waiter %p", got, &plain1)
+	}
+	if got := q.Claim(nil); got != &ofOwn {
+		t.Fatalf("Claim(nil) = %p, want the Select's waiter at the head %p", got, &ofOwn)
+	}
+	if got := q.Claim(nil); got != &plain2 {
+		t.Fatalf("Claim(nil) = %p, want the second plain waiter %p", got, &plain2)
+	}
+	if plain1.q != nil || plain2.q != nil || plain1.Sel != nil {
+		t.Fatal("a claimed plain waiter is still queued or has a selection")
+	}
+	if got := q.Claim(&sel); got != nil {
+		t.Fatalf("Claim(sel) = %p, want nil (only sel's own waiter is left)", got)
+	}
+	if got := q.Claim(nil); got != &ofSel {
+		t.Fatalf("Claim(nil) = %p, want the last Select waiter %p", got, &ofSel)
+	}
+	if !q.Empty() {
+		t.Fatal("queue not empty after every waiter was claimed")
+	}
+}
