@@ -121,6 +121,24 @@ func connect(t *testing.T, env Env, l simrt.Listener) (c, s conn, ok bool) {
 	return c, s, true
 }
 
+// withConnection binds a listener, connects to it and runs f with the
+// dialer's end c and the listener's end s, closing all three after f. It
+// runs nothing if the bind or the connection fails (that is reported).
+func withConnection(t *testing.T, env Env, f func(c, s conn)) {
+	l := bind(t, env)
+	if l == nil {
+		return
+	}
+	defer l.Close()
+	c, s, ok := connect(t, env, l)
+	if !ok {
+		return
+	}
+	defer c.close()
+	defer s.close()
+	f(c, s)
+}
+
 // cut is an operation that blocks, as the abort cases run it.
 type cut struct {
 	what string // the operation, for messages

@@ -136,38 +136,29 @@ func abortOfListenerOwnerKeepsListener(t *testing.T, env Env) {
 // nothing (the buffered bytes are lost), and later bytes from the peer are
 // not delivered. The sink keeps working, and so does the peer's Send.
 func timeoutInRecvPoisonsStream(t *testing.T, env Env) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	c, s, ok := connect(t, env, l)
-	if !ok {
-		return
-	}
-	defer c.close()
-	defer s.close()
-	part := clientData[:5]
-	if !send(t, s.sink, "peer, part of a frame", part) {
-		return
-	}
-	for range 100 { // until the part has arrived, up to 100 settles
-		if len(c.stream.Peek(len(part))) == len(part) {
-			break
+	withConnection(t, env, func(c, s conn) {
+		part := clientData[:5]
+		if !send(t, s.sink, "peer, part of a frame", part) {
+			return
 		}
-		env.Sleep(settle)
-	}
-	timeoutCut(t, env, "Recv of a frame partly arrived", func() error {
-		_, err := c.stream.Recv(len(clientData))
-		return err
+		for range 100 { // until the part has arrived, up to 100 settles
+			if len(c.stream.Peek(len(part))) == len(part) {
+				break
+			}
+			env.Sleep(settle)
+		}
+		timeoutCut(t, env, "Recv of a frame partly arrived", func() error {
+			_, err := c.stream.Recv(len(clientData))
+			return err
+		})
+		if p := c.stream.Peek(len(clientData)); len(p) != 0 {
+			t.Errorf("Peek after a Recv cut by a Timeout = %q, want nothing (the stream is poisoned)", p)
+		}
+		send(t, s.sink, "peer, after its reader's Recv was cut", clientData[len(part):])
+		_, err := c.stream.Recv(1)
+		wantErr(t, err, simrt.ErrClosed, "Recv after a Recv cut by a Timeout")
+		if send(t, c.sink, "sink beside the poisoned stream", serverData) {
+			expect(t, s.stream, serverData, "peer of the poisoned stream")
+		}
 	})
-	if p := c.stream.Peek(len(clientData)); len(p) != 0 {
-		t.Errorf("Peek after a Recv cut by a Timeout = %q, want nothing (the stream is poisoned)", p)
-	}
-	send(t, s.sink, "peer, after its reader's Recv was cut", clientData[len(part):])
-	_, err := c.stream.Recv(1)
-	wantErr(t, err, simrt.ErrClosed, "Recv after a Recv cut by a Timeout")
-	if send(t, c.sink, "sink beside the poisoned stream", serverData) {
-		expect(t, s.stream, serverData, "peer of the poisoned stream")
-	}
 }

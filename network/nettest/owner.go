@@ -175,29 +175,20 @@ func abortOfListenerOwnerKeepsAcceptedConnections(t *testing.T, env Env) {
 // to, fails with ErrClosed even once the peer has sent. The sink keeps
 // working.
 func interruptedRecvPoisonsStream(t *testing.T, env Env) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	c, s, ok := connect(t, env, l)
-	if !ok {
-		return
-	}
-	defer c.close()
-	defer s.close()
-	selfAbortThen(t, env, "Recv", func() {
-		c.stream.Recv(len(clientData)) // nothing has been sent
+	withConnection(t, env, func(c, s conn) {
+		selfAbortThen(t, env, "Recv", func() {
+			c.stream.Recv(len(clientData)) // nothing has been sent
+		})
+		send(t, s.sink, "peer, after the interrupted Recv", clientData)
+		if p := c.stream.Peek(len(clientData)); len(p) != 0 {
+			t.Errorf("Peek after an interrupted Recv = %q, want nothing (the stream is poisoned)", p)
+		}
+		_, err := c.stream.Recv(len(clientData))
+		wantErr(t, err, simrt.ErrClosed, "Recv after a Recv that unwound its interrupted task")
+		if send(t, c.sink, "sink beside the poisoned stream", serverData) {
+			expect(t, s.stream, serverData, "peer of the poisoned stream")
+		}
 	})
-	send(t, s.sink, "peer, after the interrupted Recv", clientData)
-	if p := c.stream.Peek(len(clientData)); len(p) != 0 {
-		t.Errorf("Peek after an interrupted Recv = %q, want nothing (the stream is poisoned)", p)
-	}
-	_, err := c.stream.Recv(len(clientData))
-	wantErr(t, err, simrt.ErrClosed, "Recv after a Recv that unwound its interrupted task")
-	if send(t, c.sink, "sink beside the poisoned stream", serverData) {
-		expect(t, s.stream, serverData, "peer of the poisoned stream")
-	}
 }
 
 // selfAbortThen runs op on a new task that has aborted itself, and checks
@@ -230,22 +221,13 @@ func selfAbortThen(t *testing.T, env Env, what string, op func()) {
 // before the call whether it would block): the next Send fails with
 // ErrClosed. The stream keeps working.
 func interruptedSendPoisonsSink(t *testing.T, env Env) {
-	l := bind(t, env)
-	if l == nil {
-		return
-	}
-	defer l.Close()
-	c, s, ok := connect(t, env, l)
-	if !ok {
-		return
-	}
-	defer c.close()
-	defer s.close()
-	selfAbortThen(t, env, "Send", func() {
-		c.sink.Send(clientData)
+	withConnection(t, env, func(c, s conn) {
+		selfAbortThen(t, env, "Send", func() {
+			c.sink.Send(clientData)
+		})
+		wantErr(t, c.sink.Send(clientData), simrt.ErrClosed, "Send after a Send that unwound its interrupted task")
+		if send(t, s.sink, "peer of the poisoned sink", serverData) {
+			expect(t, c.stream, serverData, "stream beside the poisoned sink")
+		}
 	})
-	wantErr(t, c.sink.Send(clientData), simrt.ErrClosed, "Send after a Send that unwound its interrupted task")
-	if send(t, s.sink, "peer of the poisoned sink", serverData) {
-		expect(t, c.stream, serverData, "stream beside the poisoned sink")
-	}
 }
