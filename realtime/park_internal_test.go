@@ -74,19 +74,7 @@ func TestParkUnparkRoundTrips(t *testing.T) {
 			return 0
 		})
 		partner := <-partnerTask
-		stop := make(chan struct{})
-		var noise sync.WaitGroup
-		noise.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					me.Unpark()
-					partner.Unpark()
-				}
-			}
-		})
+		stopNoise := spuriousWakes(me, partner)
 		for i := int64(0); i < 2*rounds; i += 2 {
 			turn.Add(1)
 			partner.Unpark()
@@ -94,8 +82,7 @@ func TestParkUnparkRoundTrips(t *testing.T) {
 				me.Park()
 			}
 		}
-		close(stop)
-		noise.Wait()
+		stopNoise()
 		if _, err := h.Await(ctx); err != nil {
 			t.Error(err)
 		}
@@ -244,19 +231,7 @@ func TestChanHopsUnderSpuriousWakes(t *testing.T) {
 					return 0
 				})
 				partner, me := <-partnerTask, From(ctx).task
-				stop := make(chan struct{})
-				var noise sync.WaitGroup
-				noise.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-							me.Unpark()
-							partner.Unpark()
-						}
-					}
-				})
+				stopNoise := spuriousWakes(me, partner)
 				for i := 0; i < 2*rounds; i += 2 {
 					if err := ping.Send(ctx, i); err != nil {
 						t.Fatalf("Send %d: %v", i, err)
@@ -265,8 +240,7 @@ func TestChanHopsUnderSpuriousWakes(t *testing.T) {
 						t.Fatalf("round %d: Recv = %d, %v; want %d, true", i/2, v, ok, i+1)
 					}
 				}
-				close(stop)
-				noise.Wait()
+				stopNoise()
 				ping.Close()
 				if v, err := h.Await(ctx); v != 0 || err != nil {
 					t.Errorf("partner returned %d, %v", v, err)
@@ -274,4 +248,24 @@ func TestChanHopsUnderSpuriousWakes(t *testing.T) {
 			})
 		})
 	}
+}
+
+// spuriousWakes unparks both tasks over and over from a goroutine of its
+// own, as stray wake-ups would, until the returned function is called; that
+// function returns once the goroutine has stopped.
+func spuriousWakes(a, b interface{ Unpark() }) (stop func()) {
+	done := make(chan struct{})
+	var noise sync.WaitGroup
+	noise.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				a.Unpark()
+				b.Unpark()
+			}
+		}
+	})
+	return func() { close(done); noise.Wait() }
 }
