@@ -4,7 +4,6 @@ import (
 	"unsafe"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // A receiver parked on a channel is completed in place by the sender that
@@ -139,7 +138,8 @@ func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
 	return v, ok
 }
 
-func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
+// sendSync is Send on an unbuffered channel, by task t.
+func (c *Chan[T]) sendSync(t *core.Task, v T) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -149,7 +149,7 @@ func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 		c.mu.Unlock()
 		return nil
 	}
-	sw := c.getWait(ctx.CurrentTask(), v)
+	sw := c.getWait(t, v)
 	for !c.parkPlain(sw, &c.sendq, (*chanSend[T])(c)) {
 		// Woken without a receiver (mu held, sw off the queue).
 		if c.closed || c.trySendSync(v) {
@@ -166,13 +166,14 @@ func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 	return nil // a receiver took v
 }
 
-func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
+// recvSync is Recv on an unbuffered channel, by task t.
+func (c *Chan[T]) recvSync(t *core.Task) (v T, ok bool) {
 	c.mu.Lock()
 	if v, ok, done := c.tryRecvFor(nil); done {
 		c.mu.Unlock()
 		return v, ok
 	}
-	return c.recvParked(ctx.CurrentTask())
+	return c.recvParked(t)
 }
 
 // recvParked parks t on the receive queue until a sender hands it a value,
