@@ -227,6 +227,9 @@ func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker
 	if w.Done.Load() {
 		return true
 	}
+	if h := beforeRecheck; h != nil {
+		h()
+	}
 	c.mu.Lock() // a partner that took w off q completes it before it unlocks
 	if w.Done.Load() {
 		c.mu.Unlock()
@@ -235,6 +238,13 @@ func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker
 	q.Remove(&w.Waiter)
 	return false
 }
+
+// beforeRecheck, when not nil, is called by parkPlain when its task has
+// woken and found its waiter not Done, just before it takes the lock to
+// look again: a partner that completes the waiter there is the window the
+// look under the lock exists for. Only tests set it (before the runtime
+// starts, cleared after it has stopped), to force that window.
+var beforeRecheck func()
 
 // armRecv arms a receive case: it takes a value (from the buffer, or from
 // a parked sender of an unbuffered channel), or reports the channel closed
