@@ -100,9 +100,10 @@ func (c *Chan[T]) pushFront(v T) {
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
 // channel is (or becomes) closed; v is then not delivered.
 func (c *Chan[T]) Send(ctx rtapi.Plumbing, v T) error {
-	c.mu.Enter(ctx.CurrentTask())
+	t := ctx.CurrentTask() // found once: see Recv
+	c.mu.Enter(t)
 	if c.unbuffered {
-		return c.sendSync(ctx, v)
+		return c.sendSync(t, v)
 	}
 	c.mu.Lock()
 	done, err := c.trySend(v)
@@ -159,16 +160,17 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 // unbuffered channel: until a sender arrives). After Close, it returns the
 // values still queued and then ok=false.
 func (c *Chan[T]) Recv(ctx rtapi.Plumbing) (v T, ok bool) {
-	c.mu.Enter(ctx.CurrentTask())
+	t := ctx.CurrentTask() // an interface call: found once per Recv
+	c.mu.Enter(t)
 	if c.unbuffered {
-		return c.recvSync(ctx)
+		return c.recvSync(t)
 	}
 	c.mu.Lock()
 	if v, ok, done := c.tryRecv(); done {
 		c.mu.Unlock()
 		return v, ok
 	}
-	return c.recvParked(ctx.CurrentTask())
+	return c.recvParked(t)
 }
 
 // TryRecv returns the next value without parking; ok is false when the

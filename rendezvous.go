@@ -4,7 +4,6 @@ import (
 	"unsafe"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // A receiver parked on a channel is completed in place by the sender that
@@ -139,7 +138,8 @@ func (c *Chan[T]) tryRecvSync() (v T, ok bool) {
 	return v, ok
 }
 
-func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
+// sendSync is Send on an unbuffered channel, by task t.
+func (c *Chan[T]) sendSync(t *core.Task, v T) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -149,7 +149,7 @@ func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 		c.mu.Unlock()
 		return nil
 	}
-	sw := c.getWait(ctx.CurrentTask(), v)
+	sw := c.getWait(t, v)
 	for !c.parkPlain(sw, &c.sendq, (*chanSend[T])(c)) {
 		// Woken without a receiver (mu held, sw off the queue).
 		if c.closed || c.trySendSync(v) {
@@ -166,13 +166,14 @@ func (c *Chan[T]) sendSync(ctx rtapi.Plumbing, v T) error {
 	return nil // a receiver took v
 }
 
-func (c *Chan[T]) recvSync(ctx rtapi.Plumbing) (v T, ok bool) {
+// recvSync is Recv on an unbuffered channel, by task t.
+func (c *Chan[T]) recvSync(t *core.Task) (v T, ok bool) {
 	c.mu.Lock()
 	if v, ok, done := c.tryRecvFor(nil); done {
 		c.mu.Unlock()
 		return v, ok
 	}
-	return c.recvParked(ctx.CurrentTask())
+	return c.recvParked(t)
 }
 
 // recvParked parks t on the receive queue until a sender hands it a value,
@@ -226,6 +227,9 @@ func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker
 	if w.Done.Load() {
 		return true
 	}
+	if h := beforeRecheck; h != nil {
+		h()
+	}
 	c.mu.Lock() // a partner that took w off q completes it before it unlocks
 	if w.Done.Load() {
 		c.mu.Unlock()
@@ -234,6 +238,13 @@ func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker
 	q.Remove(&w.Waiter)
 	return false
 }
+
+// beforeRecheck, when not nil, is called by parkPlain when its task has
+// woken and found its waiter not Done, just before it takes the lock to
+// look again: a partner that completes the waiter there is the window the
+// look under the lock exists for. Only tests set it (before the runtime
+// starts, cleared after it has stopped), to force that window.
+var beforeRecheck func()
 
 // armRecv arms a receive case: it takes a value (from the buffer, or from
 // a parked sender of an unbuffered channel), or reports the channel closed
