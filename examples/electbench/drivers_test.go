@@ -18,7 +18,7 @@ var drivers = []struct {
 	{"floor", RunFloor},
 	{"simrt", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{}) }},
 	{"simrt-direct", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{direct: true}) }},
-	{"simrt-readersteps", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{readerSteps: true}) }},
+	{"simrt-inboxhop", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{inboxHop: true}) }},
 }
 
 func TestSafety(t *testing.T) {
