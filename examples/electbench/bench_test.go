@@ -117,24 +117,24 @@ func BenchmarkSweep(b *testing.B) {
 
 // BenchmarkPaired alternates the drivers seed by seed on one goroutine
 // (the floor, simrt, simrt's direct mode, see simdirect.go, and its
-// readerSteps mode, see SimConfig) and reports each one's ms per run, wall
+// inboxHop mode, see SimConfig) and reports each one's ms per run, wall
 // clock and process CPU time, and their ratios to the floor, so that all
 // of them see the same load on a shared machine. The direct mode's ratio
 // is what the task model costs without the network stack: the floor under
-// simrt's own floor; the readerSteps mode's is simrt without the second
-// resume of a delivered message. (The collector's work is shared out
+// simrt's own floor; the inboxHop mode's is simrt with a second resume
+// per delivered message (the reader hands it to the node's task). (The collector's work is shared out
 // between them by when it runs, not by whose garbage it collects;
 // BenchmarkRun keeps them apart.)
 func BenchmarkPaired(b *testing.B) {
 	runFloor, _ := benchDrivers[0].runner()
 	pool := &deterministic.Coroutines{}
 	defer pool.Close()
-	names := []string{"floor", "simrt", "direct", "steps"}
+	names := []string{"floor", "simrt", "direct", "hop"}
 	runs := []runner{
 		runFloor,
 		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool}) },
 		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, direct: true}) },
-		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, readerSteps: true}) },
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, inboxHop: true}) },
 	}
 	var wall, cpu [4]time.Duration
 	seed := uint64(0)
@@ -213,12 +213,12 @@ func BenchmarkSetup(b *testing.B) {
 // run is made of: events the floor runs, task resumes and audited events
 // simrt makes (with the event log on, so its time is not the benchmark's
 // point), per run and per floor event, for simrt and (prefixed "direct-"
-// and "steps-") its two diagnostic modes.
+// and "hop-") its two diagnostic modes.
 func BenchmarkAnatomy(b *testing.B) {
 	modes := []struct {
 		prefix string
 		cfg    SimConfig
-	}{{"", SimConfig{eventLog: -1}}, {"direct-", SimConfig{eventLog: -1, direct: true}}, {"steps-", SimConfig{eventLog: -1, readerSteps: true}}}
+	}{{"", SimConfig{eventLog: -1}}, {"direct-", SimConfig{eventLog: -1, direct: true}}, {"hop-", SimConfig{eventLog: -1, inboxHop: true}}}
 	labels := make([]map[string]int, len(modes))
 	audited := make([]int, len(modes))
 	for i := range labels {

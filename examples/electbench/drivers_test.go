@@ -18,7 +18,7 @@ var drivers = []struct {
 	{"floor", RunFloor},
 	{"simrt", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{}) }},
 	{"simrt-direct", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{direct: true}) }},
-	{"simrt-readersteps", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{readerSteps: true}) }},
+	{"simrt-inboxhop", func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{inboxHop: true}) }},
 }
 
 func TestSafety(t *testing.T) {
@@ -232,4 +232,36 @@ func ExampleRunSim() {
 	b, _ := RunSim(7, SimConfig{})
 	fmt.Println(err == nil, a == b, a.Leaked, len(a.Audit))
 	// Output: true true 0 8
+}
+
+// TestDeliveryWakesOneTask checks the simrt driver's structure: a
+// delivered message resumes the reader task that receives it and no other
+// (the reader steps the node), where the inboxHop diagnostic also resumes
+// the node's task to hand it over. Counted in the audited resumes of the
+// same seeds: the difference must be most of one per delivered message
+// (not all: with the hop, a node's task that finds several messages in its
+// inbox takes them in one resume).
+func TestDeliveryWakesOneTask(t *testing.T) {
+	resumes := func(cfg SimConfig, seed uint64) (int, int) {
+		cfg.eventLog = -1
+		run := runSim(seed, cfg)
+		if run.err != nil {
+			t.Fatalf("seed %d: %v", seed, run.err)
+		}
+		n := 0
+		for _, e := range run.log.Events() {
+			if e.Label == "process_task" {
+				n++
+			}
+		}
+		return n, run.res.Delivered
+	}
+	for seed := range uint64(3) {
+		steps, delivered := resumes(SimConfig{}, seed)
+		hop, _ := resumes(SimConfig{inboxHop: true}, seed)
+		if saved := hop - steps; saved < delivered*3/4 {
+			t.Errorf("seed %d: %d resumes, %d with the inbox hop, %d messages delivered: want at least 3/4 of a resume saved per message", seed, steps, hop, delivered)
+		}
+		t.Logf("seed %d: %d resumes, %d with the inbox hop, %d delivered", seed, steps, hop, delivered)
+	}
 }

@@ -17,7 +17,10 @@ import (
 // cluster: every node is a task on its own simulated host that handles its
 // inbox and its timers, sends over simnet connections it dials to every
 // peer, and receives through a listener and one reader task per inbound
-// connection. Latency and jitter come from the simnet link model, the
+// connection. A reader steps the node with each message it receives,
+// under the node's Mutex (the node's task holds it too while it handles a
+// timer), so that a delivered message wakes one task, not the reader and
+// then the node's task through its inbox (the inboxHop diagnostic). Latency and jitter come from the simnet link model, the
 // split and the heal from the network's partition API. The auditor and
 // the metrics stay on, as in every simrt run.
 //
@@ -67,12 +70,12 @@ type SimConfig struct {
 	// direct bypasses the network stack (see simdirect.go): a diagnostic,
 	// to tell the network's share of a run from the tasks' and timers'.
 	direct bool
-	// readerSteps makes each reader task step the node itself, under the
-	// node's mutex, instead of handing the message to the node's task
-	// through its inbox: a diagnostic, to measure the second resume of a
-	// delivered message (what a Select case on a stream's readiness would
-	// save, by letting the node task read its connections itself).
-	readerSteps bool
+	// inboxHop makes each reader task hand the messages it receives to
+	// the node's task through its inbox, which then steps the node,
+	// instead of stepping the node itself under the node's mutex: a
+	// diagnostic, the driver as it was before 2026-12-02's fifth session,
+	// to measure the second resume of a delivered message.
+	inboxHop bool
 }
 
 func nodeHost(i int) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}) }
@@ -135,7 +138,7 @@ type simNode struct {
 	run   *simRun
 	nd    *Node
 	inbox *simrt.Chan[simEvent]
-	mu    simrt.Mutex // held while a task steps nd (readerSteps)
+	mu    simrt.Mutex // held while a task steps nd
 	out   [Nodes]simrt.Sink
 	timer [TimerHeartbeat + 1]rtapi.Timer
 	gen   [TimerHeartbeat + 1]uint64
@@ -259,17 +262,17 @@ func (sn *simNode) read(ctx simrt.Context, s simrt.Stream) {
 		if leaked(int(m.From), int(m.To), sent, ctx.Now().Sub(run.t0), run.split, run.heal) {
 			run.res.Leaked++
 		}
-		if run.cfg.readerSteps {
-			sn.mu.Lock(ctx)
-			run.res.Delivered++
-			sn.nd.Step(m)
-			sn.apply(ctx)
-			sn.mu.Unlock()
+		if run.cfg.inboxHop {
+			if sn.inbox.Send(ctx, simEvent{msg: m, sent: sent}) != nil {
+				return
+			}
 			continue
 		}
-		if sn.inbox.Send(ctx, simEvent{msg: m, sent: sent}) != nil {
-			return
-		}
+		sn.mu.Lock(ctx)
+		run.res.Delivered++
+		sn.nd.Step(m)
+		sn.apply(ctx)
+		sn.mu.Unlock()
 	}
 }
 
@@ -306,22 +309,26 @@ func (sn *simNode) loop(ctx simrt.Context) {
 	}
 }
 
-// lock takes mu when readers step the node too; otherwise only the node's
+// lock takes mu when readers step the node too (the default); with
+// inboxHop, or in the direct mode, which has no readers, only the node's
 // task does, and it needs no lock.
 func (sn *simNode) lock(ctx simrt.Context) {
-	if sn.run.cfg.readerSteps {
+	if sn.run.readersStep() {
 		sn.mu.Lock(ctx)
 	}
 }
 
 func (sn *simNode) unlock() {
-	if sn.run.cfg.readerSteps {
+	if sn.run.readersStep() {
 		sn.mu.Unlock()
 	}
 }
 
+// readersStep reports whether the reader tasks step the nodes.
+func (run *simRun) readersStep() bool { return !run.cfg.inboxHop && !run.cfg.direct }
+
 // apply carries out what the protocol's last call asked for, from the
-// task ctx (the node's, or with readerSteps a reader's), which holds mu.
+// task ctx (the node's or a reader's), which holds mu (see lock).
 func (sn *simNode) apply(ctx simrt.Context) {
 	nd := sn.nd
 	if nd.Won() {
