@@ -15,35 +15,46 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Auditor fingerprints everything a simulation does that the outside could
 // observe: task resumes, spawns, random draws, timers, metric registration,
-// DNS, network and storage operations with their payloads. Each event
-// extends a CRC-32C chain over length-prefixed fields, so two runs with the
+// DNS, network and storage operations with their payloads. The state is the
+// CRC-32C of every event so far, each encoded as its field count, its label
+// and its fields, every one prefixed with its length, so field boundaries
+// and event boundaries are both part of the fingerprint. Two runs with the
 // same seed and program have the same State, and a different schedule
 // almost surely does not.
 //
+// Events are gathered in a buffer and hashed in bulk (CRC-32C streams, so
+// where the buffer is flushed does not change the state): one crc32.Update
+// per kilobyte or so instead of one short, latency-bound call per event.
+//
 // An Auditor belongs to one runtime and is used only from its tasks.
 type Auditor struct {
-	digest uint32
-	buf    []byte
+	digest uint32 // CRC-32C of every byte hashed so far
+	buf    []byte // bytes of recorded events not hashed yet
 	log    *EventLog
 	where  func() (int64, string) // simulated time (ns since the epoch) and running task, for the log
 }
 
 // NewAuditor returns an auditor in its initial state ("00000000").
-func NewAuditor() *Auditor { return &Auditor{} }
+func NewAuditor() *Auditor { return &Auditor{buf: make([]byte, 0, auditorBuf)} }
+
+// auditorBuf is the hashing buffer's first capacity: room for flushAt
+// bytes and the usual event that takes them past it, so that a run's
+// buffer is one allocation rather than a series of growths.
+const auditorBuf = flushAt + 512
 
 func appendString(b []byte, f string) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
 	return append(b, f...)
 }
 
-// Event records one event: its label and fields. The new state is the
-// CRC-32C of the previous state, the label and each field, every one
-// prefixed with its length, so field boundaries and event boundaries are
-// both part of the fingerprint. Fields are neither retained nor copied
-// (large ones are hashed in place).
+// Event records one event: its label and fields. The state extends over
+// the event's field count, its label and each field, every one prefixed
+// with its length, so field boundaries and event boundaries are both part
+// of the fingerprint. Fields are neither retained nor copied beyond the
+// hashing buffer (large ones are hashed in pieces).
 func (a *Auditor) Event(label audit.Label, fields ...[]byte) {
-	b := a.begin(label)
-	crc := uint32(0)
+	b := a.begin(label, len(fields))
+	crc := a.digest
 	for _, f := range fields {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
 		if len(b)+len(f) <= hashPiece { // the usual small field, appended here
@@ -52,15 +63,15 @@ func (a *Auditor) Event(label audit.Label, fields ...[]byte) {
 		}
 		b, crc = a.hashBytes(b, crc, f)
 	}
-	a.digest = crc32.Update(crc, castagnoli, b)
-	a.buf = b[:0]
-	if a.log != nil {
-		a.log.add(a, label, fields)
-	}
+	a.end(b, crc, label, fields)
 }
 
-// hashPiece is how many bytes an event gathers before hashing them.
+// hashPiece is the most bytes an event gathers before hashing them.
 const hashPiece = 4096
+
+// flushAt is how many gathered bytes make the end of an event hash them:
+// past 504 bytes crc32 takes its three-way interleaved path.
+const flushAt = 1024
 
 // hashBytes adds p to the event being hashed: small fields are gathered in
 // b, large ones are hashed where they are. CRC-32C is streaming, so the
@@ -80,20 +91,27 @@ func (a *Auditor) hashBytes(b []byte, crc uint32, p []byte) ([]byte, uint32) {
 	return append(b, p...), crc
 }
 
+// end finishes an event whose bytes not yet hashed are b, on top of crc.
+// With the event log on, every event is hashed at once so that the log
+// can keep the state after it.
 func (a *Auditor) end(b []byte, crc uint32, label audit.Label, fields [][]byte) {
-	a.digest = crc32.Update(crc, castagnoli, b)
-	a.buf = b[:0]
 	if a.log != nil {
+		a.digest, a.buf = crc32.Update(crc, castagnoli, b), b[:0]
 		a.log.add(a, label, fields)
+		return
 	}
+	if len(b) >= flushAt {
+		crc, b = crc32.Update(crc, castagnoli, b), b[:0]
+	}
+	a.digest, a.buf = crc, b
 }
 
 // EventChunks records an event whose single payload field is given in
 // chunks; the chunk boundaries are not part of the fingerprint, so the
 // same bytes sent in one piece or several audit the same.
 func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byte) {
-	b := a.begin(label)
-	crc := uint32(0)
+	b := a.begin(label, len(prefix)+1)
+	crc := a.digest
 	for _, f := range prefix {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
 		if len(b)+len(f) <= hashPiece { // the usual small field, appended here
@@ -125,28 +143,30 @@ func (a *Auditor) EventChunks(label audit.Label, prefix [][]byte, chunks [][]byt
 	a.end(b, crc, label, logged)
 }
 
-func (a *Auditor) begin(label audit.Label) []byte {
-	b := a.buf[:0]
-	b = binary.BigEndian.AppendUint64(b, 4)
-	b = binary.BigEndian.AppendUint32(b, a.digest)
+// begin appends an event's field count and label to the bytes not yet
+// hashed.
+func (a *Auditor) begin(label audit.Label, fields int) []byte {
+	b := binary.BigEndian.AppendUint64(a.buf, uint64(fields))
 	return appendString(b, string(label))
 }
 
 // processTask is Event(audit.ProcessTask, id, name) without the variadic
 // slice.
 func (a *Auditor) processTask(id uint64, name string) {
-	b := a.begin(audit.ProcessTask)
+	b := a.begin(audit.ProcessTask, 2)
 	b = binary.BigEndian.AppendUint64(b, 8)
 	b = binary.BigEndian.AppendUint64(b, id)
 	b = appendString(b, name)
 	if a.log != nil {
 		var idb [8]byte
 		binary.BigEndian.PutUint64(idb[:], id)
-		a.end(b, 0, audit.ProcessTask, [][]byte{idb[:], []byte(name)})
+		a.end(b, a.digest, audit.ProcessTask, [][]byte{idb[:], []byte(name)})
 		return
 	}
-	a.digest = crc32.Update(0, castagnoli, b)
-	a.buf = b[:0]
+	if len(b) >= flushAt {
+		a.digest, b = crc32.Update(a.digest, castagnoli, b), b[:0]
+	}
+	a.buf = b
 }
 
 // spawn is Event(audit.Spawn, id, name) without allocating.
@@ -157,19 +177,30 @@ func (a *Auditor) spawn(id uint64, name string) {
 		a.Event(audit.Spawn, idb[:], []byte(name))
 		return
 	}
-	b := a.begin(audit.Spawn)
+	b := a.begin(audit.Spawn, 2)
 	b = binary.BigEndian.AppendUint64(b, 8)
 	b = binary.BigEndian.AppendUint64(b, id)
 	b = appendString(b, name)
-	a.digest = crc32.Update(0, castagnoli, b)
-	a.buf = b[:0]
+	if len(b) >= flushAt {
+		a.digest, b = crc32.Update(a.digest, castagnoli, b), b[:0]
+	}
+	a.buf = b
+}
+
+// state is the fingerprint: the CRC-32C of everything recorded, the bytes
+// not hashed yet included.
+func (a *Auditor) state() uint32 {
+	if len(a.buf) == 0 {
+		return a.digest
+	}
+	return crc32.Update(a.digest, castagnoli, a.buf)
 }
 
 // State returns the fingerprint as 8 lowercase hex characters. Reading it
 // changes nothing.
 func (a *Auditor) State() string {
 	var d [4]byte
-	binary.BigEndian.PutUint32(d[:], a.digest)
+	binary.BigEndian.PutUint32(d[:], a.state())
 	return hex.EncodeToString(d[:])
 }
 
@@ -177,7 +208,7 @@ func (a *Auditor) State() string {
 // and a copy of its event log. Events recorded on either leave the other
 // as it was.
 func (a *Auditor) snapshot() *Auditor {
-	s := &Auditor{digest: a.digest}
+	s := &Auditor{digest: a.state(), buf: make([]byte, 0, auditorBuf)}
 	if a.log != nil {
 		l := *a.log
 		l.entries = make([]logEntry, len(a.log.entries))

@@ -193,7 +193,7 @@ func TestAuditorFastPathsMatchEvent(t *testing.T) {
 		strings.Repeat("y", 64),
 		// An Event of exactly one hashing piece (4096 bytes), then names
 		// around and far above it.
-		strings.Repeat("z", 4096-8-4-8-len("process_task")-8-8-8), strings.Repeat("w", 4096),
+		strings.Repeat("z", 4096-8-8-len("process_task")-8-8-8), strings.Repeat("w", 4096),
 		strings.Repeat("v", 4097), strings.Repeat("long", 5000)}
 	type input struct {
 		id   uint64

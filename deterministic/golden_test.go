@@ -36,8 +36,8 @@ func TestGoldenAuditStates(t *testing.T) {
 		wantState  string
 		wantEvents uint64
 	}{
-		{"storage+network+crashes", 1, "e33e3b58", 3325},
-		{"storage+network+crashes", 42, "b0ad0a17", 3633},
+		{"storage+network+crashes", 1, "6cc0a3f5", 3325},
+		{"storage+network+crashes", 42, "663cf02a", 3633},
 	} {
 		t.Run(fmt.Sprintf("%s/seed=%d", tc.name, tc.seed), func(t *testing.T) {
 			counted := runGoldenWorkload(t, tc.seed, 1)

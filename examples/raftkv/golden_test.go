@@ -28,7 +28,7 @@ func TestGoldenSeed(t *testing.T) {
 		wantCrashes int
 		wantSim     time.Duration
 	}{
-		{"raftkv", 0, "ff7d9185", 199, 1, 7128820976 * time.Nanosecond},
+		{"raftkv", 0, "0a09efd4", 199, 1, 7128820976 * time.Nanosecond},
 	} {
 		t.Run(fmt.Sprintf("%s/seed=%d", tc.name, tc.seed), func(t *testing.T) {
 			first := runSeed(simConfig{Seed: tc.seed})

@@ -2,7 +2,7 @@
 //
 // Every operation a simulation performs that the outside could observe is
 // recorded as one event: a Label and a list of byte fields. The auditor
-// (deterministic.Auditor) chains a CRC-32C over them, so the labels and the
+// (deterministic.Auditor) takes a CRC-32C over them, so the labels and the
 // layout of their fields are part of every golden audit state: a Label's
 // value is its wire form and never changes.
 //
