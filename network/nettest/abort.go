@@ -281,13 +281,17 @@ func timeoutCut(t *testing.T, env Env, what string, op func() error) {
 type DialHarness func(t *testing.T, body func(env Env, hang netip.AddrPort))
 
 // RunDial runs the cases that need a Dial that blocks, each through h:
-// an abort cuts such a Dial short, and simrt.Timeout does too.
+// an abort cuts such a Dial short, and simrt.Timeout does too, and a Dial
+// through another task's context is the caller's (handed.go).
 func RunDial(t *testing.T, h DialHarness) {
 	t.Run("AbortCutsBlockedDial", func(t *testing.T) {
 		h(t, func(env Env, hang netip.AddrPort) { abortCutsBlockedDial(t, env, hang) })
 	})
 	t.Run("TimeoutCutsBlockedDial", func(t *testing.T) {
 		h(t, func(env Env, hang netip.AddrPort) { timeoutCutsBlockedDial(t, env, hang) })
+	})
+	t.Run("DialThroughAnotherContextIsTheCallers", func(t *testing.T) {
+		h(t, func(env Env, hang netip.AddrPort) { dialThroughAnotherContextIsTheCallers(t, env, hang) })
 	})
 }
 
