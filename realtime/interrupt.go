@@ -263,8 +263,10 @@ func (t *task) interruptIO(x *taskIO) {
 // comparison). Tasks are started with the label set their spawner had
 // before it was marked, so a task spawned by a marked one is not taken for
 // it. A task that replaces its labels itself (pprof.Do, SetGoroutineLabels)
-// is not recognised while they are in place: its Timeouts then act on a
-// blocked network operation only when it returns, as before.
+// is not recognised while they are in place, and after pprof.Do returns
+// too (it puts back the labels of the context.Context it was given, not
+// the marker): its Timeouts then act on a blocked network operation only
+// when it returns, as before.
 
 // markGoroutine gives t's goroutine its own label set, once, and enters
 // it in the runtime's table of marked tasks. Once the runtime has opened a
