@@ -40,8 +40,8 @@ func TestNetworkConformanceDial(t *testing.T) {
 	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
 		deterministic.Seeded(3).Start(func(ctx *deterministic.Context) {
 			far := netip.MustParseAddr("10.0.0.9")
-			ctx.WithHost(far) // declares the hosts
-			ctx = ctx.WithHost(simnet.Loopback)
+			ctx.WithHost(far)                   // declares the far host
+			ctx = ctx.WithHost(simnet.Loopback) // and the dialers' (the default, undeclared until then)
 			if err := ctx.Network().Clog(simnet.Loopback, far); err != nil {
 				t.Fatal(err)
 			}
