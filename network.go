@@ -55,7 +55,12 @@ type Sink interface {
 	// was abandoned mid-way (its task aborted or its Timeout expired), the
 	// sink is poisoned and every later Send returns ErrClosed. A Send
 	// called by a task already interrupted unwinds it at once, sending
-	// nothing, and poisons the sink too. Send fails
+	// nothing, and poisons the sink too. A Send that unwinds its task
+	// (abandoned mid-way, or called interrupted) also ends the peer's
+	// stream after the bytes that left, as Close does: the peer's Recv
+	// fails with ErrRecvFailed once it has taken them (over TCP the write
+	// half is shut down; the simulator delivers every byte the Send had
+	// handed over, production those the kernel took). Send fails
 	// with ErrSendFailed when the peer's stream is gone before it has taken
 	// the bytes; once they are taken, Send succeeds even if the peer closes
 	// its stream right after. A Send parked when Close is called on the
@@ -71,7 +76,8 @@ type Sink interface {
 type Stream interface {
 	// Recv parks until exactly n bytes have arrived and returns them in a
 	// new slice. It fails with ErrRecvFailed when the peer's sink is closed
-	// before n bytes arrive, and at once, without waiting or reserving
+	// (or cut by a Send that unwound its task, see Sink.Send) before n
+	// bytes arrive, and at once, without waiting or reserving
 	// memory, with ErrRecvTooLarge (which matches ErrRecvFailed) when n is
 	// above the network's maximum receive size (DefaultMaxRecvSize unless
 	// configured); memory for a large n grows as bytes arrive. After any

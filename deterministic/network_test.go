@@ -34,6 +34,22 @@ func TestNetworkConformance(t *testing.T) {
 	})
 }
 
+// The Dial cases of the suite on the runtime's own network, with a Dial
+// that hangs on a clog (it waits for the release, which never comes).
+func TestNetworkConformanceDial(t *testing.T) {
+	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
+		deterministic.Seeded(3).Start(func(ctx *deterministic.Context) {
+			far := netip.MustParseAddr("10.0.0.9")
+			ctx.WithHost(far)                   // declares the far host
+			ctx = ctx.WithHost(simnet.Loopback) // and the dialers' (the default, undeclared until then)
+			if err := ctx.Network().Clog(simnet.Loopback, far); err != nil {
+				t.Fatal(err)
+			}
+			body(nettest.Task(ctx, ctx), netip.AddrPortFrom(far, 80))
+		})
+	})
+}
+
 // The reference's bind rule for dialers' ports: 127.0.0.1 may not bind a
 // port in [EphemeralStart, EphemeralEnd); the ports around the range, and
 // the same ports on another address, bind.

@@ -76,8 +76,11 @@ import (
 //   - Recv: the stream is poisoned, bytes already buffered lost, as the
 //     simulator's parked Recv poisons its stream when it unwinds; the
 //     sink and the peer keep working.
-//   - Send: the sink is poisoned (part of the bytes may have left, which
-//     breaks any framing), as in the simulator.
+//   - Send: the sink is poisoned and its write half shut down: the peer's
+//     stream ends (ErrRecvFailed) after the bytes that left, part of the
+//     Send's perhaps, which breaks any framing; the simulator's cut Send
+//     ends the peer's stream after the bytes it pushed (nettest
+//     CutSendEndsPeersStream).
 //
 //   - Connections: an abort cuts only the call the aborted task is blocked
 //     in. A connection the task dialled, or that a listener it bound
@@ -205,12 +208,14 @@ func (t *task) beginIO(tg *ioTarget) bool {
 }
 
 // unwindBefore is CheckInterrupt for a call on tg that has not begun. If
-// the task unwinds and tg is a half, the half is poisoned first, as a call
-// cut while blocked leaves it: whether an interruption lands before the
-// call blocks or while it blocks is a matter of timing, so what the call
-// leaves behind must not depend on it, and the simulator's Send and Recv
-// poison their half whenever their park unwinds (nettest
-// InterruptedRecvPoisonsStream).
+// the task unwinds and tg is a half, the half is cut first, as a call cut
+// while blocked leaves it: poisoned and shut down in the kernel (for a
+// sink, the peer's stream ends after the bytes already sent). Whether an
+// interruption lands before the call blocks or while it blocks is a
+// matter of timing, so what the call leaves behind must not depend on it,
+// and the simulator's Send and Recv cut their half whenever their park
+// unwinds (nettest InterruptedRecvPoisonsStream,
+// InterruptedSendPoisonsSink).
 func (t *task) unwindBefore(tg *ioTarget) {
 	if !tg.half {
 		t.ct.CheckInterrupt()
@@ -218,8 +223,8 @@ func (t *task) unwindBefore(tg *ioTarget) {
 	}
 	unwound := true
 	defer func() {
-		if unwound {
-			tg.cut.Store(true)
+		if unwound && tg.cut.CompareAndSwap(false, true) {
+			tg.inner.Interrupt()
 		}
 	}()
 	t.ct.CheckInterrupt()
@@ -258,8 +263,10 @@ func (t *task) interruptIO(x *taskIO) {
 // comparison). Tasks are started with the label set their spawner had
 // before it was marked, so a task spawned by a marked one is not taken for
 // it. A task that replaces its labels itself (pprof.Do, SetGoroutineLabels)
-// is not recognised while they are in place: its Timeouts then act on a
-// blocked network operation only when it returns, as before.
+// is not recognised while they are in place, and after pprof.Do returns
+// too (it puts back the labels of the context.Context it was given, not
+// the marker): its Timeouts then act on a blocked network operation only
+// when it returns, as before.
 
 // markGoroutine gives t's goroutine its own label set, once, and enters
 // it in the runtime's table of marked tasks. Once the runtime has opened a

@@ -58,13 +58,15 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // the simulator: the abort cuts only the call the task is blocked in (see
 // conn).
 //
-// The connect blocks the calling goroutine, with a context.Context that an
-// abort of the context's task (or the shutdown) cancels, whichever
-// goroutine dials: Dial then returns simrt.ErrClosed at once, and no
+// The connect blocks the calling goroutine, with a context.Context that
+// the shutdown cancels: Dial then returns simrt.ErrClosed at once, and no
 // goroutine of the connect outlives it. Called on a task's goroutine (the
-// context's task's or another's, see interrupt.go), Dial is also cut short
-// by that task's abort or simrt.Timeout, and the task unwinds as in the
-// simulator.
+// context's task's or another's, see interrupt.go), Dial is cut short by
+// that task's abort or simrt.Timeout, and the task unwinds as in the
+// simulator; an abort of the context's task does not touch the Dial of
+// another task through it (nettest DialThroughAnotherContextIsTheCallers).
+// Called from a goroutine that is no task's, Dial is cut short, with
+// ErrClosed, by an abort of the context's task.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt().check()
 	c.rt().netUsed.Store(true)
@@ -96,20 +98,24 @@ func (d *device) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	return tl, nil
 }
 
-// Dial connects with a context that the owner's abort cancels, and that
-// an interruption of the task blocked in the connect (the caller, when it
-// is a task's goroutine) cancels too (see Context.Dial).
+// Dial connects with a context that an interruption of the task blocked
+// in the connect cancels: the caller's task, when the caller is a task's
+// goroutine, which need not be the owner (a context handed to another
+// task). The owner's abort cancels it only when the caller is the owner,
+// or a goroutine that is no task's (as it cuts a connection's orphan
+// calls, see conn): in the simulator, an abort cuts only the call the
+// aborted task is blocked in (see Context.Dial).
 func (d *device) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	t := d.owner
 	dctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cc := &cancelCloser{cancel: cancel}
-	t.closers().add(cc) // an aborted task's set cancels it at once
-	defer t.closers().remove(cc)
 	tg := ioTarget{inner: cc}
-	// The task blocked in the connect is the caller's, which need not be
-	// the owner (a context handed to another task).
 	o := d.rt.blockedTask(t, &tg)
+	if o == nil || o == t {
+		t.closers().add(cc) // an aborted task's set cancels it at once
+		defer t.closers().remove(cc)
+	}
 	rec := o != nil && o.beginIO(&tg)
 	sink, stream, err := d.rt.network.tcp.DialContext(dctx, addr)
 	if rec && o.endIO(&tg) {

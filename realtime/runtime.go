@@ -122,6 +122,12 @@ func (rt *runtime) finish(t *task, out core.Outcome, p *core.Panic) {
 	rt.marked.remove(t)
 	t.ct.RunExitHooks()
 	if x := t.io.Load(); x != nil {
+		if t.ct.IsAborted() {
+			// Abort wakes the task before it interrupts the task's
+			// closers: the task may get here first, and forget must not
+			// drop what the abort is about to interrupt.
+			x.closers.interruptAll()
+		}
 		x.closers.forget()
 	}
 	if out == core.OutcomePanicked {

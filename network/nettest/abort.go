@@ -245,6 +245,64 @@ func abortCutsBlockedSend(t *testing.T, env Env) {
 	})
 }
 
+// A Send cut short while it blocks on back-pressure (its task's
+// simrt.Timeout expires) poisons the sink and ends the peer's stream after
+// the bytes that made it, as TCP ends it when the write half is shut down:
+// the peer receives a prefix of what was sent (part of the cut Send, all
+// of it, or none), then its Recv fails with ErrRecvFailed instead of
+// waiting forever.
+func cutSendEndsPeersStream(t *testing.T, env Env) {
+	withConnection(t, env, func(c, s conn) {
+		big := make([]byte, 128<<10) // byte i of the stream is byte(i)
+		for i := range big {
+			big[i] = byte(i)
+		}
+		sent, blocked := 0, false
+		for range 1024 { // up to 128 MiB: more than any socket buffers
+			err := simrt.Timeout(env, 100*time.Millisecond, func() error { return c.sink.Send(big) })
+			if errors.Is(err, simrt.ErrTimeout) {
+				blocked = true
+				break
+			}
+			if err != nil {
+				t.Errorf("Send: %v", err)
+				return
+			}
+			sent += len(big)
+		}
+		if !blocked {
+			t.Errorf("no Send ever parked on back-pressure")
+			return
+		}
+		sent += len(big) // at most: the cut Send's bytes may all have made it
+		got := 0
+		var err error
+		terr := simrt.Timeout(env, guard, func() error {
+			for got <= sent {
+				var p []byte
+				if p, err = s.stream.Recv(max(1, len(s.stream.Peek(len(big))))); err != nil {
+					return nil
+				}
+				for i, b := range p {
+					if b != byte(got+i) {
+						t.Errorf("peer of a cut Send: byte %d is %d, want %d", got+i, b, byte(got+i))
+						return nil
+					}
+				}
+				got += len(p)
+			}
+			t.Errorf("peer of a cut Send received %d bytes, more than the %d sent", got, sent)
+			return nil
+		})
+		if terr != nil {
+			t.Errorf("the peer of a cut Send still waits after %v, at byte %d of at most %d: want its stream to end", guard, got, sent)
+			return
+		}
+		wantErr(t, err, simrt.ErrRecvFailed, "peer's Recv after the bytes of a cut Send")
+		wantErr(t, c.sink.Send([]byte{1}), simrt.ErrClosed, "Send after a cut Send")
+	})
+}
+
 // An abort cuts a task blocked in Accept short, on a listener another task
 // bound; another task's Recv is not disturbed.
 func abortCutsBlockedAccept(t *testing.T, env Env) {
@@ -281,13 +339,17 @@ func timeoutCut(t *testing.T, env Env, what string, op func() error) {
 type DialHarness func(t *testing.T, body func(env Env, hang netip.AddrPort))
 
 // RunDial runs the cases that need a Dial that blocks, each through h:
-// an abort cuts such a Dial short, and simrt.Timeout does too.
+// an abort cuts such a Dial short, and simrt.Timeout does too, and a Dial
+// through another task's context is the caller's (handed.go).
 func RunDial(t *testing.T, h DialHarness) {
 	t.Run("AbortCutsBlockedDial", func(t *testing.T) {
 		h(t, func(env Env, hang netip.AddrPort) { abortCutsBlockedDial(t, env, hang) })
 	})
 	t.Run("TimeoutCutsBlockedDial", func(t *testing.T) {
 		h(t, func(env Env, hang netip.AddrPort) { timeoutCutsBlockedDial(t, env, hang) })
+	})
+	t.Run("DialThroughAnotherContextIsTheCallers", func(t *testing.T) {
+		h(t, func(env Env, hang netip.AddrPort) { dialThroughAnotherContextIsTheCallers(t, env, hang) })
 	})
 }
 

@@ -48,6 +48,7 @@ var cases = []struct {
 	{"CloseCutsParkedSend", closeCutsParkedSend},
 	{"AbortCutsBlockedRecv", abortCutsBlockedRecv},
 	{"AbortCutsBlockedSend", abortCutsBlockedSend},
+	{"CutSendEndsPeersStream", cutSendEndsPeersStream},
 	{"AbortCutsBlockedAccept", abortCutsBlockedAccept},
 	{"TimeoutCutsBlockedAccept", timeoutCutsBlockedAccept},
 	{"AbortedAcceptPassesConnectionOn", abortedAcceptPassesConnectionOn},

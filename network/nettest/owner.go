@@ -219,13 +219,20 @@ func selfAbortThen(t *testing.T, env Env, what string, op func()) {
 // then calls unwinds it and poisons the sink, whether or not the bytes
 // would have fitted the connection's buffers (production cannot know
 // before the call whether it would block): the next Send fails with
-// ErrClosed. The stream keeps working.
+// ErrClosed, and the peer's stream ends (a Send cut while blocked shuts
+// the write half down, CutSendEndsPeersStream). The stream keeps working.
 func interruptedSendPoisonsSink(t *testing.T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		selfAbortThen(t, env, "Send", func() {
 			c.sink.Send(clientData)
 		})
 		wantErr(t, c.sink.Send(clientData), simrt.ErrClosed, "Send after a Send that unwound its interrupted task")
+		var err error
+		if terr := simrt.Timeout(env, guard, func() error { _, err = s.stream.Recv(1); return nil }); terr != nil {
+			t.Errorf("the peer of a Send that unwound its interrupted task still waits after %v: want its stream to end", guard)
+		} else {
+			wantErr(t, err, simrt.ErrRecvFailed, "peer's Recv after a Send that unwound its interrupted task")
+		}
 		if send(t, s.sink, "peer of the poisoned sink", serverData) {
 			expect(t, c.stream, serverData, "stream beside the poisoned sink")
 		}

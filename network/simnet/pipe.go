@@ -275,7 +275,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 		// whether or not the bytes would fit, as in production, which
 		// cannot know before the call whether it would block.
 		s.poisoned = true
-		t.CheckInterrupt() // unwinds (the deferred Unlock runs), or clears a stale flag
+		s.cutIfUnwound(t.CheckInterrupt) // unwinds (the deferred Unlock runs), or clears a stale flag
 		s.poisoned = false
 	}
 	if p.reset || !p.streamOpen || p.hostReset {
@@ -298,7 +298,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 	target := p.pushed - int64(n.bufSize) // done once drained reaches it
 	for p.drained < target {
 		s.poisoned = true // stays so if the wait unwinds or fails
-		n.waitOn(&p.sendq, (*sendWait)(p))
+		s.cutIfUnwound(func() { n.waitOn(&p.sendq, (*sendWait)(p)) })
 		switch {
 		case p.drained >= target:
 		case !p.sinkOpen:
@@ -309,6 +309,22 @@ func (s *sink) Send(bufs ...[]byte) error {
 		s.poisoned = false
 	}
 	return nil
+}
+
+// cutIfUnwound calls wait, which may unwind the Send's task; if it does,
+// the sink is cut: poisoned, and the peer's stream ends after the bytes
+// already pushed (its Recv fails with ErrRecvFailed once they are taken),
+// as production's write half, shut down when a Send is cut, ends it.
+// Called with mu held; an unwinding wait holds it again.
+func (s *sink) cutIfUnwound(wait func()) {
+	unwound := true
+	defer func() {
+		if unwound {
+			s.closeLocked() // the sink's own Close is still due, and does nothing more
+		}
+	}()
+	wait()
+	unwound = false
 }
 
 // Close implements simrt.Sink.Close.
