@@ -61,14 +61,16 @@ func newRuntime(cfg Config) *runtime {
 
 func (rt *runtime) check() { rt.sh.Check() }
 
-// spawn implements rtapi.Plumbing.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
+// spawn implements rtapi.Plumbing.SpawnTask for ctx, and
+// rtapi.RecordSpawner.SpawnRecord with the record rec (nil for none).
+func (rt *runtime) spawn(ctx *Context, work rtapi.Task, rec *core.TaskRecord) rtapi.Aborter {
 	rt.check()
 	s := ctx.Scope()
 	label := s.TaskLabel()
 	label.Spawned.Add(1)
 	label.Running.Add(1)
-	t := &task{work: work} // its series is label, through its scope
+	t := newTask(rec)
+	t.work = work // its series is label, through its scope
 	t.ct.SetBackend(t)
 	t.ctx.task = t
 	t.ctx.Init(s, nil) // the same runtime, name and attributes
