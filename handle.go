@@ -63,9 +63,22 @@ func (s *spawned[T]) Done(err error) {
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
 	mustContext(ctx == nil, "Spawn")
 	mustFunc(f == nil, "Spawn")
+	if rs, ok := ctx.(rtapi.RecordSpawner); ok {
+		b := &spawnedRecord[T]{h: Handle[T]{state: handleTask, f: f}}
+		b.h.abort = rs.SpawnRecord((*spawned[T])(&b.h), &b.rec)
+		return &b.h
+	}
 	h := &Handle[T]{state: handleTask, f: f}
 	h.abort = ctx.SpawnTask((*spawned[T])(h))
 	return h
+}
+
+// spawnedRecord is a spawned task's handle and the runtime's record of the
+// task in one allocation (see rtapi.RecordSpawner). The handle is first, so
+// a pointer to it is a pointer to the whole, and each keeps the other alive.
+type spawnedRecord[T any] struct {
+	h   Handle[T]
+	rec core.TaskRecord
 }
 
 // NewCompletion returns a handle and the function that completes it. Aborting

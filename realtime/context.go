@@ -70,7 +70,9 @@ func (rt *runtime) TaskNode(c *shell.Context) *supervise.Node { return &ctxOf(c)
 
 // Spawn implements shell.Backend. The task runs on a new goroutine. Once
 // shutdown has begun, the handle is closed at once.
-func (rt *runtime) Spawn(c *shell.Context, t rtapi.Task) rtapi.Aborter { return rt.spawn(ctxOf(c), t) }
+func (rt *runtime) Spawn(c *shell.Context, t rtapi.Task) rtapi.Aborter {
+	return rt.spawn(ctxOf(c), t, nil)
+}
 
 // Holder implements shell.Backend: the signal is released when the task
 // owning the context ends, if not before.

@@ -61,14 +61,16 @@ func newRuntime(cfg Config) *runtime {
 
 func (rt *runtime) check() { rt.sh.Check() }
 
-// spawn implements rtapi.Plumbing.SpawnTask for ctx.
-func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
+// spawn implements rtapi.Plumbing.SpawnTask for ctx, and
+// rtapi.RecordSpawner.SpawnRecord with the record rec (nil for none).
+func (rt *runtime) spawn(ctx *Context, work rtapi.Task, rec *core.TaskRecord) rtapi.Aborter {
 	rt.check()
 	s := ctx.Scope()
 	label := s.TaskLabel()
 	label.Spawned.Add(1)
 	label.Running.Add(1)
-	t := &task{work: work} // its series is label, through its scope
+	t := newTask(rec)
+	t.work = work // its series is label, through its scope
 	t.ct.SetBackend(t)
 	t.ctx.task = t
 	t.ctx.Init(s, nil) // the same runtime, name and attributes
@@ -87,9 +89,15 @@ func (rt *runtime) spawn(ctx *Context, work rtapi.Task) rtapi.Aborter {
 // task's function are kept few and small: a goroutine starts with a small
 // stack, and what the runtime takes of it brings the task's first stack
 // growth (a copy of the whole stack) closer.
+//
+// It is core.Task.Call inlined (see call): one deferred call both
+// recovers and finishes.
 func (t *task) run() {
 	out, p := core.OutcomeNone, (*core.Panic)(nil) // OutcomeNone after runtime.Goexit
 	defer func() {
+		if out == core.OutcomeNone { // a panic, an abort's unwinding, or runtime.Goexit
+			out, p = core.Recovered(recover())
+		}
 		rt := t.rt()
 		defer rt.leave()
 		rt.finish(t, out, p)
@@ -97,7 +105,17 @@ func (t *task) run() {
 	if t.rt().netUsed.Load() {
 		t.markGoroutine()
 	}
-	out, p = t.ct.Call(t.body)
+	out = t.call()
+}
+
+// call is what core.Task.Call does with body, the deferred recover left to
+// run: a task aborted before it started does not run its function.
+func (t *task) call() core.Outcome {
+	if t.ct.IsAborted() {
+		return core.OutcomeAborted
+	}
+	t.body()
+	return core.OutcomeOK
 }
 
 // body is what core.Task.Call runs: the task's first poll.

@@ -24,9 +24,8 @@ func TestAbortedBeforeFirstRunNeverRunsWork(t *testing.T) {
 	if !tk.ct.Abort() {
 		t.Fatal("Abort of a fresh task reported it already aborted")
 	}
-	out, p := tk.ct.Call(tk.body) // what run does first on the task's goroutine
-	if out != core.OutcomeAborted || p != nil {
-		t.Fatalf("Call = %v, %v; want OutcomeAborted, nil", out, p)
+	if out := tk.call(); out != core.OutcomeAborted { // what run does first on the task's goroutine
+		t.Fatalf("call = %v; want OutcomeAborted", out)
 	}
 	if w.runs != 0 {
 		t.Fatalf("the function of a task aborted before it ran ran %d times", w.runs)

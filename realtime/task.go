@@ -26,16 +26,26 @@ const (
 // its supervision node. What only a task that blocks or opens real I/O
 // needs (its park permit among it) is in taskIO, made on first use, so a
 // task that never blocks carries none of it.
+//
+// The layout is core.TaskRecord's (the pointer words first, then the
+// node's plain data), so that a task spawned through simrt.Spawn lives in
+// the record allocated with its handle (see spawnRecord); spawn_layout_test.go
+// checks it word by word.
 type task struct {
 	ct   core.Task
 	ctx  Context                // the context the task receives
-	node supervise.Node         // spawn node; unused by the root
 	work rtapi.Task             // the spawned work, which also takes the outcome; nil for the root
 	io   atomic.Pointer[taskIO] // made on first use
+	node supervise.Node         // spawn node; unused by the root
 }
 
-// A spawned task is one allocation; keep it within the 128-byte size class.
-var _ [128 - unsafe.Sizeof(task{})]struct{}
+// A spawned task fills a core.TaskRecord exactly, and the record alone
+// stays within the 128-byte size class.
+var (
+	_ [unsafe.Sizeof(core.TaskRecord{}) - unsafe.Sizeof(task{})]struct{}
+	_ [unsafe.Sizeof(task{}) - unsafe.Sizeof(core.TaskRecord{})]struct{}
+	_ [128 - unsafe.Sizeof(task{})]struct{}
+)
 
 // taskIO is the state of a task that has blocked or opened real I/O.
 type taskIO struct {

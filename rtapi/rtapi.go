@@ -47,6 +47,15 @@ type Task interface {
 	Done(err error)
 }
 
+// RecordSpawner is a Plumbing whose runtime keeps each task in a
+// core.TaskRecord. simrt.Spawn allocates the record together with the
+// task's handle, one object for both, and calls SpawnRecord instead of
+// SpawnTask, which it is in every other way. The record is zero; the runtime
+// owns it from the call on. A nil rec makes the runtime allocate its own.
+type RecordSpawner interface {
+	SpawnRecord(t Task, rec *core.TaskRecord) Aborter
+}
+
 // Aborter stops a task and everything below it.
 type Aborter interface {
 	Abort()

@@ -29,19 +29,31 @@ type Panic struct {
 // in Call, so they classify endings the same way.
 func (t *Task) Call(f func()) (out Outcome, p *Panic) {
 	defer func() {
-		r := recover()
-		if r == nil {
-			return // returned normally, or runtime.Goexit
+		if out == OutcomeNone { // a panic or runtime.Goexit
+			out, p = Recovered(recover())
 		}
-		if IsAbort(r) {
-			out = OutcomeAborted
-			return
-		}
-		out, p = OutcomePanicked, &Panic{Value: r, Stack: debug.Stack()}
 	}()
 	if t.IsAborted() {
 		return OutcomeAborted, nil
 	}
 	f()
 	return OutcomeOK, nil
+}
+
+// Recovered classifies what a task's deferred function recovered, r, the
+// way Call does: OutcomeNone for nil (runtime.Goexit), OutcomeAborted for
+// the abort sentinel, and otherwise OutcomePanicked with the panic and the
+// stack where it happened (Recovered must be called from the deferred
+// function itself, so that the stack is still the panic's). A runtime that
+// runs a task's body without Call (to keep its goroutine one frame and one
+// deferred call shorter) calls it instead, so both runtimes classify
+// endings the same way.
+func Recovered(r any) (Outcome, *Panic) {
+	switch {
+	case r == nil:
+		return OutcomeNone, nil
+	case IsAbort(r):
+		return OutcomeAborted, nil
+	}
+	return OutcomePanicked, &Panic{Value: r, Stack: debug.Stack()}
 }

@@ -6,6 +6,7 @@ package core
 
 import (
 	"sync/atomic"
+	"unsafe"
 )
 
 // Backend suspends and resumes one task. Park and Yield must call the
@@ -249,4 +250,17 @@ func (t *Task) RunExitHooks() {
 	for ; first != nil; first = first.next {
 		first.f()
 	}
+}
+
+// TaskRecord is storage for one production task, which simrt.Spawn
+// allocates together with the task's handle so that a spawn makes one
+// object for both (see rtapi.RecordSpawner). The production runtime keeps
+// its task record in it: its layout is that record's, word for word as the
+// garbage collector sees it (a Task, nine pointer words, one word of plain
+// data), which a test of the production runtime checks. Nothing else reads
+// or writes it.
+type TaskRecord struct {
+	_ Task
+	_ [9]unsafe.Pointer
+	_ uint64
 }
