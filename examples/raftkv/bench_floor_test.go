@@ -1,0 +1,392 @@
+package main
+
+import (
+	"flag"
+	"hash/crc32"
+	"iter"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/telemetry/audit"
+)
+
+// seedAnatomy is what the simulator did for one seed: its audited events
+// by label and its random decisions by kind.
+type seedAnatomy struct {
+	out       outcome
+	labels    map[audit.Label]int
+	audited   int                 // every audited event
+	bytes     int                 // bytes of the audited events' fields
+	byLabel   map[audit.Label]int // those bytes by label
+	decisions map[deterministic.Kind]int
+	draws     int // every ChaCha8 draw (every decision)
+}
+
+// countedRun is runSeed with the event log and the decision stream on, and
+// without the linearizability check: it runs the same seed the same way
+// (TestCountedRunIsRunSeed holds it to runSeed's audit state and raft
+// counts) and counts what the simulator did.
+func countedRun(cfg simConfig) seedAnatomy {
+	cfg = cfg.withDefaults()
+	s := &sim{cfg: cfg, log: &logger{w: cfg.Verbose}, leaders: make(map[uint64]uint64)}
+	for i := range cfg.Clients {
+		s.clients = append(s.clients, newClient(i, cfg.Nodes, s))
+	}
+	rec := &deterministic.Stream{}
+	r := deterministic.New(deterministic.Config{
+		Seed:       cfg.Seed,
+		Timeout:    cfg.Duration + 10*time.Second,
+		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
+		Coroutines: cfg.Coroutines,
+		LogHandler: slogHandler{l: s.log},
+		EventLog:   -1,
+		Record:     rec,
+	})
+	var a seedAnatomy
+	a.out.Seed = cfg.Seed
+	var cp *deterministic.Checkpoint
+	for {
+		cp = r.StartAndRecover(s.runEpoch)
+		if s.finished {
+			a.out.SimTime = cp.Time().Sub(s.start)
+			break
+		}
+		r = deterministic.FromCheckpoint(cp)
+	}
+	aud := cp.Auditor()
+	a.out.Audit, a.out.Raft, a.out.Failure, a.out.Ops = aud.State(), s.raft, s.failure, len(s.history)
+	a.labels, a.byLabel = map[audit.Label]int{}, map[audit.Label]int{}
+	for _, e := range aud.Log().Events() {
+		a.labels[e.Label]++
+		a.audited++
+		for _, f := range e.Fields {
+			a.bytes += len(f)
+			a.byLabel[e.Label] += len(f)
+		}
+	}
+	a.decisions = map[deterministic.Kind]int{}
+	for _, d := range rec.Decisions {
+		a.decisions[d.Kind]++
+	}
+	a.draws = len(rec.Decisions)
+	return a
+}
+
+// TestCountedRunIsRunSeed: the counting run is the seed runSeed runs (same
+// audit state, same calls into raft, same operations), so its counts are
+// the seed's; and its counts add up.
+func TestCountedRunIsRunSeed(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 2, 3} {
+		want := runSeed(simConfig{Seed: seed})
+		got := countedRun(simConfig{Seed: seed})
+		if got.out.Audit != want.Audit || got.out.Raft != want.Raft || got.out.Ops != want.Ops || got.out.SimTime != want.SimTime {
+			t.Fatalf("seed %d: counted run %s %+v ops %d %v, runSeed %s %+v ops %d %v", seed,
+				got.out.Audit, got.out.Raft, got.out.Ops, got.out.SimTime, want.Audit, want.Raft, want.Ops, want.SimTime)
+		}
+		t.Logf("seed %d: %d resumes, %d audited events (%d bytes), %d timers, %d draws (%d yield, %d schedule, %d fault, %d rand), %d/%d sends/receives attempted, %d writes, %d spawns",
+			seed, got.labels[audit.ProcessTask], got.audited, got.bytes, got.labels[audit.Timer], got.draws,
+			got.decisions[deterministic.KindYield], got.decisions[deterministic.KindSchedule], got.decisions[deterministic.KindFault], got.decisions[deterministic.KindRand],
+			got.labels[audit.SendAttempt], got.labels[audit.RecvAttempt], got.labels[audit.WriteAt], got.labels[audit.Spawn])
+		sum := 0
+		for _, n := range got.labels {
+			sum += n
+		}
+		if sum != got.audited || got.labels[audit.ProcessTask] == 0 || got.labels[audit.Rand] > got.draws {
+			t.Fatalf("seed %d: labels sum to %d of %d events, %d resumes, %d audited draws of %d", seed, sum, got.audited, got.labels[audit.ProcessTask], got.labels[audit.Rand], got.draws)
+		}
+	}
+}
+
+// floorUnits are the unit floors, in ns, of what the simulator does per
+// seed: the least any simulator built like simrt (stackful tasks, one
+// seeded generator, a fingerprint of every event, a timer heap) pays.
+type floorUnits struct {
+	resume float64 // a bare iter.Pull park/resume round trip, shuffled over the run's tasks
+	event  float64 // an audited event of the cheapest shape (the timer's: one 8-byte field)
+	timer  float64 // a timer set and popped on a plain binary heap of the run's size
+	draw   float64 // one ChaCha8 Uint64
+	hash   float64 // CRC-32C of one byte, in 4 KB pieces (the auditor's fingerprint of a field's bytes)
+	copy   float64 // copying one byte, in 4 KB pieces (a payload moved once)
+}
+
+// minNs runs f(n) rounds times and returns the least time per iteration:
+// on a shared machine the least is the nearest to the unit's own cost.
+func minNs(n, rounds int, f func(n int)) float64 {
+	best := time.Duration(1 << 62)
+	for range rounds {
+		t0 := time.Now()
+		f(n)
+		best = min(best, time.Since(t0))
+	}
+	return float64(best.Nanoseconds()) / float64(n)
+}
+
+// measureFloorUnits measures the unit floors; tasks is the number of
+// coroutines the resumes cycle over and timers the heap's size.
+func measureFloorUnits(tasks, timers int) floorUnits {
+	const n, rounds = 1 << 20, 5
+	var u floorUnits
+
+	nexts := make([]func() (struct{}, bool), tasks)
+	stops := make([]func(), tasks)
+	for i := range nexts {
+		nexts[i], stops[i] = iter.Pull(func(yield func(struct{}) bool) {
+			for yield(struct{}{}) {
+			}
+		})
+	}
+	perm := make([]int, tasks)
+	for i := range perm {
+		perm[i] = i
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	u.resume = minNs(n, rounds, func(n int) {
+		for i := 0; i < n; i++ {
+			if i%tasks == 0 {
+				rng.Shuffle(tasks, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+			}
+			nexts[perm[i%tasks]]()
+		}
+	})
+	for _, s := range stops {
+		s()
+	}
+
+	a := deterministic.NewAuditor()
+	when := make([]byte, 8)
+	u.event = minNs(n, rounds, func(n int) {
+		for range n {
+			a.Event(audit.Timer, when)
+		}
+	})
+
+	h := make(floorHeap, 0, timers+1)
+	var seq uint64
+	for range timers {
+		seq++
+		h.push(floorTimer{at: int64(rng.Uint64N(1 << 30)), seq: seq})
+	}
+	u.timer = minNs(n, rounds, func(n int) {
+		for range n {
+			top := h.pop()
+			seq++
+			h.push(floorTimer{at: top.at + int64(rng.Uint64N(1<<20)), seq: seq})
+		}
+	})
+
+	c := rand.NewChaCha8([32]byte{1})
+	var sink uint64
+	u.draw = minNs(n, rounds, func(n int) {
+		for range n {
+			sink += c.Uint64()
+		}
+	})
+	_ = sink
+
+	const piece = 4096
+	src, dst := make([]byte, piece), make([]byte, piece)
+	var crc uint32
+	table := crc32.MakeTable(crc32.Castagnoli)
+	u.hash = minNs(n/16, rounds, func(n int) {
+		for range n {
+			crc = crc32.Update(crc, table, src)
+		}
+	}) / piece
+	_ = crc
+	u.copy = minNs(n/16, rounds, func(n int) {
+		for range n {
+			copy(dst, src)
+		}
+	}) / piece
+	return u
+}
+
+// floorTimer is a timer of the floor's heap: its deadline and sequence.
+type floorTimer struct {
+	at  int64
+	seq uint64
+}
+
+// floorHeap is the plainest timer heap: a binary min-heap by (at, seq).
+type floorHeap []floorTimer
+
+func (t floorTimer) before(o floorTimer) bool {
+	return t.at < o.at || t.at == o.at && t.seq < o.seq
+}
+
+func (h *floorHeap) push(t floorTimer) {
+	*h = append(*h, t)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].before(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *floorHeap) pop() floorTimer {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(s) && s[l].before(s[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(s) && s[r].before(s[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// floorRaftkvShare is the share of a seed's CPU that is raftkv's own code
+// and the check (clients, nodes and transport outside raft and the wire
+// codec, the log, the harness, porcupine), from a CPU profile of
+// BenchmarkSeed charged by innermost non-standard-library frame: the
+// command is in docs/PERFORMANCE.md ("raftkv"). The default is the
+// 2026-12-02 profile's (1,000 seeds): raftkv 11.3% plus porcupine 0.6%.
+var floorRaftkvShare = flag.Float64("floor.raftkv", 0.119, "BenchmarkSeedFloor: share of a seed's CPU that is raftkv's own code and check")
+
+// floorSeeds is how many seeds BenchmarkSeedFloor counts (untimed), and
+// floorRaftRuns how many runs of the raft driver it times.
+const floorSeeds, floorRaftRuns = 10, 30
+
+// BenchmarkSeedFloor composes the task model's floor for a raftkv seed
+// from parts measured in the same run, beside the seed's own cost (ns/op:
+// one whole seed, as BenchmarkSeed runs it). Before the timed loop it
+// counts, over seeds 0..floorSeeds-1, what the simulator does per seed
+// (task resumes, audited events by label, timers set, random decisions by
+// kind), measures each unit's floor (floorUnits), and times raft with
+// raftkv's codec doing a seed's raft work (BenchmarkRaftAlone's "codec"
+// driver). It reports each count, each unit, their products, raft's time,
+// raftkv's own code (the -floor.raftkv share of the seeds timed here),
+// and floor-ms: their sum, with floor-seeds/s its inverse and
+// floor/seed its ratio to the seed's measured cost.
+func BenchmarkSeedFloor(b *testing.B) {
+	var (
+		per       seedAnatomy
+		raftWant  raftStats
+		labelSum  = map[audit.Label]int{}
+		bytesSum  = map[audit.Label]int{}
+		decisions = map[deterministic.Kind]int{}
+	)
+	for seed := range uint64(floorSeeds) {
+		a := countedRun(simConfig{Seed: seed})
+		if a.out.Failure != "" {
+			b.Fatalf("seed %d: %s", seed, a.out.Failure)
+		}
+		for l, n := range a.labels {
+			labelSum[l] += n
+		}
+		for l, n := range a.byLabel {
+			bytesSum[l] += n
+		}
+		for k, n := range a.decisions {
+			decisions[k] += n
+		}
+		per.audited += a.audited
+		per.bytes += a.bytes
+		per.draws += a.draws
+		raftWant.add(a.out.Raft)
+	}
+	raftWant = raftWant.per(floorSeeds)
+	perSeed := func(n int) float64 { return float64(n) / floorSeeds }
+	resumes := perSeed(labelSum[audit.ProcessTask])
+	timers := perSeed(labelSum[audit.Timer])
+	audited := perSeed(per.audited)
+	draws := perSeed(per.draws)
+	hashed := perSeed(per.bytes)
+	// A payload moved once: each message sent, each write to storage.
+	copied := perSeed(bytesSum[audit.SendAttempt] + bytesSum[audit.WriteAt])
+
+	u := measureFloorUnits(64, 64)
+
+	// Raft with the codec doing a seed's raft work: the mean of
+	// BenchmarkRaftAlone's "codec" driver over floorRaftRuns seeds (a
+	// mean, not a least, so that raft's share of the collector is in it).
+	t0 := time.Now()
+	for i := range floorRaftRuns {
+		d := newRaftDriver(uint64(i), raftWant, true)
+		d.run()
+	}
+	raftNs := float64(time.Since(t0).Nanoseconds()) / floorRaftRuns
+
+	sim := resumes*u.resume + audited*u.event + timers*u.timer + draws*u.draw + hashed*u.hash + copied*u.copy
+	floor := raftNs + sim // and raftkv's own, once the seeds are timed
+
+	pool := &deterministic.Coroutines{}
+	defer pool.Close()
+	seed := uint64(0)
+	b.ResetTimer()
+	for b.Loop() {
+		o := runSeed(simConfig{Seed: seed, Coroutines: pool})
+		if o.Failure != "" {
+			b.Fatalf("seed %d: %s", seed, o.Failure)
+		}
+		seed++
+	}
+	b.StopTimer()
+	seedNs := float64(b.Elapsed().Nanoseconds()) / float64(seed)
+	own := *floorRaftkvShare * seedNs
+	floor += own
+
+	b.ReportMetric(resumes, "resumes/seed")
+	b.ReportMetric(audited, "audited/seed")
+	b.ReportMetric(hashed, "audited-bytes/seed")
+	b.ReportMetric(copied, "copied-bytes/seed")
+	b.ReportMetric(timers, "timers/seed")
+	b.ReportMetric(draws, "draws/seed")
+	labels := slices.Sorted(func(yield func(audit.Label) bool) {
+		for l := range labelSum {
+			if !yield(l) {
+				return
+			}
+		}
+	})
+	for _, l := range labels {
+		if l != audit.ProcessTask && l != audit.Timer {
+			b.ReportMetric(perSeed(labelSum[l]), string(l)+"/seed")
+		}
+	}
+	for k := deterministic.KindSchedule; k <= deterministic.KindBuggify; k++ {
+		if decisions[k] > 0 {
+			b.ReportMetric(perSeed(decisions[k]), "draw-"+k.String()+"/seed")
+		}
+	}
+	b.ReportMetric(u.resume, "resume-ns")
+	b.ReportMetric(u.event, "event-ns")
+	b.ReportMetric(u.timer, "timer-ns")
+	b.ReportMetric(u.draw, "draw-ns")
+	b.ReportMetric(u.hash, "hash-ns/byte")
+	b.ReportMetric(u.copy, "copy-ns/byte")
+	b.ReportMetric(resumes*u.resume/1e6, "resumes-ms")
+	b.ReportMetric(audited*u.event/1e6, "audit-ms")
+	b.ReportMetric(timers*u.timer/1e6, "timers-ms")
+	b.ReportMetric(draws*u.draw/1e6, "draws-ms")
+	b.ReportMetric(hashed*u.hash/1e6, "hash-ms")
+	b.ReportMetric(copied*u.copy/1e6, "copy-ms")
+	b.ReportMetric(raftNs/1e6, "raft-codec-ms")
+	b.ReportMetric(sim/1e6, "sim-floor-ms")
+	b.ReportMetric(own/1e6, "raftkv-ms")
+	b.ReportMetric(floor/1e6, "floor-ms")
+	b.ReportMetric(floor/seedNs, "floor/seed")
+	b.ReportMetric(seedNs/1e6, "seed-ms")
+	b.ReportMetric(1e9/floor, "floor-seeds/s")
+	b.ReportMetric(1e9/seedNs, "seeds/s")
+}
