@@ -58,17 +58,38 @@ type Sink interface {
 	// nothing, and poisons the sink too. A Send that unwinds its task
 	// (abandoned mid-way, or called interrupted) also ends the peer's
 	// stream after the bytes that left, as Close does: the peer's Recv
-	// fails with ErrRecvFailed once it has taken them (over TCP the write
-	// half is shut down; the simulator delivers every byte the Send had
-	// handed over, production those the kernel took). Send fails
-	// with ErrSendFailed when the peer's stream is gone before it has taken
-	// the bytes; once they are taken, Send succeeds even if the peer closes
+	// fails with ErrRecvFailed once it has taken them. What left is a
+	// prefix of the Send, so the peer of a Send larger than the buffers
+	// between the two ends sees it truncated. Over TCP the write half is
+	// shut down, and what left is what the kernels had taken (the sender's
+	// send buffer and the peer's receive buffer: about 3.9 MB over Linux
+	// loopback with default sysctls, the peer reading nothing). In the
+	// simulator it is what the peer's stream had pulled plus at most the
+	// network's buffer beyond it (simnet's Config.BufferSize, 64 KiB by
+	// default); the rest of the Send is dropped. Send fails with
+	// ErrSendFailed when the peer's stream is gone before it has taken the
+	// bytes; once they are taken, Send succeeds even if the peer closes
 	// its stream right after. A Send parked when Close is called on the
 	// same sink, from another task, returns ErrClosed.
 	Send(bufs ...[]byte) error
 	// Close closes the sending half: the peer receives what was sent, and
 	// then its Recv fails with ErrRecvFailed. A later Send returns
 	// ErrClosed. Closing twice does nothing.
+	//
+	// Production differs once both halves are closed: TCP's default close
+	// (network/tcp's Config.Linger false, SO_LINGER 0) then resets the
+	// connection at once, and the bytes the sender's kernel still held
+	// are dropped; the peer receives only those that had reached its own
+	// kernel, then ErrRecvFailed. A Send that returned, followed at once
+	// by the Close of both halves, may so lose its tail in production
+	// (a 256 KiB Send to a peer reading nothing: 127,973 bytes arrived
+	// over Linux loopback), and a cut Send keeps less than it would (the
+	// same 127,973 bytes of 8 MiB, against 3.9 MB while the socket stays
+	// open). The simulator models no such reset: closing both halves
+	// drops nothing that left (all of a Send that returned, and of a cut
+	// Send what Send says), as production with Linger true, or with the
+	// stream still open, drops nothing. A sender that must know its bytes
+	// arrived waits for the peer to say so before it closes.
 	Close() error
 }
 

@@ -49,6 +49,7 @@ var cases = []struct {
 	{"AbortCutsBlockedRecv", abortCutsBlockedRecv},
 	{"AbortCutsBlockedSend", abortCutsBlockedSend},
 	{"CutSendEndsPeersStream", cutSendEndsPeersStream},
+	{"CutSendDeliversStrictPrefix", cutSendDeliversStrictPrefix},
 	{"AbortCutsBlockedAccept", abortCutsBlockedAccept},
 	{"TimeoutCutsBlockedAccept", timeoutCutsBlockedAccept},
 	{"AbortedAcceptPassesConnectionOn", abortedAcceptPassesConnectionOn},

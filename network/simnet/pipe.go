@@ -275,7 +275,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 		// whether or not the bytes would fit, as in production, which
 		// cannot know before the call whether it would block.
 		s.poisoned = true
-		s.cutIfUnwound(t.CheckInterrupt) // unwinds (the deferred Unlock runs), or clears a stale flag
+		s.cutIfUnwound(0, t.CheckInterrupt) // unwinds (the deferred Unlock runs), or clears a stale flag
 		s.poisoned = false
 	}
 	if p.reset || !p.streamOpen || p.hostReset {
@@ -298,7 +298,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 	target := p.pushed - int64(n.bufSize) // done once drained reaches it
 	for p.drained < target {
 		s.poisoned = true // stays so if the wait unwinds or fails
-		s.cutIfUnwound(func() { n.waitOn(&p.sendq, (*sendWait)(p)) })
+		s.cutIfUnwound(total, func() { n.waitOn(&p.sendq, (*sendWait)(p)) })
 		switch {
 		case p.drained >= target:
 		case !p.sinkOpen:
@@ -312,19 +312,66 @@ func (s *sink) Send(bufs ...[]byte) error {
 }
 
 // cutIfUnwound calls wait, which may unwind the Send's task; if it does,
-// the sink is cut: poisoned, and the peer's stream ends after the bytes
-// already pushed (its Recv fails with ErrRecvFailed once they are taken),
-// as production's write half, shut down when a Send is cut, ends it.
-// Called with mu held; an unwinding wait holds it again.
-func (s *sink) cutIfUnwound(wait func()) {
+// the sink is cut: the Send's bytes that had not left are dropped (see
+// dropUnsent; sent is how many the Send pushed, the last push of the
+// pipe), the sink is poisoned, and the peer's stream ends after the bytes
+// that remain (its Recv fails with ErrRecvFailed once they are taken), as
+// production's write half, shut down when a Send is cut, ends it. Called
+// with mu held; an unwinding wait holds it again.
+func (s *sink) cutIfUnwound(sent int, wait func()) {
 	unwound := true
 	defer func() {
 		if unwound {
+			s.p.dropUnsent(sent)
 			s.closeLocked() // the sink's own Close is still due, and does nothing more
 		}
 	}()
 	wait()
 	unwound = false
+}
+
+// dropUnsent drops what a cut Send had not handed over, of the sent bytes
+// it pushed last. push hands a whole Send to the link at once, for speed,
+// but what a sender's kernel takes is bounded by its buffers: the bytes
+// that left are those the stream has pulled (drained) and at most
+// BufferSize beyond them, what back-pressure lets the pipe hold (in flight
+// plus arrived). A cut Send keeps, of its own bytes, those below
+// drained+BufferSize in the pipe's byte sequence; the rest were still the
+// sender's, never sent, and are dropped from the tail of the pipe. The
+// earlier Sends have all left: each returned once drained came within
+// BufferSize of its end. No Send pushes after the cut one: a parked Send
+// keeps the sink poisoned, and an unwound one closes it.
+//
+// The Send's bytes are one segment, so they are all in one place: in
+// flight (the last segment: it keeps its arrival time and arrives
+// shortened, or vanishes if nothing of it left), or arrived (the tail of
+// shared; the stream has pulled none of what is dropped, since drained
+// is below the cut). The link's bandwidth stays charged for the whole
+// Send, and no random draw is made, so a cut changes nothing else a
+// simulation sees. Called with mu held, before the sink is closed.
+func (p *pipe) dropUnsent(sent int) {
+	if p.reset || !p.streamOpen || sent == 0 {
+		return // discarded already, or nothing of the Send was pushed
+	}
+	drop := int(min(max(p.pushed-p.drained-int64(p.net.bufSize), 0), int64(sent)))
+	if drop == 0 {
+		return
+	}
+	p.pushed -= int64(drop)
+	if !p.inFlight() {
+		p.shared.dropBack(drop)
+		return
+	}
+	last := &p.flight[len(p.flight)-1]
+	last.n -= drop
+	p.flightBytes -= drop
+	p.flightQueue.dropBack(drop)
+	if last.n == 0 {
+		p.flight = p.flight[:len(p.flight)-1]
+		if !p.inFlight() {
+			p.flight, p.head = p.flight[:0], 0 // a timer armed for it pumps nothing
+		}
+	}
 }
 
 // Close implements simrt.Sink.Close.

@@ -41,5 +41,13 @@ func (q *byteQueue) moveTo(dst *byteQueue, n int) {
 	q.consume(n)
 }
 
+// dropBack drops the last n bytes.
+func (q *byteQueue) dropBack(n int) {
+	q.b = q.b[:len(q.b)-n]
+	if q.off == len(q.b) {
+		q.b, q.off = q.b[:0], 0
+	}
+}
+
 // reset empties the queue and frees its memory.
 func (q *byteQueue) reset() { *q = byteQueue{} }
