@@ -25,7 +25,12 @@ const DefaultMaxRecvSize = 32 << 20
 // unwinds the calling task abandons the operation and poisons the half,
 // also when the task was interrupted before the operation parked.
 type Network interface {
-	// Bind listens on addr, or returns ErrBindFailed.
+	// Bind listens on addr, or returns an error that wraps ErrBindFailed.
+	// Port 0 asks for a free port, and the listener's Addr reports the
+	// port taken: in production the kernel picks one from its ephemeral
+	// range; the simulator takes the next free one of 61000-65535 on that
+	// address, the same in every run of a seed (see simnet.Network.Bind),
+	// and fails when all of them are bound there.
 	Bind(addr netip.AddrPort) (Listener, error)
 	// Dial connects to addr and returns the two halves of the connection,
 	// or ErrConnectionFailed (nobody listens there, or the path is cut), or

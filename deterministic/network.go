@@ -17,7 +17,8 @@ type NetworkConfig = simnet.Config
 
 // networkState is the runtime's simulated network: one simnet.Network and,
 // per host that has used it, the stack scheduling points (iopoints.go) →
-// metered → audited → simnet seen from that host.
+// metered → audited → plain errors (plainNetwork) → simnet seen from that
+// host.
 type networkState struct {
 	sim     *simnet.Network
 	ctl     simnet.Controls              // what Context.Network hands out
@@ -44,31 +45,90 @@ func (rt *runtime) netStack(host netip.Addr) simrt.Network {
 	n := rt.network.stacks[host]
 	if n == nil {
 		points := func(n simrt.Network) simrt.Network { return withNetworkPoints(n, rt) }
-		n = shell.NetworkStack(rt.network.sim.Host(host), rt.auditor, rt.network.metrics, points)
+		dev := plainNetwork{rt.network.sim.Host(host)}
+		n = shell.NetworkStack(dev, rt.auditor, rt.network.metrics, points)
 		rt.network.stacks[host] = n
 	}
 	return n
 }
 
+// plainNetwork is the device under the audited layer of a stack: it gives
+// the error of a failed Bind or Dial (a *simnet.OpError, which names the
+// address and the reason) the text of the bare error it wraps ("bind
+// failed", "connection failed"), the only text the audit records, so that
+// the audit state does not depend on how errors are worded. Context.Bind
+// and Dial return the full error again (see fullError).
+type plainNetwork struct{ inner simrt.Network }
+
+var _ simrt.Network = plainNetwork{}
+
+// Bind implements simrt.Network.Bind.
+func (n plainNetwork) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	l, err := n.inner.Bind(addr)
+	return l, plain(err)
+}
+
+// Dial implements simrt.Network.Dial.
+func (n plainNetwork) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
+	si, st, err := n.inner.Dial(addr)
+	return si, st, plain(err)
+}
+
+// plainError is a *simnet.OpError with the text of the error it wraps.
+type plainError struct{ op *simnet.OpError }
+
+func (e plainError) Error() string { return e.op.Err.Error() }
+func (e plainError) Unwrap() error { return e.op }
+
+// plain returns err as a plainError if it is a *simnet.OpError.
+func plain(err error) error {
+	if op, ok := err.(*simnet.OpError); ok {
+		return plainError{op}
+	}
+	return err
+}
+
+// fullError returns the *simnet.OpError of a plainError that crossed the
+// stack, and any other error as it is.
+func fullError(err error) error {
+	if p, ok := err.(plainError); ok {
+		return p.op
+	}
+	return err
+}
+
 // Bind implements simrt.Network.Bind on the simulated network. Addresses
-// match exactly; a bound address is never freed.
+// match exactly; a bound address is never freed. Port 0 takes the next
+// free port of [simnet.AssignStart, simnet.AssignEnd) on that address (see
+// simnet.Network.Bind), and the listener's Addr reports it. A failure
+// wraps simrt.ErrBindFailed and names the address and the reason.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.rt.check()
 	if c.proc != nil && c.proc.dead {
 		return nil, c.proc.deadErr("bind")
 	}
-	return c.rt.netStack(c.host).Bind(addr)
+	l, err := c.rt.netStack(c.host).Bind(addr)
+	if err != nil {
+		return nil, fullError(err)
+	}
+	return l, nil
 }
 
 // Dial implements simrt.Network.Dial on the simulated network. The
 // connection originates from the context's host (see WithHost), 127.0.0.1
-// by default, and crosses the links between that host and addr's.
+// by default, and crosses the links between that host and addr's. A
+// failure wraps simrt.ErrConnectionFailed (or is simrt.ErrTimeout, see
+// NetworkConfig.DialTimeout) and names the address and the reason.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt.check()
 	if c.proc != nil && c.proc.dead {
 		return nil, nil, c.proc.deadErr("dial")
 	}
-	return c.rt.netStack(c.host).Dial(addr)
+	si, st, err := c.rt.netStack(c.host).Dial(addr)
+	if err != nil {
+		return nil, nil, fullError(err)
+	}
+	return si, st, nil
 }
 
 // WithHost returns a context that acts as the simulated host ip: its dials

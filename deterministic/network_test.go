@@ -133,37 +133,6 @@ func TestBoundAddressNeverFreed(t *testing.T) {
 	})
 }
 
-// Port 0 is an ordinary port: binding 127.0.0.1:0 registers that literal
-// address (no port is picked), a second bind of it fails, and dials to it
-// connect.
-func TestPortZeroIsLiteral(t *testing.T) {
-	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
-		addr := netip.MustParseAddrPort("127.0.0.1:0")
-		l, err := ctx.Bind(addr)
-		if err != nil {
-			t.Fatalf("Bind(127.0.0.1:0): %v", err)
-		}
-		if l.Addr() != addr {
-			t.Errorf("listener address %v, want %v", l.Addr(), addr)
-		}
-		if _, err := ctx.Bind(addr); !errors.Is(err, simrt.ErrBindFailed) {
-			t.Errorf("second Bind(127.0.0.1:0) = %v, want ErrBindFailed", err)
-		}
-		si, _, err := ctx.Dial(addr)
-		if err != nil {
-			t.Fatalf("Dial(127.0.0.1:0): %v", err)
-		}
-		si.Send([]byte("zero"))
-		_, _, st, err := l.Accept()
-		if err != nil {
-			t.Fatalf("Accept: %v", err)
-		}
-		if got, err := st.Recv(4); err != nil || string(got) != "zero" {
-			t.Errorf("Recv = %q, %v", got, err)
-		}
-	})
-}
-
 // Every dial attempt takes the next ephemeral port, a failed one too: after
 // two failed dials, the next connection comes from EphemeralStart+2.
 func TestFailedDialsUseUpPorts(t *testing.T) {

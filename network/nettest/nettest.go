@@ -36,6 +36,7 @@ var cases = []struct {
 	{"MultipleClients", multipleClients},
 	{"LargeData", largeData},
 	{"ConnectionErrors", connectionErrors},
+	{"BindZeroAssignsPorts", bindZeroAssignsPorts},
 	{"Peek", peek},
 	{"CanceledRecvPoisonsStream", canceledRecvPoisonsStream},
 	{"CanceledSendPoisonsSink", canceledSendPoisonsSink},

@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -17,6 +18,14 @@ import (
 const (
 	EphemeralStart = 32768
 	EphemeralEnd   = 61000
+)
+
+// Assigned ports: a Bind of port 0 takes a free port from [AssignStart,
+// AssignEnd), above the dialers' ephemeral range, so that 127.0.0.1 may
+// take them too.
+const (
+	AssignStart = EphemeralEnd
+	AssignEnd   = 1 << 16
 )
 
 // DefaultBufferSize is the back-pressure threshold of one direction of a
@@ -81,6 +90,7 @@ type Network struct {
 	carver    carver                       // Recv results, guarded by mu
 	listeners map[netip.AddrPort]*listener // a bound address stays taken until ResetHost
 	port      int                          // next ephemeral port
+	assigned  map[netip.Addr]int           // per address, the offset in the assigned range Bind of port 0 tries next; looked up, never iterated
 	hosts     map[netip.Addr]*host
 	links     map[pair]*link
 	linkList  []*link // links in creation order, for deterministic walks
@@ -113,6 +123,7 @@ func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
 		bufSize:   cfg.BufferSize,
 		listeners: make(map[netip.AddrPort]*listener),
 		port:      EphemeralStart,
+		assigned:  make(map[netip.Addr]int),
 		hosts:     make(map[netip.Addr]*host),
 		links:     make(map[pair]*link),
 	}
@@ -163,11 +174,19 @@ func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 }
 
 // Bind implements simrt.Network.Bind. Addresses match exactly (0.0.0.0:80
-// and 127.0.0.1:80 are different listeners) and port 0 is an ordinary port.
-// A bound address is never freed, even after Close (only ResetHost frees
-// the addresses of a host whose process died). 127.0.0.1 may not bind
-// an ephemeral port. An invalid address (the zero AddrPort) fails with
-// ErrBindFailed, as in production.
+// and 127.0.0.1:80 are different listeners). Port 0 asks for a port, as in
+// production: Bind takes the first free port of [AssignStart, AssignEnd)
+// on that address, counting from the one after the port it last assigned
+// there (the first Bind of port 0 on an address gets 61000, the next
+// 61001, skipping ports already bound, and around to AssignStart after
+// 65535), and the listener's Addr reports it; the choice depends only on
+// the Binds made on that address, never on a draw. When every port of the
+// range is bound on that address, a Bind of port 0 fails. A bound address
+// is never freed, even after Close (only ResetHost frees the addresses of
+// a host whose process died). 127.0.0.1 may not bind an ephemeral port
+// (one of [EphemeralStart, EphemeralEnd), which dials take). A failure is
+// an *OpError that wraps ErrBindFailed and says why; an invalid address
+// (the zero AddrPort) fails with ErrBindFailed, as in production.
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	if !addr.IsValid() {
 		return nil, fmt.Errorf("%w: invalid address %v", simrt.ErrBindFailed, addr)
@@ -175,17 +194,86 @@ func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	addr = unmap(addr)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if addr.Addr() == Loopback && addr.Port() >= EphemeralStart && addr.Port() < EphemeralEnd {
-		return nil, simrt.ErrBindFailed
-	}
-	if _, ok := n.listeners[addr]; ok {
-		return nil, simrt.ErrBindFailed
+	switch _, taken := n.listeners[addr]; {
+	case addr.Port() == 0:
+		port, ok := n.assign(addr.Addr())
+		if !ok {
+			why := fmt.Sprintf("every port of %d-%d is bound on %v", AssignStart, AssignEnd-1, addr.Addr())
+			return nil, opError("bind", addr, simrt.ErrBindFailed, why)
+		}
+		addr = netip.AddrPortFrom(addr.Addr(), port)
+	case addr.Addr() == Loopback && addr.Port() >= EphemeralStart && addr.Port() < EphemeralEnd:
+		why := fmt.Sprintf("%v keeps ports %d-%d for dials", Loopback, EphemeralStart, EphemeralEnd-1)
+		return nil, opError("bind", addr, simrt.ErrBindFailed, why)
+	case taken:
+		return nil, opError("bind", addr, simrt.ErrBindFailed, "address in use")
 	}
 	l := &listener{n: n, addr: addr}
 	n.listeners[addr] = l
 	n.mention(addr.Addr())
 	return l, nil
 }
+
+// assign returns the port a Bind of port 0 on ip takes: the first one of
+// the assigned range not bound on ip, from the one after the port it last
+// assigned on ip, or false if every one is bound. Called with mu held.
+func (n *Network) assign(ip netip.Addr) (uint16, bool) {
+	const size = AssignEnd - AssignStart
+	next := n.assigned[ip]
+	for i := range size {
+		off := (next + i) % size
+		port := uint16(AssignStart + off)
+		if _, taken := n.listeners[netip.AddrPortFrom(ip, port)]; !taken {
+			n.assigned[ip] = (off + 1) % size
+			return port, true
+		}
+	}
+	return 0, false
+}
+
+// OpError is the error of a Bind or Dial that failed on the network: what
+// was called, on which address, and why. It wraps Err, the error of the
+// simrt.Network contract (simrt.ErrBindFailed or
+// simrt.ErrConnectionFailed), so errors.Is matches that.
+type OpError struct {
+	// Op is "bind" or "dial".
+	Op string
+	// Addr is the address bound or dialed, as the call named it (after
+	// Host's substitution of an unspecified address).
+	Addr netip.AddrPort
+	// Reason says why the call failed, e.g. "address in use".
+	Reason string
+	// Err is the sentinel error the call fails with.
+	Err error
+
+	msg string // the message, built with the error (see opError)
+}
+
+// opError returns the error of a failed op on addr, its message built at
+// once: an audit of the network records the message, and it then costs
+// no allocation of its own, however often the audit asks for it.
+func opError(op string, addr netip.AddrPort, err error, reason string) *OpError {
+	e := &OpError{Op: op, Addr: addr, Reason: reason, Err: err}
+	e.msg = e.format()
+	return e
+}
+
+func (e *OpError) format() string {
+	return e.Op + " " + e.Addr.String() + ": " + e.Reason + ": " + e.Err.Error()
+}
+
+// Error returns "op addr: reason: err", e.g. "bind 127.0.0.1:7000:
+// address in use: bind failed", built from the fields as they were when
+// the network made the error.
+func (e *OpError) Error() string {
+	if e.msg == "" { // not made by the network
+		return e.format()
+	}
+	return e.msg
+}
+
+// Unwrap returns Err.
+func (e *OpError) Unwrap() error { return e.Err }
 
 // Dial implements simrt.Network.Dial from 127.0.0.1.
 func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
@@ -196,7 +284,8 @@ func (n *Network) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // failed one. Across a partition it fails (or waits, with DialTimeout);
 // across a clog it waits for the release; with latency it takes one round
 // trip. The connection is queued on the listener at once: no Accept is
-// needed for the dialer to start sending.
+// needed for the dialer to start sending. A failure is an *OpError that
+// wraps ErrConnectionFailed (or ErrTimeout, unwrapped, with DialTimeout).
 func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	dst = unmap(dst)
 	n.mu.Lock()
@@ -212,6 +301,9 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 		n.mention(dst.Addr())
 	}
 	if err := n.waitPath(out, back); err != nil {
+		if errors.Is(err, simrt.ErrConnectionFailed) {
+			err = opError("dial", dst, err, n.cutReason(out, back))
+		}
 		return nil, nil, err
 	}
 	if rtt := out.cfg.Latency + back.cfg.Latency; rtt > 0 {
@@ -219,7 +311,11 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	}
 	l := n.listeners[dst]
 	if l == nil || l.closed {
-		return nil, nil, simrt.ErrConnectionFailed
+		why := "connection refused: nothing listens there"
+		if l != nil {
+			why = "connection refused: its listener is closed"
+		}
+		return nil, nil, opError("dial", dst, simrt.ErrConnectionFailed, why)
 	}
 	c := &conn{
 		up:   pipe{net: n, link: out, from: local, to: dst, sinkOpen: true, streamOpen: true},
@@ -267,6 +363,21 @@ func (n *Network) waitPath(out, back *link) error {
 		return wait()
 	}
 	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
+}
+
+// cutReason says which fault cuts the path of a dial that failed across
+// it. Called with mu held, only for a path that is severed.
+func (n *Network) cutReason(out, back *link) string {
+	why := fmt.Sprintf("the path from %v is cut", out.from.ip)
+	e := n.pathBlocker(out, back)
+	switch {
+	case e.Fault == "":
+	case e.To.IsValid():
+		why += fmt.Sprintf(" by %s(%v, %v)", e.Fault, e.From, e.To)
+	default:
+		why += fmt.Sprintf(" by %s(%v)", e.Fault, e.From)
+	}
+	return why
 }
 
 // pathBlocker is the effect that blocks a dial's path: a cut or
