@@ -2,13 +2,18 @@ package deterministic
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"log/slog"
+	"os"
 	"runtime/pprof"
+	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/telemetry/logging"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -117,7 +122,40 @@ func (t *task) Abort() {
 // run runs the task's function on its coroutine and records how it ended.
 func (t *task) run() {
 	t.outcome, t.panic = t.ct.Call(t.call)
+	if t.outcome == core.OutcomePanicked {
+		t.rt.logPanic(t.name, t.panic)
+	}
 }
+
+// logPanic writes the record the production runtime writes for a task's
+// panic (realtime's finish): an ERROR "task panicked" with the panic's
+// value and stack, through Config.LogHandler, stamped like a context's
+// record with the simulated time, the seed and the task (see
+// Context.Logger). It is written for every panic, caught or not, before the
+// runtime reacts to it, so that an uncaught one, which Start re-raises as
+// the bare value, is still told with its task and stack. The stack is the
+// one thing of a seed's log that is not the same bytes every run (its
+// goroutine number and argument words vary).
+func (rt *runtime) logPanic(task string, p *core.Panic) {
+	inner := rt.cfg.LogHandler
+	if inner == nil {
+		inner = slog.NewTextHandler(os.Stderr, nil) // as Context.Logger
+	}
+	log := slog.New(logging.NewHandler(inner, panicSource{rt: rt, task: task}))
+	log.Error("task panicked", "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+}
+
+// panicSource stamps logPanic's record: the runtime's clock and seed, and
+// the name of the task that panicked (which may be unwinding, its context
+// no longer usable).
+type panicSource struct {
+	rt   *runtime
+	task string
+}
+
+func (s panicSource) Now() time.Time   { return time.Unix(0, s.rt.now).UTC() }
+func (s panicSource) Name() simrt.Name { return simrt.Name{Label: s.task} }
+func (s panicSource) Seed() uint64     { return s.rt.cfg.Seed }
 
 func (t *task) call() {
 	if t.body != nil {
