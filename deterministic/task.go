@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -134,15 +135,45 @@ func (t *task) run() {
 // Context.Logger). It is written for every panic, caught or not, before the
 // runtime reacts to it, so that an uncaught one, which Start re-raises as
 // the bare value, is still told with its task and stack. The stack is the
-// one thing of a seed's log that is not the same bytes every run (its
-// goroutine number and argument words vary).
+// panic's without what varies from run to run (see stableStack), so that
+// one seed still logs the same bytes.
 func (rt *runtime) logPanic(task string, p *core.Panic) {
 	inner := rt.cfg.LogHandler
 	if inner == nil {
 		inner = slog.NewTextHandler(os.Stderr, nil) // as Context.Logger
 	}
 	log := slog.New(logging.NewHandler(inner, panicSource{rt: rt, task: task}))
-	log.Error("task panicked", "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+	log.Error("task panicked", "panic", fmt.Sprint(p.Value), "stack", stableStack(p.Stack))
+}
+
+// stableStack returns stack, a goroutine's stack as runtime/debug.Stack
+// prints it, with the goroutine numbers ("goroutine N") and the argument
+// words of each frame ("f(...)") left out: they differ between two runs of
+// one seed (goroutines are numbered in creation order across the process,
+// arguments hold heap addresses), while the frames and their files and
+// lines do not.
+func stableStack(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "\t"), l == "":
+		case strings.HasPrefix(l, "goroutine "):
+			if _, rest, ok := strings.Cut(l, " ["); ok {
+				lines[i] = "goroutine N [" + rest
+			}
+		case strings.HasPrefix(l, "created by "):
+			if j := strings.LastIndex(l, " in goroutine "); j >= 0 {
+				lines[i] = l[:j] + " in goroutine N"
+			}
+		case strings.HasSuffix(l, ")"):
+			// A frame: the function, then its arguments, which hold no
+			// parentheses of their own.
+			if j := strings.LastIndexByte(l, '('); j >= 0 {
+				lines[i] = l[:j] + "(...)"
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // panicSource stamps logPanic's record: the runtime's clock and seed, and
