@@ -98,8 +98,10 @@ func (c *Chan[T]) pushFront(v T) {
 
 // Send queues v, parking while the channel is full; on an unbuffered
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
-// channel is (or becomes) closed; v is then not delivered.
+// channel is (or becomes) closed; v is then not delivered. It panics at the
+// call if ctx is nil.
 func (c *Chan[T]) Send(ctx rtapi.Plumbing, v T) error {
+	mustContext(ctx == nil, "Chan.Send")
 	t := ctx.CurrentTask() // found once: see Recv
 	c.mu.Enter(t)
 	if c.unbuffered {
@@ -158,8 +160,10 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 
 // Recv returns the next value, parking while the channel is empty (on an
 // unbuffered channel: until a sender arrives). After Close, it returns the
-// values still queued and then ok=false.
+// values still queued and then ok=false. It panics at the call if ctx is
+// nil.
 func (c *Chan[T]) Recv(ctx rtapi.Plumbing) (v T, ok bool) {
+	mustContext(ctx == nil, "Chan.Recv")
 	t := ctx.CurrentTask() // an interface call: found once per Recv
 	c.mu.Enter(t)
 	if c.unbuffered {

@@ -59,12 +59,17 @@ type ResolveError struct {
 	Err  error // the resolver's own error, if any
 }
 
-// Error names the host that did not resolve.
+// Error names the host that did not resolve, or says that the name was
+// empty.
 func (e *ResolveError) Error() string {
-	if e.Err != nil {
-		return "dns resolution failed: " + e.Host + ": " + e.Err.Error()
+	host := e.Host
+	if host == "" {
+		host = "empty host name"
 	}
-	return "dns resolution failed: " + e.Host
+	if e.Err != nil {
+		return "dns resolution failed: " + host + ": " + e.Err.Error()
+	}
+	return "dns resolution failed: " + host
 }
 
 // Unwrap makes errors.Is(err, ErrResolveFailed) true.

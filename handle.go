@@ -135,9 +135,15 @@ func (h *Handle[T]) value() (T, error) {
 // Await parks until the outcome is known and returns it: the task's value,
 // ErrClosed if it was aborted or never started, or a *PanicError (matching
 // ErrExited) if it panicked and the runtime catches panics.
+//
+// Await(nil) of a handle that is already done returns its outcome and is
+// no scheduling point (code without a context, such as storage/faulty's
+// journal, reads finished handles so); Await(nil) of a pending handle
+// panics, naming the call, as does Await on a nil *Handle.
 func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
+	mustHandle(h == nil, "Handle.Await")
 	var t *core.Task
-	if ctx != nil { // Await(nil) of a done handle is allowed and is no scheduling point
+	if ctx != nil {
 		t = ctx.CurrentTask()
 		h.mu.Enter(t)
 	}
@@ -145,7 +151,7 @@ func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
 		return h.value()
 	}
 	if t == nil {
-		t = ctx.CurrentTask() // panics on the nil ctx, as before
+		panic("simrt: Handle.Await called with a nil Context on a handle that is not done (nil is allowed only once Done reports true)")
 	}
 	h.mu.Lock()
 	if h.done() {
@@ -190,8 +196,9 @@ func (h *Handle[T]) Abort() {
 }
 
 // OnDone is a Select case that completes when the outcome is known and
-// passes it to f, which may be nil.
+// passes it to f, which may be nil. It panics at the call if h is nil.
 func (h *Handle[T]) OnDone(f func(v T, err error)) Case {
+	mustHandle(h == nil, "Handle.OnDone")
 	return &primCase[result[T], func(T, error)]{p: h, f: f}
 }
 

@@ -30,3 +30,10 @@ func mustCases(fn string, cases []Case) {
 		}
 	}
 }
+
+// mustHandle panics, naming fn, if the handle fn was called on is nil.
+func mustHandle(isNil bool, fn string) {
+	if isNil {
+		panic("simrt: " + fn + " called on a nil *Handle")
+	}
+}

@@ -149,38 +149,42 @@ const (
 	defaultWatchdog = 10 * time.Second
 )
 
-// validate panics, with the reference's messages, on an invalid config, and
-// fills in defaults.
+// validate panics on an invalid config, naming the field as realtime's
+// Config does ("deterministic.New: Config.Timeout must not be negative"),
+// and fills in defaults.
 func (c Config) validate() Config {
 	if c.Cycle < 0 {
-		panic("cycle duration must be greater than or equal to system time precision")
+		panic("deterministic.New: Config.Cycle must not be negative (zero means 1 ms)")
 	}
 	if c.Cycle == 0 {
 		c.Cycle = defaultCycle
 	}
 	if c.Timeout < 0 {
-		panic("timeout must not be negative")
+		panic("deterministic.New: Config.Timeout must not be negative (zero means no limit)")
 	}
 	if c.StartTime.IsZero() {
 		c.StartTime = time.Unix(0, 0).UTC()
 	}
 	if c.StartTime.Before(time.Unix(0, 0)) {
-		panic("start time must be greater than or equal to unix epoch")
+		panic("deterministic.New: Config.StartTime must not be before the Unix epoch (the zero time means the epoch)")
 	}
 	if !c.StartTime.Before(time.Unix(0, never)) {
-		panic("start time must be before the end of simulated time (2262-04-11)")
+		panic("deterministic.New: Config.StartTime must be before the end of simulated time (2262-04-11)")
 	}
 	if c.YieldProbability > 1 || c.YieldProbability != c.YieldProbability {
-		panic("yield probability must be at most 1")
+		panic("deterministic.New: Config.YieldProbability must be at most 1 (zero means the default, negative NoYield)")
 	}
 	if c.YieldProbability == 0 {
 		c.YieldProbability = DefaultYieldProbability
 	}
 	if c.Scheduler > PCT {
-		panic("unknown scheduler")
+		panic("deterministic.New: Config.Scheduler is unknown (want Uniform or PCT)")
 	}
-	if c.PCTDepth < 0 || c.PCTSteps < 0 {
-		panic("PCT depth and steps must not be negative")
+	if c.PCTDepth < 0 {
+		panic("deterministic.New: Config.PCTDepth must not be negative (zero means 3)")
+	}
+	if c.PCTSteps < 0 {
+		panic("deterministic.New: Config.PCTSteps must not be negative (zero means 100)")
 	}
 	if c.PCTDepth == 0 {
 		c.PCTDepth = 3

@@ -114,23 +114,23 @@ func TestTimeout(t *testing.T) {
 // In Go a zero Cycle means the default, so the reference's zero-cycle case
 // cannot be written; the invalid durations are the negative ones.
 func TestBadTimeout(t *testing.T) {
-	mustPanic(t, "timeout must not be negative", func() { New(Config{Timeout: -time.Second}) })
+	mustPanic(t, "deterministic.New: Config.Timeout must not be negative", func() { New(Config{Timeout: -time.Second}) })
 }
 
 func TestBadCycle(t *testing.T) {
-	mustPanic(t, "cycle duration must be greater than or equal to system time precision", func() {
+	mustPanic(t, "deterministic.New: Config.Cycle must not be negative", func() {
 		New(Config{Cycle: -1})
 	})
 }
 
 func TestBadStartTime(t *testing.T) {
-	mustPanic(t, "start time must be greater than or equal to unix epoch", func() {
+	mustPanic(t, "deterministic.New: Config.StartTime must not be before the Unix epoch", func() {
 		New(Config{StartTime: time.Unix(-1, 0)})
 	})
 }
 
 func TestStartTimePastEndOfTime(t *testing.T) {
-	mustPanic(t, "start time must be before the end of simulated time", func() {
+	mustPanic(t, "deterministic.New: Config.StartTime must be before the end of simulated time", func() {
 		New(Config{StartTime: time.Unix(0, math.MaxInt64)})
 	})
 }

@@ -74,14 +74,25 @@ func FromCheckpoint(cp *Checkpoint) *Runner {
 // is pending (its text starts "runtime stalled"; errors.Is ErrStalled) and
 // past Config.Timeout ("runtime timeout"; ErrRunTimeout), and with a
 // task's own panic value when a task panics and CatchPanics is off; all of
-// these after the cleanup above. Results leave through the closure.
+// these after the cleanup above. Results leave through the closure. It
+// panics at the call, running nothing, if root is nil.
 func (r *Runner) Start(root func(ctx *Context)) {
+	mustRoot(root == nil, "Start")
 	r.StartAndRecover(root)
+}
+
+// mustRoot panics, naming fn, if the root function given to fn is nil:
+// the run would otherwise fail as a nil call inside the root task.
+func mustRoot(isNil bool, fn string) {
+	if isNil {
+		panic("deterministic.Runner: " + fn + " called with a nil function")
+	}
 }
 
 // StartAndRecover is Start that also returns the Checkpoint to resume from
 // with FromCheckpoint, as after an unclean shutdown.
 func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
+	mustRoot(root == nil, "StartAndRecover")
 	if r.started {
 		panic("deterministic.Runner: Start called twice (make a new Runner, or resume a Checkpoint)")
 	}

@@ -155,7 +155,7 @@ func TestSelectTakesEveryReadyCase(t *testing.T) {
 }
 
 func TestYieldProbabilityValidated(t *testing.T) {
-	mustPanic(t, "yield probability", func() { New(Config{YieldProbability: 1.5}) })
-	mustPanic(t, "unknown scheduler", func() { New(Config{Scheduler: 9}) })
-	mustPanic(t, "PCT depth", func() { New(Config{PCTDepth: -1}) })
+	mustPanic(t, "Config.YieldProbability must be at most 1", func() { New(Config{YieldProbability: 1.5}) })
+	mustPanic(t, "Config.Scheduler is unknown", func() { New(Config{Scheduler: 9}) })
+	mustPanic(t, "Config.PCTDepth must not be negative", func() { New(Config{PCTDepth: -1}) })
 }

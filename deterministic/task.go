@@ -2,13 +2,19 @@ package deterministic
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"log/slog"
+	"os"
 	"runtime/pprof"
+	"strings"
+	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/telemetry/logging"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -117,7 +123,70 @@ func (t *task) Abort() {
 // run runs the task's function on its coroutine and records how it ended.
 func (t *task) run() {
 	t.outcome, t.panic = t.ct.Call(t.call)
+	if t.outcome == core.OutcomePanicked {
+		t.rt.logPanic(t.name, t.panic)
+	}
 }
+
+// logPanic writes the record the production runtime writes for a task's
+// panic (realtime's finish): an ERROR "task panicked" with the panic's
+// value and stack, through Config.LogHandler, stamped like a context's
+// record with the simulated time, the seed and the task (see
+// Context.Logger). It is written for every panic, caught or not, before the
+// runtime reacts to it, so that an uncaught one, which Start re-raises as
+// the bare value, is still told with its task and stack. The stack is the
+// panic's without what varies from run to run (see stableStack), so that
+// one seed still logs the same bytes.
+func (rt *runtime) logPanic(task string, p *core.Panic) {
+	inner := rt.cfg.LogHandler
+	if inner == nil {
+		inner = slog.NewTextHandler(os.Stderr, nil) // as Context.Logger
+	}
+	log := slog.New(logging.NewHandler(inner, panicSource{rt: rt, task: task}))
+	log.Error("task panicked", "panic", fmt.Sprint(p.Value), "stack", stableStack(p.Stack))
+}
+
+// stableStack returns stack, a goroutine's stack as runtime/debug.Stack
+// prints it, with the goroutine numbers ("goroutine N") and the argument
+// words of each frame ("f(...)") left out: they differ between two runs of
+// one seed (goroutines are numbered in creation order across the process,
+// arguments hold heap addresses), while the frames and their files and
+// lines do not.
+func stableStack(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "\t"), l == "":
+		case strings.HasPrefix(l, "goroutine "):
+			if _, rest, ok := strings.Cut(l, " ["); ok {
+				lines[i] = "goroutine N [" + rest
+			}
+		case strings.HasPrefix(l, "created by "):
+			if j := strings.LastIndex(l, " in goroutine "); j >= 0 {
+				lines[i] = l[:j] + " in goroutine N"
+			}
+		case strings.HasSuffix(l, ")"):
+			// A frame: the function, then its arguments, which hold no
+			// parentheses of their own.
+			if j := strings.LastIndexByte(l, '('); j >= 0 {
+				lines[i] = l[:j] + "(...)"
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// panicSource stamps logPanic's record: the runtime's clock and seed, and
+// the name of the task that panicked (which may be unwinding, its context
+// no longer usable).
+type panicSource struct {
+	rt   *runtime
+	task string
+}
+
+func (s panicSource) Now() time.Time   { return time.Unix(0, s.rt.now).UTC() }
+func (s panicSource) Name() simrt.Name { return simrt.Name{Label: s.task} }
+func (s panicSource) Seed() uint64     { return s.rt.cfg.Seed }
 
 func (t *task) call() {
 	if t.body != nil {

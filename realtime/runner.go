@@ -36,12 +36,15 @@ func New(cfg Config) *Runner { return &Runner{cfg: cfg.validate()} }
 // root's own panic always propagates, also after the shutdown. Past
 // Config.Timeout the root is aborted too, and Start panics with an error
 // matching ErrRunTimeout after the shutdown. Start panics if it is called
-// twice.
+// twice, or with a nil root (running nothing).
 //
 // A task blocked outside the runtime in something the runtime cannot
 // interrupt (a native channel, time.Sleep, a sync.Mutex, a busy loop) holds
 // Start until it returns.
 func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
+	if root == nil {
+		panic("realtime.Runner: Start called with a nil function")
+	}
 	if !r.started.CompareAndSwap(false, true) {
 		panic("realtime.Runner: Start called twice (make a new Runner)")
 	}

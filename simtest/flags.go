@@ -162,6 +162,20 @@ func loadSettings() (settings, error) {
 	return st, err
 }
 
+// seedWant says what a seed is, as the simrt command does.
+const seedWant = "a seed is a number from 0 to 18446744073709551615"
+
+// emptyWant says what an empty value of setting s should have been.
+func emptyWant(s *setting) string {
+	switch s {
+	case flagSeeds:
+		return "want a list of N and A..B (inclusive), e.g. 0..999 or 1,5,10..19; leave it out for the default (0..99, 0..9 with -short)"
+	case flagSeed:
+		return seedWant
+	}
+	return "want i/n, e.g. 0/4, or leave it out to run every seed"
+}
+
 // resolve builds settings from lookup, which returns a setting's raw value
 // and whether it was given.
 func resolve(lookup func(*setting) (string, bool)) (settings, error) {
@@ -195,6 +209,14 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 		}
 		return n
 	}
+	// An empty seed list, seed or shard is refused rather than taken for
+	// the default: -simrt.seeds= from a script whose variable was unset
+	// would otherwise run the default 100 seeds without a word.
+	for _, s := range []*setting{flagSeeds, flagSeed, flagShard} {
+		if v, ok := lookup(s); ok && strings.TrimSpace(v) == "" {
+			return st, fmt.Errorf("simtest: -simrt.%s is empty: %s", s.name, emptyWant(s))
+		}
+	}
 	if v, ok := get(flagSeeds); ok {
 		if st.seeds, err = sweep.Parse(v); err != nil {
 			return st, fmt.Errorf("simtest: -simrt.seeds: %w", err)
@@ -202,7 +224,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 	}
 	if v, ok := get(flagSeed); ok {
 		if st.seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return st, fmt.Errorf("simtest: -simrt.seed=%q: not a seed", v)
+			return st, fmt.Errorf("simtest: -simrt.seed=%q: %s", v, seedWant)
 		}
 		st.hasSeed = true
 	}
