@@ -79,8 +79,9 @@ import (
 //   - Send: the sink is poisoned and its write half shut down: the peer's
 //     stream ends (ErrRecvFailed) after the bytes that left, part of the
 //     Send's perhaps, which breaks any framing; the simulator's cut Send
-//     ends the peer's stream after the bytes it pushed (nettest
-//     CutSendEndsPeersStream).
+//     likewise ends the peer's stream after the bytes that left: those the
+//     stream had pulled and at most its buffer beyond them (nettest
+//     CutSendEndsPeersStream, CutSendDeliversStrictPrefix).
 //
 //   - Connections: an abort cuts only the call the aborted task is blocked
 //     in. A connection the task dialled, or that a listener it bound
