@@ -80,6 +80,8 @@ type Config struct {
 // that runs one task at a time (the simulator), its lock stops locking once
 // a task has waited on the network (see core.Lock).
 type Network struct {
+	cutErrs map[cutErrKey]*OpError // see cutError
+
 	rt      Runtime
 	rng     *rand.Rand
 	rec     Recorder
@@ -302,7 +304,7 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	}
 	if err := n.waitPath(out, back); err != nil {
 		if errors.Is(err, simrt.ErrConnectionFailed) {
-			err = opError("dial", dst, err, n.cutReason(out, back))
+			err = n.cutError(dst, out, back)
 		}
 		return nil, nil, err
 	}
@@ -363,6 +365,34 @@ func (n *Network) waitPath(out, back *link) error {
 		return wait()
 	}
 	return simrt.Timeout(n.rt, n.cfg.DialTimeout, wait)
+}
+
+// cutErrKey names a dial's failure across a cut path: the address dialed,
+// from where, and the fault that cuts it.
+type cutErrKey struct {
+	dst                netip.AddrPort
+	src                netip.Addr
+	fault              string
+	faultFrom, faultTo netip.Addr
+}
+
+// cutError returns the error of a dial to dst that failed across the cut
+// path out/back. A node redialling a peer across a partition fails the
+// same way many times, so the error is made once per address, source and
+// fault and then returned again (its message takes several allocations).
+// Called with mu held, only for a path that is severed.
+func (n *Network) cutError(dst netip.AddrPort, out, back *link) *OpError {
+	e := n.pathBlocker(out, back)
+	k := cutErrKey{dst: dst, src: out.from.ip, fault: e.Fault, faultFrom: e.From, faultTo: e.To}
+	if err, ok := n.cutErrs[k]; ok {
+		return err
+	}
+	if n.cutErrs == nil {
+		n.cutErrs = make(map[cutErrKey]*OpError)
+	}
+	err := opError("dial", dst, simrt.ErrConnectionFailed, n.cutReason(out, back))
+	n.cutErrs[k] = err
+	return err
 }
 
 // cutReason says which fault cuts the path of a dial that failed across
