@@ -1,13 +1,12 @@
 package electbench
 
 import (
-	"iter"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/examples/internal/unitfloor"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -82,144 +81,6 @@ func TestCountedRunIsRunSim(t *testing.T) {
 	}
 }
 
-// floorUnits are the unit floors, in ns, of what the simulator does per
-// run: the least any simulator built like simrt (stackful tasks, one
-// seeded generator, a fingerprint of every event, a timer heap) pays. The
-// bodies are raftkv's (examples/raftkv/bench_floor_test.go) less the
-// per-byte terms: the two example packages are independent.
-type floorUnits struct {
-	resume float64 // a bare iter.Pull park/resume round trip, shuffled over the run's tasks
-	event  float64 // an audited event of the cheapest shape (the timer's: one 8-byte field)
-	timer  float64 // a timer set and popped on a plain binary heap of the run's size
-	draw   float64 // one ChaCha8 Uint64
-}
-
-// minNs runs f(n) rounds times and returns the least time per iteration:
-// on a shared machine the least is the nearest to the unit's own cost.
-func minNs(n, rounds int, f func(n int)) float64 {
-	best := time.Duration(1 << 62)
-	for range rounds {
-		t0 := time.Now()
-		f(n)
-		best = min(best, time.Since(t0))
-	}
-	return float64(best.Nanoseconds()) / float64(n)
-}
-
-// measureFloorUnits measures the unit floors; tasks is the number of
-// coroutines the resumes cycle over and timers the heap's size.
-func measureFloorUnits(tasks, timers int) floorUnits {
-	const n, rounds = 1 << 20, 5
-	var u floorUnits
-
-	nexts := make([]func() (struct{}, bool), tasks)
-	stops := make([]func(), tasks)
-	for i := range nexts {
-		nexts[i], stops[i] = iter.Pull(func(yield func(struct{}) bool) {
-			for yield(struct{}{}) {
-			}
-		})
-	}
-	perm := make([]int, tasks)
-	for i := range perm {
-		perm[i] = i
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	u.resume = minNs(n, rounds, func(n int) {
-		for i := 0; i < n; i++ {
-			if i%tasks == 0 {
-				rng.Shuffle(tasks, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
-			}
-			nexts[perm[i%tasks]]()
-		}
-	})
-	for _, s := range stops {
-		s()
-	}
-
-	a := deterministic.NewAuditor()
-	when := make([]byte, 8)
-	u.event = minNs(n, rounds, func(n int) {
-		for range n {
-			a.Event(audit.Timer, when)
-		}
-	})
-
-	h := make(unitHeap, 0, timers+1)
-	var seq uint64
-	for range timers {
-		seq++
-		h.push(unitTimer{at: int64(rng.Uint64N(1 << 30)), seq: seq})
-	}
-	u.timer = minNs(n, rounds, func(n int) {
-		for range n {
-			top := h.pop()
-			seq++
-			h.push(unitTimer{at: top.at + int64(rng.Uint64N(1<<20)), seq: seq})
-		}
-	})
-
-	c := rand.NewChaCha8([32]byte{1})
-	var sink uint64
-	u.draw = minNs(n, rounds, func(n int) {
-		for range n {
-			sink += c.Uint64()
-		}
-	})
-	_ = sink
-	return u
-}
-
-// unitTimer is a timer of the unit floor's heap: its deadline and sequence.
-type unitTimer struct {
-	at  int64
-	seq uint64
-}
-
-// unitHeap is the plainest timer heap: a binary min-heap by (at, seq).
-type unitHeap []unitTimer
-
-func (t unitTimer) before(o unitTimer) bool {
-	return t.at < o.at || t.at == o.at && t.seq < o.seq
-}
-
-func (h *unitHeap) push(t unitTimer) {
-	*h = append(*h, t)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s[i].before(s[p]) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *unitHeap) pop() unitTimer {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < len(s) && s[l].before(s[m]) {
-			m = l
-		}
-		if r := l + 1; r < len(s) && s[r].before(s[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
-
 // floorRuns is how many seeds BenchmarkRunFloor counts (untimed).
 const floorRuns = 20
 
@@ -228,7 +89,7 @@ const floorRuns = 20
 // the run's own cost and the bare event loop's (floor.go). Before the
 // timed loop it counts, over seeds 0..floorRuns-1, what the simulator does
 // per run (task resumes, audited events by label, timers set, random
-// decisions by kind) and measures each unit's floor (floorUnits) over the
+// decisions by kind) and measures each unit's floor (unitfloor.Units) over the
 // run's 31 tasks. The timed loop alternates the event loop (RunFloor) and
 // simrt (RunSim) seed by seed, as BenchmarkPaired does, wall clock and
 // process CPU. The protocol's own work is the loop's run time (the same
@@ -265,8 +126,8 @@ func BenchmarkRunFloor(b *testing.B) {
 	// The driver's tasks: the root, and per node its task, its listener
 	// and a reader for each of its four peers' connections.
 	const tasks = 1 + Nodes*(2+Nodes-1)
-	u := measureFloorUnits(tasks, 32)
-	sim := resumes*u.resume + events*u.event + timers*u.timer + drawn*u.draw
+	u := unitfloor.Measure(tasks, 32)
+	sim := resumes*u.Resume + events*u.Event + timers*u.Timer + drawn*u.Draw
 
 	pool := &deterministic.Coroutines{}
 	defer pool.Close()
@@ -299,7 +160,7 @@ func BenchmarkRunFloor(b *testing.B) {
 	// The loop's own heap is in loopNs and in the timers' term: the floor
 	// with one unit timer per loop event taken out (an approximation, the
 	// loop's heap holds closures).
-	lean := floor - perRun(loopEvents)*u.timer
+	lean := floor - perRun(loopEvents)*u.Timer
 
 	b.ReportMetric(resumes, "resumes/run")
 	b.ReportMetric(events, "audited/run")
@@ -322,14 +183,14 @@ func BenchmarkRunFloor(b *testing.B) {
 			b.ReportMetric(perRun(decisions[k]), "draw-"+k.String()+"/run")
 		}
 	}
-	b.ReportMetric(u.resume, "resume-ns")
-	b.ReportMetric(u.event, "event-ns")
-	b.ReportMetric(u.timer, "timer-ns")
-	b.ReportMetric(u.draw, "draw-ns")
-	b.ReportMetric(resumes*u.resume/1e6, "resumes-ms")
-	b.ReportMetric(events*u.event/1e6, "audit-ms")
-	b.ReportMetric(timers*u.timer/1e6, "timers-ms")
-	b.ReportMetric(drawn*u.draw/1e6, "draws-ms")
+	b.ReportMetric(u.Resume, "resume-ns")
+	b.ReportMetric(u.Event, "event-ns")
+	b.ReportMetric(u.Timer, "timer-ns")
+	b.ReportMetric(u.Draw, "draw-ns")
+	b.ReportMetric(resumes*u.Resume/1e6, "resumes-ms")
+	b.ReportMetric(events*u.Event/1e6, "audit-ms")
+	b.ReportMetric(timers*u.Timer/1e6, "timers-ms")
+	b.ReportMetric(drawn*u.Draw/1e6, "draws-ms")
 	b.ReportMetric(sim/1e6, "sim-floor-ms")
 	b.ReportMetric(loopNs/1e6, "loop-ms")
 	b.ReportMetric(floor/1e6, "floor-ms")

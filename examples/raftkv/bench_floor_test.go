@@ -2,14 +2,12 @@ package main
 
 import (
 	"flag"
-	"hash/crc32"
-	"iter"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/examples/internal/unitfloor"
 	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/telemetry/audit"
 )
@@ -101,160 +99,6 @@ func TestCountedRunIsRunSeed(t *testing.T) {
 	}
 }
 
-// floorUnits are the unit floors, in ns, of what the simulator does per
-// seed: the least any simulator built like simrt (stackful tasks, one
-// seeded generator, a fingerprint of every event, a timer heap) pays.
-type floorUnits struct {
-	resume float64 // a bare iter.Pull park/resume round trip, shuffled over the run's tasks
-	event  float64 // an audited event of the cheapest shape (the timer's: one 8-byte field)
-	timer  float64 // a timer set and popped on a plain binary heap of the run's size
-	draw   float64 // one ChaCha8 Uint64
-	hash   float64 // CRC-32C of one byte, in 4 KB pieces (the auditor's fingerprint of a field's bytes)
-	copy   float64 // copying one byte, in 4 KB pieces (a payload moved once)
-}
-
-// minNs runs f(n) rounds times and returns the least time per iteration:
-// on a shared machine the least is the nearest to the unit's own cost.
-func minNs(n, rounds int, f func(n int)) float64 {
-	best := time.Duration(1 << 62)
-	for range rounds {
-		t0 := time.Now()
-		f(n)
-		best = min(best, time.Since(t0))
-	}
-	return float64(best.Nanoseconds()) / float64(n)
-}
-
-// measureFloorUnits measures the unit floors; tasks is the number of
-// coroutines the resumes cycle over and timers the heap's size.
-func measureFloorUnits(tasks, timers int) floorUnits {
-	const n, rounds = 1 << 20, 5
-	var u floorUnits
-
-	nexts := make([]func() (struct{}, bool), tasks)
-	stops := make([]func(), tasks)
-	for i := range nexts {
-		nexts[i], stops[i] = iter.Pull(func(yield func(struct{}) bool) {
-			for yield(struct{}{}) {
-			}
-		})
-	}
-	perm := make([]int, tasks)
-	for i := range perm {
-		perm[i] = i
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	u.resume = minNs(n, rounds, func(n int) {
-		for i := 0; i < n; i++ {
-			if i%tasks == 0 {
-				rng.Shuffle(tasks, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
-			}
-			nexts[perm[i%tasks]]()
-		}
-	})
-	for _, s := range stops {
-		s()
-	}
-
-	a := deterministic.NewAuditor()
-	when := make([]byte, 8)
-	u.event = minNs(n, rounds, func(n int) {
-		for range n {
-			a.Event(audit.Timer, when)
-		}
-	})
-
-	h := make(floorHeap, 0, timers+1)
-	var seq uint64
-	for range timers {
-		seq++
-		h.push(floorTimer{at: int64(rng.Uint64N(1 << 30)), seq: seq})
-	}
-	u.timer = minNs(n, rounds, func(n int) {
-		for range n {
-			top := h.pop()
-			seq++
-			h.push(floorTimer{at: top.at + int64(rng.Uint64N(1<<20)), seq: seq})
-		}
-	})
-
-	c := rand.NewChaCha8([32]byte{1})
-	var sink uint64
-	u.draw = minNs(n, rounds, func(n int) {
-		for range n {
-			sink += c.Uint64()
-		}
-	})
-	_ = sink
-
-	const piece = 4096
-	src, dst := make([]byte, piece), make([]byte, piece)
-	var crc uint32
-	table := crc32.MakeTable(crc32.Castagnoli)
-	u.hash = minNs(n/16, rounds, func(n int) {
-		for range n {
-			crc = crc32.Update(crc, table, src)
-		}
-	}) / piece
-	_ = crc
-	u.copy = minNs(n/16, rounds, func(n int) {
-		for range n {
-			copy(dst, src)
-		}
-	}) / piece
-	return u
-}
-
-// floorTimer is a timer of the floor's heap: its deadline and sequence.
-type floorTimer struct {
-	at  int64
-	seq uint64
-}
-
-// floorHeap is the plainest timer heap: a binary min-heap by (at, seq).
-type floorHeap []floorTimer
-
-func (t floorTimer) before(o floorTimer) bool {
-	return t.at < o.at || t.at == o.at && t.seq < o.seq
-}
-
-func (h *floorHeap) push(t floorTimer) {
-	*h = append(*h, t)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s[i].before(s[p]) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *floorHeap) pop() floorTimer {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < len(s) && s[l].before(s[m]) {
-			m = l
-		}
-		if r := l + 1; r < len(s) && s[r].before(s[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
-
 // floorRaftkvShare is the share of a seed's CPU that is raftkv's own code
 // and the check (clients, nodes and transport outside raft and the wire
 // codec, the log, the harness, porcupine), from a CPU profile of
@@ -272,7 +116,7 @@ const floorSeeds, floorRaftRuns = 10, 30
 // one whole seed, as BenchmarkSeed runs it). Before the timed loop it
 // counts, over seeds 0..floorSeeds-1, what the simulator does per seed
 // (task resumes, audited events by label, timers set, random decisions by
-// kind), measures each unit's floor (floorUnits), and times raft with
+// kind), measures each unit's floor (unitfloor.Units), and times raft with
 // raftkv's codec doing a seed's raft work (BenchmarkRaftAlone's "codec"
 // driver). It reports each count, each unit, their products, raft's time,
 // raftkv's own code (the -floor.raftkv share of the seeds timed here),
@@ -315,7 +159,7 @@ func BenchmarkSeedFloor(b *testing.B) {
 	// A payload moved once: each message sent, each write to storage.
 	copied := perSeed(bytesSum[audit.SendAttempt] + bytesSum[audit.WriteAt])
 
-	u := measureFloorUnits(64, 64)
+	u := unitfloor.Measure(64, 64)
 
 	// Raft with the codec doing a seed's raft work: the mean of
 	// BenchmarkRaftAlone's "codec" driver over floorRaftRuns seeds (a
@@ -327,7 +171,7 @@ func BenchmarkSeedFloor(b *testing.B) {
 	}
 	raftNs := float64(time.Since(t0).Nanoseconds()) / floorRaftRuns
 
-	sim := resumes*u.resume + audited*u.event + timers*u.timer + draws*u.draw + hashed*u.hash + copied*u.copy
+	sim := resumes*u.Resume + audited*u.Event + timers*u.Timer + draws*u.Draw + hashed*u.Hash + copied*u.Copy
 	floor := raftNs + sim // and raftkv's own, once the seeds are timed
 
 	pool := &deterministic.Coroutines{}
@@ -369,18 +213,18 @@ func BenchmarkSeedFloor(b *testing.B) {
 			b.ReportMetric(perSeed(decisions[k]), "draw-"+k.String()+"/seed")
 		}
 	}
-	b.ReportMetric(u.resume, "resume-ns")
-	b.ReportMetric(u.event, "event-ns")
-	b.ReportMetric(u.timer, "timer-ns")
-	b.ReportMetric(u.draw, "draw-ns")
-	b.ReportMetric(u.hash, "hash-ns/byte")
-	b.ReportMetric(u.copy, "copy-ns/byte")
-	b.ReportMetric(resumes*u.resume/1e6, "resumes-ms")
-	b.ReportMetric(audited*u.event/1e6, "audit-ms")
-	b.ReportMetric(timers*u.timer/1e6, "timers-ms")
-	b.ReportMetric(draws*u.draw/1e6, "draws-ms")
-	b.ReportMetric(hashed*u.hash/1e6, "hash-ms")
-	b.ReportMetric(copied*u.copy/1e6, "copy-ms")
+	b.ReportMetric(u.Resume, "resume-ns")
+	b.ReportMetric(u.Event, "event-ns")
+	b.ReportMetric(u.Timer, "timer-ns")
+	b.ReportMetric(u.Draw, "draw-ns")
+	b.ReportMetric(u.Hash, "hash-ns/byte")
+	b.ReportMetric(u.Copy, "copy-ns/byte")
+	b.ReportMetric(resumes*u.Resume/1e6, "resumes-ms")
+	b.ReportMetric(audited*u.Event/1e6, "audit-ms")
+	b.ReportMetric(timers*u.Timer/1e6, "timers-ms")
+	b.ReportMetric(draws*u.Draw/1e6, "draws-ms")
+	b.ReportMetric(hashed*u.Hash/1e6, "hash-ms")
+	b.ReportMetric(copied*u.Copy/1e6, "copy-ms")
 	b.ReportMetric(raftNs/1e6, "raft-codec-ms")
 	b.ReportMetric(sim/1e6, "sim-floor-ms")
 	b.ReportMetric(own/1e6, "raftkv-ms")
