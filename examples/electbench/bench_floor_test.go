@@ -126,7 +126,7 @@ func BenchmarkRunFloor(b *testing.B) {
 	// The driver's tasks: the root, and per node its task, its listener
 	// and a reader for each of its four peers' connections.
 	const tasks = 1 + Nodes*(2+Nodes-1)
-	u := unitfloor.Measure(tasks, 32)
+	u := unitfloor.Measure(time.Now, tasks, 32)
 	sim := resumes*u.Resume + events*u.Event + timers*u.Timer + drawn*u.Draw
 
 	pool := &deterministic.Coroutines{}

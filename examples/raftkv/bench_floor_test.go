@@ -159,7 +159,7 @@ func BenchmarkSeedFloor(b *testing.B) {
 	// A payload moved once: each message sent, each write to storage.
 	copied := perSeed(bytesSum[audit.SendAttempt] + bytesSum[audit.WriteAt])
 
-	u := unitfloor.Measure(64, 64)
+	u := unitfloor.Measure(time.Now, 64, 64)
 
 	// Raft with the codec doing a seed's raft work: the mean of
 	// BenchmarkRaftAlone's "codec" driver over floorRaftRuns seeds (a
