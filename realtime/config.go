@@ -36,7 +36,7 @@ type Config struct {
 	// runtime.GOMAXPROCS(0); negative is invalid.
 	Parallelism int
 	// Network sets TCP socket options and timeouts. The zero value is the
-	// default production network: TCP_NODELAY, SO_LINGER 0, a 10 s
+	// default production network: TCP_NODELAY, a graceful close, a 10 s
 	// connect timeout and 60 s read and write timeouts that bound each whole
 	// Recv and Send. Resolve is bounded by the connect timeout too.
 	Network tcp.Config

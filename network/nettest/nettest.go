@@ -45,6 +45,8 @@ var cases = []struct {
 	{"RecvAboveMaximumFails", recvAboveMaximumFails},
 	{"LargeRecvAllocatesAsBytesArrive", largeRecvAllocatesAsBytesArrive},
 	{"SendTakenByPeerSucceeds", sendTakenByPeerSucceeds},
+	{"CloseAfterSendDeliversAll", closeAfterSendDeliversAll},
+	{"CloseRightAfterAcceptDeliversAll", closeRightAfterAcceptDeliversAll},
 	{"CloseCutsParkedRecv", closeCutsParkedRecv},
 	{"CloseCutsParkedSend", closeCutsParkedSend},
 	{"AbortCutsBlockedRecv", abortCutsBlockedRecv},
