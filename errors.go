@@ -30,9 +30,10 @@ var (
 	// ErrRecvFailed: a network receive failed; the stream is now poisoned.
 	ErrRecvFailed = errors.New("recv failed")
 	// ErrRecvTooLarge: a Recv asked for more bytes than the network's
-	// maximum receive size (see DefaultMaxRecvSize); the stream is now
-	// poisoned. It matches ErrRecvFailed.
-	ErrRecvTooLarge = fmt.Errorf("%w: size above the maximum receive size", ErrRecvFailed)
+	// maximum receive size (see DefaultMaxRecvSize), or for a negative
+	// number of bytes (a length read from a peer that wrapped around as
+	// an int); the stream is now poisoned. It matches ErrRecvFailed.
+	ErrRecvTooLarge = fmt.Errorf("%w: size out of range", ErrRecvFailed)
 	// ErrResolveFailed: the host name has no address. Returned wrapped in a
 	// *ResolveError that names the host.
 	ErrResolveFailed = errors.New("dns resolution failed")

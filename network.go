@@ -103,8 +103,10 @@ type Stream interface {
 	// (or cut by a Send that unwound its task, see Sink.Send) before n
 	// bytes arrive, and at once, without waiting or reserving
 	// memory, with ErrRecvTooLarge (which matches ErrRecvFailed) when n is
-	// above the network's maximum receive size (DefaultMaxRecvSize unless
-	// configured); memory for a large n grows as bytes arrive. After any
+	// negative or above the network's maximum receive size
+	// (DefaultMaxRecvSize unless configured): a length decoded from a peer
+	// is input, and a bad one is an error, never a panic. Memory for a
+	// large n grows as bytes arrive. After any
 	// error, or after a Recv that was abandoned mid-way, the stream is
 	// poisoned: every later Recv returns ErrClosed and bytes already
 	// buffered are lost. A Recv is abandoned when it unwinds its task (an

@@ -43,6 +43,7 @@ var cases = []struct {
 	{"RecvErrorPoisonsStream", recvErrorPoisonsStream},
 	{"SendErrorPoisonsSink", sendErrorPoisonsSink},
 	{"RecvAboveMaximumFails", recvAboveMaximumFails},
+	{"RecvOfNegativeLengthFails", recvOfNegativeLengthFails},
 	{"LargeRecvAllocatesAsBytesArrive", largeRecvAllocatesAsBytesArrive},
 	{"SendTakenByPeerSucceeds", sendTakenByPeerSucceeds},
 	{"CloseAfterSendDeliversAll", closeAfterSendDeliversAll},

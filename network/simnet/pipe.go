@@ -1,12 +1,12 @@
 package simnet
 
 import (
-	"fmt"
 	"net/netip"
 	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/netlimit"
 	"github.com/simrt/simrt/rtapi"
 )
 
@@ -400,13 +400,10 @@ type stream struct {
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv. Above MaxRecvSize it fails at once
-// with ErrRecvTooLarge; a Close of the stream while Recv is parked returns
-// ErrClosed.
+// Recv implements simrt.Stream.Recv. For a negative k or one above
+// MaxRecvSize it fails at once with ErrRecvTooLarge; a Close of the stream
+// while Recv is parked returns ErrClosed.
 func (s *stream) Recv(k int) ([]byte, error) {
-	if k < 0 {
-		panic("simnet: Recv of a negative length")
-	}
 	p := s.p
 	n := p.net
 	n.mu.Lock()
@@ -414,9 +411,9 @@ func (s *stream) Recv(k int) ([]byte, error) {
 	if s.poisoned {
 		return nil, simrt.ErrClosed
 	}
-	if k > n.cfg.MaxRecvSize {
+	if k < 0 || k > n.cfg.MaxRecvSize {
 		s.poison()
-		return nil, fmt.Errorf("simnet: Recv(%d) above MaxRecvSize %d: %w", k, n.cfg.MaxRecvSize, simrt.ErrRecvTooLarge)
+		return nil, netlimit.RecvSizeError("simnet", k, n.cfg.MaxRecvSize)
 	}
 	for {
 		if !p.streamOpen {

@@ -1,13 +1,13 @@
 package tcp
 
 import (
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/netlimit"
 )
 
 // conn is the socket both halves share; it is closed when both are.
@@ -166,20 +166,17 @@ type stream struct {
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv: ErrRecvTooLarge above MaxRecvSize,
-// ErrTimeout past ReadTimeout, ErrClosed if Close is called meanwhile,
-// ErrRecvFailed at the end of the stream or on any other error; each
-// poisons the stream. Call it from one task at a time.
+// Recv implements simrt.Stream.Recv: ErrRecvTooLarge for a negative n or
+// one above MaxRecvSize, ErrTimeout past ReadTimeout, ErrClosed if Close
+// is called meanwhile, ErrRecvFailed at the end of the stream or on any
+// other error; each poisons the stream. Call it from one task at a time.
 func (s *stream) Recv(n int) ([]byte, error) {
-	if n < 0 {
-		panic("tcp: Recv of a negative length")
-	}
 	if s.poisoned || s.closed.Load() {
 		return nil, simrt.ErrClosed
 	}
-	if n > s.n.cfg.MaxRecvSize {
+	if n < 0 || n > s.n.cfg.MaxRecvSize {
 		s.poison()
-		return nil, fmt.Errorf("tcp: Recv(%d) above MaxRecvSize %d: %w", n, s.n.cfg.MaxRecvSize, simrt.ErrRecvTooLarge)
+		return nil, netlimit.RecvSizeError("tcp", n, s.n.cfg.MaxRecvSize)
 	}
 	if s.w-s.r < n {
 		s.poisoned = true // stays so unless Recv completes
