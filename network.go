@@ -10,6 +10,15 @@ import "net/netip"
 // production fails.
 const DefaultMaxRecvSize = 32 << 20
 
+// DefaultMaxRecvMemory bounds, when the network's configuration leaves its
+// MaxRecvMemory at zero (in the tcp and simnet configurations, and so in
+// both runtimes' Config.Network), the receive memory that the streams of
+// one process hold at once for Recvs larger than their own buffer: 256 MiB,
+// eight Recvs of DefaultMaxRecvSize. A Recv that would take more fails with
+// ErrRecvMemory, so that peers sending large frames on many connections at
+// once cannot make a process reserve more than that.
+const DefaultMaxRecvMemory = 256 << 20
+
 // Network binds listeners and dials connections. A connection is two
 // independent halves: a Sink to send and a Stream to receive. Closing or
 // poisoning one half leaves the other usable.

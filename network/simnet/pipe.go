@@ -37,6 +37,7 @@ type pipe struct {
 	last        time.Time // arrival time of the latest segment
 	shared      byteQueue
 	local       byteQueue
+	held        int // what local takes of the receiving host's memory (recvmem.go)
 
 	sinkOpen, streamOpen bool
 	reset                bool
@@ -227,6 +228,7 @@ func (p *pipe) discard() {
 	p.dropFlight()
 	p.shared.reset()
 	p.local.reset()
+	p.account()
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil
@@ -401,7 +403,9 @@ type stream struct {
 var _ simrt.Stream = (*stream)(nil)
 
 // Recv implements simrt.Stream.Recv. For a negative k or one above
-// MaxRecvSize it fails at once with ErrRecvTooLarge; a Close of the stream
+// MaxRecvSize it fails at once with ErrRecvTooLarge, and with
+// ErrRecvMemory once the bytes it gathers would take its host past
+// MaxRecvMemory; a Close of the stream
 // while Recv is parked returns ErrClosed.
 func (s *stream) Recv(k int) ([]byte, error) {
 	p := s.p
@@ -423,11 +427,17 @@ func (s *stream) Recv(k int) ([]byte, error) {
 			s.poison()
 			return nil, simrt.ErrRecvFailed
 		}
+		if err := p.recvGrowth(k); err != nil {
+			s.poison()
+			return nil, err
+		}
 		p.pull(k)
+		p.account()
 		if p.local.len() >= k {
 			out := n.carver.carve(k)
 			copy(out, p.local.bytes())
 			p.local.consume(k)
+			p.account()
 			return out, nil
 		}
 		if !p.sinkOpen && !p.inFlight() && p.shared.len() == 0 {
@@ -444,6 +454,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 func (s *stream) poison() {
 	s.poisoned = true
 	s.p.local.reset()
+	s.p.account()
 }
 
 // Peek implements simrt.Stream.Peek.
