@@ -26,7 +26,7 @@ func (p *pipe) recvGrowth(k int) error {
 	}
 	used := n.recvHeld[p.to.Addr()]
 	if used+need > n.cfg.MaxRecvMemory {
-		return netlimit.RecvMemoryError("simnet", k, need, used, n.cfg.MaxRecvMemory)
+		return netlimit.RecvMemoryError("simnet: host "+p.to.Addr().String(), k, need, used, n.cfg.MaxRecvMemory)
 	}
 	return nil
 }
