@@ -229,6 +229,9 @@ func (s *stream) toBase() {
 
 // giveBack returns what the stream holds of the network's receive memory.
 func (s *stream) giveBack() {
+	if s.held.Load() == 0 { // the common case, a read with no write
+		return
+	}
 	if h := s.held.Swap(0); h != 0 {
 		s.n.recvMem.Give(h)
 	}
