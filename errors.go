@@ -30,9 +30,18 @@ var (
 	// ErrRecvFailed: a network receive failed; the stream is now poisoned.
 	ErrRecvFailed = errors.New("recv failed")
 	// ErrRecvTooLarge: a Recv asked for more bytes than the network's
-	// maximum receive size (see DefaultMaxRecvSize); the stream is now
-	// poisoned. It matches ErrRecvFailed.
-	ErrRecvTooLarge = fmt.Errorf("%w: size above the maximum receive size", ErrRecvFailed)
+	// maximum receive size (see DefaultMaxRecvSize), or for a negative
+	// number of bytes (a length read from a peer that wrapped around as
+	// an int); the stream is now poisoned. It matches ErrRecvFailed.
+	ErrRecvTooLarge = fmt.Errorf("%w: size out of range", ErrRecvFailed)
+	// ErrRecvMemory: a Recv needed more receive memory than the process's
+	// streams may hold together (see DefaultMaxRecvMemory); the stream is
+	// now poisoned. It matches ErrRecvFailed.
+	ErrRecvMemory = fmt.Errorf("%w: receive memory exhausted", ErrRecvFailed)
+	// ErrConnLimit: a Dial was refused because the network's bound on
+	// open connections was reached (network/tcp's Config.MaxConns). It
+	// matches ErrConnectionFailed.
+	ErrConnLimit = fmt.Errorf("%w: too many open connections", ErrConnectionFailed)
 	// ErrResolveFailed: the host name has no address. Returned wrapped in a
 	// *ResolveError that names the host.
 	ErrResolveFailed = errors.New("dns resolution failed")

@@ -10,6 +10,15 @@ import "net/netip"
 // production fails.
 const DefaultMaxRecvSize = 32 << 20
 
+// DefaultMaxRecvMemory bounds, when the network's configuration leaves its
+// MaxRecvMemory at zero (in the tcp and simnet configurations, and so in
+// both runtimes' Config.Network), the receive memory that the streams of
+// one process hold at once for Recvs larger than their own buffer: 256 MiB,
+// eight Recvs of DefaultMaxRecvSize. A Recv that would take more fails with
+// ErrRecvMemory, so that peers sending large frames on many connections at
+// once cannot make a process reserve more than that.
+const DefaultMaxRecvMemory = 256 << 20
+
 // Network binds listeners and dials connections. A connection is two
 // independent halves: a Sink to send and a Stream to receive. Closing or
 // poisoning one half leaves the other usable.
@@ -81,20 +90,18 @@ type Sink interface {
 	// then its Recv fails with ErrRecvFailed. A later Send returns
 	// ErrClosed. Closing twice does nothing.
 	//
-	// Production differs once both halves are closed: TCP's default close
-	// (network/tcp's Config.Linger false, SO_LINGER 0) then resets the
-	// connection at once, and the bytes the sender's kernel still held
-	// are dropped; the peer receives only those that had reached its own
-	// kernel, then ErrRecvFailed. A Send that returned, followed at once
-	// by the Close of both halves, may so lose its tail in production
-	// (a 256 KiB Send to a peer reading nothing: 127,973 bytes arrived
-	// over Linux loopback), and a cut Send keeps less than it would (the
-	// same 127,973 bytes of 8 MiB, against 3.9 MB while the socket stays
-	// open). The simulator models no such reset: closing both halves
-	// drops nothing that left (all of a Send that returned, and of a cut
-	// Send what Send says), as production with Linger true, or with the
-	// stream still open, drops nothing. A sender that must know its bytes
-	// arrived waits for the peer to say so before it closes.
+	// Closing both halves is graceful in both runtimes: the peer receives
+	// every byte of every Send that returned (of a cut Send, what Send
+	// says), then ErrRecvFailed. Over TCP the kernel goes on sending them
+	// after Close, then a FIN. Production can be asked for an abortive
+	// close instead (network/tcp's Config.AbortiveClose, SO_LINGER 0): the
+	// socket is then reset at once and the bytes the sender's kernel still
+	// held are dropped (a 256 KiB Send to a peer reading nothing, then
+	// Close: 128,000 bytes arrived over Linux loopback). The simulator has
+	// no such option (see docs/PRODUCTION.md). Over TCP a socket closed
+	// with received bytes it never read is reset even so (RFC 1122), and
+	// nothing reaches a peer whose process died: a sender that must know
+	// its bytes arrived waits for the peer to say so before it closes.
 	Close() error
 }
 
@@ -105,8 +112,10 @@ type Stream interface {
 	// (or cut by a Send that unwound its task, see Sink.Send) before n
 	// bytes arrive, and at once, without waiting or reserving
 	// memory, with ErrRecvTooLarge (which matches ErrRecvFailed) when n is
-	// above the network's maximum receive size (DefaultMaxRecvSize unless
-	// configured); memory for a large n grows as bytes arrive. After any
+	// negative or above the network's maximum receive size
+	// (DefaultMaxRecvSize unless configured): a length decoded from a peer
+	// is input, and a bad one is an error, never a panic. Memory for a
+	// large n grows as bytes arrive. After any
 	// error, or after a Recv that was abandoned mid-way, the stream is
 	// poisoned: every later Recv returns ErrClosed and bytes already
 	// buffered are lost. A Recv is abandoned when it unwinds its task (an

@@ -34,6 +34,16 @@ func TestNetworkConformance(t *testing.T) {
 	})
 }
 
+// The receive-memory cases on the runtime's own network, with nettest's
+// small budget.
+func TestNetworkConformanceRecvMemory(t *testing.T) {
+	nettest.RunRecvMemory(t, func(t *testing.T, body func(nettest.Env)) {
+		deterministic.New(deterministic.Config{Seed: 3, Network: deterministic.NetworkConfig{MaxRecvMemory: nettest.BudgetRecvMemory}}).Start(func(ctx *deterministic.Context) {
+			body(nettest.Task(ctx, ctx))
+		})
+	})
+}
+
 // The Dial cases of the suite on the runtime's own network, with a Dial
 // that hangs on a clog (it waits for the release, which never comes).
 func TestNetworkConformanceDial(t *testing.T) {

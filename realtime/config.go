@@ -36,9 +36,11 @@ type Config struct {
 	// runtime.GOMAXPROCS(0); negative is invalid.
 	Parallelism int
 	// Network sets TCP socket options and timeouts. The zero value is the
-	// default production network: TCP_NODELAY, SO_LINGER 0, a 10 s
+	// default production network: TCP_NODELAY, a graceful close, a 10 s
 	// connect timeout and 60 s read and write timeouts that bound each whole
-	// Recv and Send. Resolve is bounded by the connect timeout too.
+	// Recv and Send, Recvs of at most 32 MiB that hold at most 256 MiB of
+	// receive memory together, and no bound on connections (MaxConns).
+	// Resolve is bounded by the connect timeout too.
 	Network tcp.Config
 	// MetricsAddr, when set, is the TCP address ("127.0.0.1:9090",
 	// "127.0.0.1:0") of an HTTP endpoint serving GET /metrics in the
@@ -77,7 +79,8 @@ func (c Config) validate() Config {
 		panic("realtime.New: Config.Timeout must not be negative")
 	}
 	n := c.Network
-	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 || n.MaxRecvSize < 0 {
+	if n.ConnectTimeout < 0 || n.ReadTimeout < 0 || n.WriteTimeout < 0 || n.ReadBufferSize < 0 ||
+		n.MaxRecvSize < 0 || n.MaxRecvMemory < 0 || n.MaxConns < 0 {
 		panic("realtime.New: Config.Network fields must not be negative")
 	}
 	c.Metrics = c.Metrics.validate()

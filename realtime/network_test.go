@@ -13,6 +13,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/network/nettest"
+	"github.com/simrt/simrt/network/tcp"
 	"github.com/simrt/simrt/realtime"
 )
 
@@ -24,6 +25,9 @@ var loopback = netip.MustParseAddrPort("127.0.0.1:0")
 func TestNetConformance(t *testing.T) {
 	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
 		start(realtime.Config{}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
+	})
+	nettest.RunRecvMemory(t, func(t *testing.T, body func(nettest.Env)) {
+		start(realtime.Config{Network: tcp.Config{MaxRecvMemory: nettest.BudgetRecvMemory}}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
 	})
 	// A Dial blocks on a listener whose accept queue is full (blackhole);
 	// slowNet's timeouts are far beyond the cases' bounds.

@@ -77,6 +77,19 @@
 // deterministic.Config.LogHandler) is captured, and its last 100 records
 // are printed in the report of a failing seed, never for a passing one.
 //
+// A log.Fatal (Fatalf, Fatalln) called from a simulated task does not end
+// the test process: while simulations run, simtest writes the standard
+// logger's output, and turns the line of a Fatal into a panic of
+// *LogFatal in the task that called it. The seed fails with its report
+// and replay command, also with Config.CatchPanics, and a sweep goes on
+// to its other seeds. os.Exit(0) panics under go test and fails its seed
+// the same way. Nothing in Go sees os.Exit with another code, or the Fatal
+// of a Logger writing elsewhere: they end the process. Under go test -v
+// the last "=== RUN .../seed=N" line names the seed; simrt sweep runs
+// each chunk of seeds in its own process, reports such a seed as failed
+// ("the test process exited while the seed ran") with its replay command,
+// and runs the rest of the chunk in a new process.
+//
 // # Determinism
 //
 // Same seed, same program, same run. A test breaks this by letting

@@ -180,6 +180,7 @@ func simulate(t *testing.T, name, replay string, cfg deterministic.Config, root 
 // replay, if set, is every failure's replay line.
 func harness(t *testing.T, name, replay string, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
+	defer trapLogFatal()() // logfatal.go
 	h := newWatch(t, cfg, label)
 	h.replay = replay
 	finished := false
@@ -196,6 +197,9 @@ func harness(t *testing.T, name, replay string, cfg deterministic.Config, drive 
 		}
 	})
 	finished = true
+	if h.logFatal != nil { // a caught panic (CatchPanics): the run went on
+		return h.build(h.logFatal, "", false, false)
+	}
 	if t.Failed() && !h.failedBefore {
 		return h.build(nil, "the test failed (t.Error) inside the simulation", false, true)
 	}
@@ -213,6 +217,7 @@ type watch struct {
 	ctx0         *deterministic.Context // the running simulation's root context
 	aud          *deterministic.Auditor // its auditor
 	panicked     *failure               // the last task panic
+	logFatal     *failure               // the first task panic that was a log.Fatal (logfatal.go)
 	loc          *locator
 	logs         *logRing
 }
@@ -227,6 +232,9 @@ func newWatch(t *testing.T, cfg deterministic.Config, label func(string) string)
 		if h.ctx0 != nil { // keep the last: it is the one that stops the run
 			h.panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
 				time: h.ctx0.Now(), stack: stack}
+			if _, ok := value.(*LogFatal); ok && h.logFatal == nil {
+				h.logFatal = h.panicked
+			}
 		}
 		if user != nil {
 			user(task, value, stack)

@@ -53,6 +53,11 @@ func (f sweepFailure) headline() string {
 				break
 			}
 		}
+		if last := f.report[len(f.report)-1]; what == "" && strings.HasPrefix(last, "(the test process died: exit status ") {
+			// No panic: the process exited, by os.Exit in the
+			// simulation (a log.Fatal simtest turns into a panic).
+			what = "the test process exited while the seed ran (" + strings.TrimPrefix(strings.TrimSuffix(last, ")"), "(the test process died: ") + "): an os.Exit in the simulation?"
+		}
 	}
 	if what == "" {
 		for _, l := range f.report {

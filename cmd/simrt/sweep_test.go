@@ -300,6 +300,32 @@ func TestCrashingSeedIsItsFailure(t *testing.T) {
 	}
 }
 
+// TestExitingSeedIsItsFailure sweeps a test whose tasks call os.Exit(3)
+// on some seeds: each such seed is a failure that says the process exited,
+// with its replay command, and the seeds after it in its chunk still run.
+func TestExitingSeedIsItsFailure(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"sweep", "./testdata/sample", "-run", "TestExit", "-seeds", "0..19", "-parallel", "1", "-chunk", "20"}, &out, &errb)
+	text := out.String()
+	if code != 1 || !strings.Contains(text, "swept 20 of 20 seeds") {
+		t.Fatalf("exit %d, want 1 and every seed run:\n%s\n%s", code, text, errb.String())
+	}
+	exited := failingSeeds(t, text)
+	if len(exited) == 0 || len(exited) == 20 {
+		t.Fatalf("exiting seeds %v: want some, not all", exited)
+	}
+	for _, s := range exited {
+		for _, want := range []string{
+			"FAIL seed " + itoa(s) + ": the test process exited while the seed ran (exit status 3): an os.Exit in the simulation?",
+			"replay: simrt replay ./testdata/sample -run TestExit -seed " + itoa(s) + "\n",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("no %q:\n%s", want, text)
+			}
+		}
+	}
+}
+
 // TestSweepReportsCoverage: the summary, as text and as JSON, counts the
 // faults injected and the properties and Buggify sites reached, merged over
 // the sweep's test processes.

@@ -3,6 +3,7 @@ package nettest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -26,12 +27,26 @@ const guard = 10 * time.Second
 // bytes are buffered, with an error matching both ErrRecvTooLarge and
 // ErrRecvFailed, and poisons the stream; the sink stays usable.
 func recvAboveMaximumFails(t *testing.T, env Env) {
+	recvOutOfRangeFails(t, env, []int{simrt.DefaultMaxRecvSize + 1, math.MaxInt})
+}
+
+// A Recv of a negative length (a length read from a peer that wrapped
+// around) fails as one above the maximum does, instead of panicking: with
+// a runtime that does not catch panics, a panic would take the whole
+// process down on one bad frame from a peer.
+func recvOfNegativeLengthFails(t *testing.T, env Env) {
+	recvOutOfRangeFails(t, env, []int{-1, math.MinInt})
+}
+
+// recvOutOfRangeFails checks, for each n, that Recv(n) fails at once with
+// ErrRecvTooLarge, with bytes buffered, and poisons only the stream.
+func recvOutOfRangeFails(t *testing.T, env Env, sizes []int) {
 	l := bind(t, env)
 	if l == nil {
 		return
 	}
 	defer l.Close()
-	for _, n := range []int{simrt.DefaultMaxRecvSize + 1, math.MaxInt} {
+	for _, n := range sizes {
 		wait := serveOne(t, env, l, func(_ Env, c conn) {
 			defer c.close()
 			send(t, c.sink, "server", serverData)
@@ -48,15 +63,21 @@ func recvAboveMaximumFails(t *testing.T, env Env) {
 		}
 		var err error
 		if terr := simrt.Timeout(env, guard, func() error {
+			defer func() {
+				if v := recover(); v != nil {
+					err = fmt.Errorf("panic: %v", v)
+				}
+			}()
 			_, err = c.stream.Recv(n)
 			return nil
 		}); terr != nil {
 			t.Errorf("Recv(%d) parked instead of failing at once", n)
 		}
-		wantErr(t, err, simrt.ErrRecvTooLarge, "Recv above the maximum")
-		wantErr(t, err, simrt.ErrRecvFailed, "Recv above the maximum")
+		what := fmt.Sprintf("Recv(%d)", n)
+		wantErr(t, err, simrt.ErrRecvTooLarge, what)
+		wantErr(t, err, simrt.ErrRecvFailed, what)
 		_, err = c.stream.Recv(1)
-		wantErr(t, err, simrt.ErrClosed, "Recv after a Recv above the maximum")
+		wantErr(t, err, simrt.ErrClosed, "Recv after "+what)
 		send(t, c.sink, "client sink after its stream failed", clientData)
 		c.close()
 		wait()

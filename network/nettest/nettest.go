@@ -1,10 +1,12 @@
 // Package nettest is the conformance suite every simrt.Network passes: the
 // ten behaviours of the network tests of commonware-runtime (the Rust
 // crate simrt ports), and the rules both
-// runtimes must share beyond them (limits.go), each a subtest named after
-// the rule it checks, each on a fresh runtime and network. The network
-// under test must keep the default maximum receive size,
-// simrt.DefaultMaxRecvSize.
+// runtimes must share beyond them (limits.go, graceful.go, ...), each a
+// subtest named after the rule it checks, each on a fresh runtime and
+// network. The network under test must keep the default maximum receive
+// size, simrt.DefaultMaxRecvSize. RunRecvMemory runs the cases of the
+// bound on receive memory, on a network configured with a small one;
+// RunDial the cases of a Dial that hangs.
 //
 // An implementation runs it from its own tests:
 //
@@ -43,8 +45,11 @@ var cases = []struct {
 	{"RecvErrorPoisonsStream", recvErrorPoisonsStream},
 	{"SendErrorPoisonsSink", sendErrorPoisonsSink},
 	{"RecvAboveMaximumFails", recvAboveMaximumFails},
+	{"RecvOfNegativeLengthFails", recvOfNegativeLengthFails},
 	{"LargeRecvAllocatesAsBytesArrive", largeRecvAllocatesAsBytesArrive},
 	{"SendTakenByPeerSucceeds", sendTakenByPeerSucceeds},
+	{"CloseAfterSendDeliversAll", closeAfterSendDeliversAll},
+	{"CloseRightAfterAcceptDeliversAll", closeRightAfterAcceptDeliversAll},
 	{"CloseCutsParkedRecv", closeCutsParkedRecv},
 	{"CloseCutsParkedSend", closeCutsParkedSend},
 	{"AbortCutsBlockedRecv", abortCutsBlockedRecv},

@@ -77,3 +77,10 @@ func TestConformanceDial(t *testing.T) {
 		})
 	})
 }
+
+// The receive-memory cases, on a network with nettest's small budget.
+func TestConformanceRecvMemory(t *testing.T) {
+	nettest.RunRecvMemory(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+		return simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{MaxRecvMemory: nettest.BudgetRecvMemory})
+	}))
+}

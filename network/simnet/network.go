@@ -71,6 +71,14 @@ type Config struct {
 	// once with simrt.ErrRecvTooLarge and poisons the stream. Zero means
 	// simrt.DefaultMaxRecvSize (32 MiB), as in production.
 	MaxRecvSize int
+	// MaxRecvMemory bounds, per host, the bytes its streams hold beyond
+	// BufferSize each: what Recvs larger than BufferSize have gathered
+	// while their bytes arrive. A Recv that would pull more fails with
+	// simrt.ErrRecvMemory (naming this field) and poisons its stream,
+	// which gives its memory back; the bytes a Recv returned are the
+	// caller's and count no more. Zero means simrt.DefaultMaxRecvMemory
+	// (256 MiB), as in production, where tcp bounds it per process.
+	MaxRecvMemory int
 }
 
 // Network is an in-memory network of hosts joined by directed links. It
@@ -94,6 +102,7 @@ type Network struct {
 	port      int                          // next ephemeral port
 	assigned  map[netip.Addr]int           // per address, the offset in the assigned range Bind of port 0 tries next; looked up, never iterated
 	hosts     map[netip.Addr]*host
+	recvHeld  map[netip.Addr]int // per receiving host, what its streams hold beyond BufferSize (recvmem.go); looked up, never iterated
 	links     map[pair]*link
 	linkList  []*link // links in creation order, for deterministic walks
 	def       Link
@@ -111,7 +120,7 @@ var _ simrt.Network = (*Network)(nil)
 // its faults from rng. rec, which may be nil, receives control events. New
 // panics on a negative Config field.
 func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
-	if cfg.BufferSize < 0 || cfg.DialTimeout < 0 || cfg.HoldTimeout < 0 || cfg.MaxRecvSize < 0 {
+	if cfg.BufferSize < 0 || cfg.DialTimeout < 0 || cfg.HoldTimeout < 0 || cfg.MaxRecvSize < 0 || cfg.MaxRecvMemory < 0 {
 		panic("simnet.New: Config fields must not be negative")
 	}
 	if rng == nil {
@@ -127,6 +136,7 @@ func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
 		port:      EphemeralStart,
 		assigned:  make(map[netip.Addr]int),
 		hosts:     make(map[netip.Addr]*host),
+		recvHeld:  make(map[netip.Addr]int),
 		links:     make(map[pair]*link),
 	}
 	if n.bufSize == 0 {
@@ -134,6 +144,9 @@ func New(rt Runtime, rng *rand.Rand, rec Recorder, cfg Config) *Network {
 	}
 	if n.cfg.MaxRecvSize == 0 {
 		n.cfg.MaxRecvSize = simrt.DefaultMaxRecvSize
+	}
+	if n.cfg.MaxRecvMemory == 0 {
+		n.cfg.MaxRecvMemory = simrt.DefaultMaxRecvMemory
 	}
 	return n
 }

@@ -1,12 +1,12 @@
 package simnet
 
 import (
-	"fmt"
 	"net/netip"
 	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/netlimit"
 	"github.com/simrt/simrt/rtapi"
 )
 
@@ -37,6 +37,7 @@ type pipe struct {
 	last        time.Time // arrival time of the latest segment
 	shared      byteQueue
 	local       byteQueue
+	held        int // what local takes of the receiving host's memory (recvmem.go)
 
 	sinkOpen, streamOpen bool
 	reset                bool
@@ -227,6 +228,7 @@ func (p *pipe) discard() {
 	p.dropFlight()
 	p.shared.reset()
 	p.local.reset()
+	p.account()
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil
@@ -400,13 +402,12 @@ type stream struct {
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv. Above MaxRecvSize it fails at once
-// with ErrRecvTooLarge; a Close of the stream while Recv is parked returns
-// ErrClosed.
+// Recv implements simrt.Stream.Recv. For a negative k or one above
+// MaxRecvSize it fails at once with ErrRecvTooLarge, and with
+// ErrRecvMemory once the bytes it gathers would take its host past
+// MaxRecvMemory; a Close of the stream
+// while Recv is parked returns ErrClosed.
 func (s *stream) Recv(k int) ([]byte, error) {
-	if k < 0 {
-		panic("simnet: Recv of a negative length")
-	}
 	p := s.p
 	n := p.net
 	n.mu.Lock()
@@ -414,9 +415,9 @@ func (s *stream) Recv(k int) ([]byte, error) {
 	if s.poisoned {
 		return nil, simrt.ErrClosed
 	}
-	if k > n.cfg.MaxRecvSize {
+	if k < 0 || k > n.cfg.MaxRecvSize {
 		s.poison()
-		return nil, fmt.Errorf("simnet: Recv(%d) above MaxRecvSize %d: %w", k, n.cfg.MaxRecvSize, simrt.ErrRecvTooLarge)
+		return nil, netlimit.RecvSizeError("simnet", k, n.cfg.MaxRecvSize)
 	}
 	for {
 		if !p.streamOpen {
@@ -426,11 +427,17 @@ func (s *stream) Recv(k int) ([]byte, error) {
 			s.poison()
 			return nil, simrt.ErrRecvFailed
 		}
+		if err := p.recvGrowth(k); err != nil {
+			s.poison()
+			return nil, err
+		}
 		p.pull(k)
+		p.account()
 		if p.local.len() >= k {
 			out := n.carver.carve(k)
 			copy(out, p.local.bytes())
 			p.local.consume(k)
+			p.account()
 			return out, nil
 		}
 		if !p.sinkOpen && !p.inFlight() && p.shared.len() == 0 {
@@ -447,6 +454,7 @@ func (s *stream) Recv(k int) ([]byte, error) {
 func (s *stream) poison() {
 	s.poisoned = true
 	s.p.local.reset()
+	s.p.account()
 }
 
 // Peek implements simrt.Stream.Peek.

@@ -122,8 +122,9 @@ func (a *AcceptCall) endLocked() {
 // the listener is still open and the pending connection waits in the
 // kernel's queue, so Accept waits and tries again, as net/http's Server
 // does: 5ms, doubling up to 1s between attempts, until a descriptor is
-// free or the listener is closed. Any other failure (including Close)
-// returns simrt.ErrClosed.
+// free or the listener is closed. A connection past the network's
+// MaxConns is closed at once, and Accept waits for the next. Any other
+// failure (including Close) returns simrt.ErrClosed.
 func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	a := AcceptCall{l: l}
 	return a.Accept()
@@ -164,9 +165,22 @@ func (a *AcceptCall) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) 
 		if err != nil {
 			return netip.AddrPort{}, nil, nil, err
 		}
+		if !l.n.conns.Take(1) {
+			c.Close() // past MaxConns: refuse it, and wait for the next
+			a.reopen()
+			continue
+		}
 		si, st := l.n.wrap(c)
 		return c.RemoteAddr().(*net.TCPAddr).AddrPort(), si, st, nil
 	}
+}
+
+// reopen makes a, which has returned a connection that Accept refused
+// (MaxConns), a call in progress again, which Interrupt may cut.
+func (a *AcceptCall) reopen() {
+	a.l.mu.Lock()
+	a.done = false
+	a.l.mu.Unlock()
 }
 
 // before is what a's Accept does before it asks the kernel: it returns an

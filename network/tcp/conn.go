@@ -1,18 +1,19 @@
 package tcp
 
 import (
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/netlimit"
 )
 
 // conn is the socket both halves share; it is closed when both are.
 type conn struct {
-	c *net.TCPConn
+	c     *net.TCPConn
+	conns *netlimit.Budget // the network's open connections, given back at close
 
 	mu                       sync.Mutex
 	sinkClosed, streamClosed bool
@@ -35,6 +36,7 @@ func (c *conn) closeHalf(write bool) {
 	}
 	if c.sinkClosed && c.streamClosed {
 		c.c.Close()
+		c.conns.Give(1)
 		return
 	}
 	if write {
@@ -162,24 +164,26 @@ type stream struct {
 	poisoned bool
 	closed   atomic.Bool // Close was called
 	deadline time.Time   // the read deadline in force
+	// held is len(buf) while buf is not base: what the stream has taken
+	// of the network's receive memory (MaxRecvMemory). Close gives it
+	// back too, from any goroutine, hence atomic.
+	held atomic.Int64
 }
 
 var _ simrt.Stream = (*stream)(nil)
 
-// Recv implements simrt.Stream.Recv: ErrRecvTooLarge above MaxRecvSize,
-// ErrTimeout past ReadTimeout, ErrClosed if Close is called meanwhile,
-// ErrRecvFailed at the end of the stream or on any other error; each
-// poisons the stream. Call it from one task at a time.
+// Recv implements simrt.Stream.Recv: ErrRecvTooLarge for a negative n or
+// one above MaxRecvSize, ErrRecvMemory when its buffer would grow past
+// MaxRecvMemory, ErrTimeout past ReadTimeout, ErrClosed if Close
+// is called meanwhile, ErrRecvFailed at the end of the stream or on any
+// other error; each poisons the stream. Call it from one task at a time.
 func (s *stream) Recv(n int) ([]byte, error) {
-	if n < 0 {
-		panic("tcp: Recv of a negative length")
-	}
 	if s.poisoned || s.closed.Load() {
 		return nil, simrt.ErrClosed
 	}
-	if n > s.n.cfg.MaxRecvSize {
+	if n < 0 || n > s.n.cfg.MaxRecvSize {
 		s.poison()
-		return nil, fmt.Errorf("tcp: Recv(%d) above MaxRecvSize %d: %w", n, s.n.cfg.MaxRecvSize, simrt.ErrRecvTooLarge)
+		return nil, netlimit.RecvSizeError("tcp", n, s.n.cfg.MaxRecvSize)
 	}
 	if s.w-s.r < n {
 		s.poisoned = true // stays so unless Recv completes
@@ -196,14 +200,16 @@ func (s *stream) Recv(n int) ([]byte, error) {
 		// A buffer grown for this Recv holds exactly its bytes: hand it
 		// over instead of copying, and go back to the small one.
 		out := s.buf[s.r:s.w:s.w]
-		s.buf, s.r, s.w = s.base, 0, 0
+		s.toBase()
 		return out, nil
 	}
 	out := make([]byte, n)
 	copy(out, s.buf[s.r:])
 	s.r += n
 	if s.r == s.w {
-		s.buf, s.r, s.w = s.base, 0, 0
+		s.toBase()
+	} else if s.closed.Load() {
+		s.giveBack() // Close came meanwhile: the bytes left go with the stream
 	}
 	return out, nil
 }
@@ -211,27 +217,53 @@ func (s *stream) Recv(n int) ([]byte, error) {
 // poison marks the stream unusable and drops what it had buffered.
 func (s *stream) poison() {
 	s.poisoned = true
+	s.toBase()
+}
+
+// toBase empties the stream's buffer and goes back to the small one,
+// giving back the receive memory a grown one held.
+func (s *stream) toBase() {
 	s.buf, s.r, s.w = s.base, 0, 0
+	s.giveBack()
+}
+
+// giveBack returns what the stream holds of the network's receive memory.
+func (s *stream) giveBack() {
+	if s.held.Load() == 0 { // the common case, a read with no write
+		return
+	}
+	if h := s.held.Swap(0); h != 0 {
+		s.n.recvMem.Give(h)
+	}
 }
 
 // room makes space in buf to read more of a Recv of n bytes: it compacts
 // the buffer if n would not fit after r, and grows it only once it is
 // full, at most doubling it and never past n. Memory therefore follows the
 // bytes that have arrived (at most twice them, plus ReadBufferSize), not
-// the n a peer may have chosen.
-func (s *stream) room(n int) {
+// the n a peer may have chosen. A grown buffer takes its size from the
+// network's receive memory; room fails with ErrRecvMemory if that would
+// pass MaxRecvMemory.
+func (s *stream) room(n int) error {
 	if len(s.buf)-s.r >= n {
-		return
+		return nil
 	}
 	if s.r > 0 {
 		s.w = copy(s.buf, s.buf[s.r:s.w])
 		s.r = 0
 	}
 	if s.w == len(s.buf) && len(s.buf) < n {
-		nb := make([]byte, min(n, 2*len(s.buf)))
+		size := min(n, 2*len(s.buf))
+		need := int64(size) - s.held.Load()
+		if !s.n.recvMem.Take(need) {
+			return netlimit.RecvMemoryError("tcp", n, int(need), int(s.n.recvMem.Used()), s.n.cfg.MaxRecvMemory)
+		}
+		s.held.Add(need)
+		nb := make([]byte, size)
 		copy(nb, s.buf[:s.w])
 		s.buf = nb
 	}
+	return nil
 }
 
 // fill reads until at least n bytes are buffered, bounded by
@@ -239,7 +271,9 @@ func (s *stream) room(n int) {
 func (s *stream) fill(n int) error {
 	s.deadline = refreshDeadline(s.deadline, s.n.cfg.ReadTimeout, s.c.c.SetReadDeadline)
 	for s.w-s.r < n {
-		s.room(n)
+		if err := s.room(n); err != nil {
+			return err
+		}
 		k, err := s.c.c.Read(s.buf[s.w:])
 		s.w += k
 		if err != nil {
@@ -274,5 +308,6 @@ func (s *stream) Interrupt() { s.c.c.CloseRead() }
 func (s *stream) Close() error {
 	s.closed.Store(true)
 	s.c.closeHalf(false)
+	s.giveBack()
 	return nil
 }

@@ -1,6 +1,7 @@
 // Package tcp is the production simrt.Network: real TCP sockets with
-// TCP_NODELAY, SO_LINGER 0 (closing a connection resets it at once), a
-// connect timeout, and read and write timeouts that bound each whole Recv
+// TCP_NODELAY, a graceful close (the kernel sends what Send took, then a
+// FIN; Config.AbortiveClose resets the connection instead), a connect
+// timeout, and read and write timeouts that bound each whole Recv
 // and Send (defaults: 10s, 60s, 60s). Peek shows the
 // bytes the stream's read buffer already holds.
 //

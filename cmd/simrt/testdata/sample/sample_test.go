@@ -5,6 +5,7 @@ package sample
 
 import (
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -42,6 +43,19 @@ func TestCrash(t *testing.T) {
 			go func() { panic("boom in a native goroutine") }()
 			<-done
 		}
+	})
+}
+
+// TestExit ends its test process with os.Exit(3), from a task, on the
+// seeds where the first draw is 0: no hook of Go's sees that exit.
+func TestExit(t *testing.T) {
+	simtest.Explore(t, deterministic.Config{Timeout: time.Minute}, func(t *testing.T, ctx *deterministic.Context) {
+		simrt.Spawn(ctx.Child("node"), func(ctx simrt.Context) int {
+			if ctx.Rand().IntN(4) == 0 {
+				os.Exit(3)
+			}
+			return 0
+		}).Await(ctx)
 	})
 }
 
