@@ -19,7 +19,7 @@ import (
 // every label of audit.All is recorded by the layer that owns it, so the
 // list and the recording sites cannot drift apart.
 func TestEveryAuditLabelIsListed(t *testing.T) {
-	var events []deterministic.Event
+	var events []audit.Event
 	deterministic.New(deterministic.Config{EventLog: -1, Seed: 1}).Start(func(ctx *deterministic.Context) {
 		services(t, ctx)
 		storageOps(t, ctx)

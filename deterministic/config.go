@@ -4,6 +4,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // Config sets up a simulation. The zero value is a valid configuration:
@@ -59,9 +62,9 @@ type Config struct {
 	// when zero.
 	EventLog int
 	// Coroutines, when set, lends the run idle task coroutines left by
-	// earlier runs and takes back this run's at the end (see Coroutines).
+	// earlier runs and takes back this run's at the end (see package pool).
 	// It changes nothing but speed. Nil means the run makes its own.
-	Coroutines *Coroutines
+	Coroutines *pool.Coroutines
 	// YieldProbability is the chance that a task yields at a scheduling
 	// point (a primitive operation that does not park: an uncontended Lock
 	// or Unlock, a Send into a channel with room, a Fire, a Handle await
@@ -85,9 +88,9 @@ type Config struct {
 	BiasedSelect bool
 	// Replay, when set, supplies the run's decisions ahead of the seeded
 	// generator: a Stream recorded earlier replays that run (see Decider).
-	Replay Decider
+	Replay decision.Decider
 	// Record, when set, receives every decision of the run, in order.
-	Record *Stream
+	Record *decision.Stream
 	// OnTaskPanic, when set, is called with the task's name, the panic value
 	// and its stack whenever a task (or the root) panics, before the runtime
 	// reacts. Test harnesses use it to report the failing task.

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
@@ -143,7 +144,7 @@ var fieldFillBytes = []byte("fill_bytes")
 func (rt *runtime) Read(p []byte) (int, error) {
 	rt.check()
 	rt.auditor.Event(audit.Rand, fieldFillBytes)
-	rt.stream.read(KindRand, p)
+	rt.stream.read(decision.KindRand, p)
 	return len(p), nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
@@ -37,6 +38,7 @@ type runtime struct {
 	ready   []*task
 	spare   []*task
 	idle    []*coroutine // finished tasks' coroutines, for reuse
+	pooled  *pooled      // what this run borrowed from Config.Coroutines (task.go)
 	timers  timers
 	current *task
 	after   func(task string, now time.Time) // Config.AfterResume
@@ -101,11 +103,9 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	}
 	rt.auditor.where = rt.where
 	rt.sh.Init("deterministic", rt, rt.auditor, abortSpawned)
-	if cfg.Coroutines != nil {
-		rt.idle = cfg.Coroutines.take()
-	}
+	rt.borrow(cfg.Coroutines)
 	rt.initLabels()
-	rt.rng = rand.New(&source{s: rt.stream, k: KindFault})
+	rt.rng = rand.New(&source{s: rt.stream, k: decision.KindFault})
 	rt.initSchedule()
 	rt.user = rand.New(auditedSource{rt})
 	rt.iterations = metrics.NewCounter(descIterations)
@@ -320,7 +320,7 @@ func (rt *runtime) warm(t *task) {
 // order is the same on every platform and Go version.
 func (rt *runtime) shuffle(q []*task) {
 	for i := len(q) - 1; i > 0; i-- {
-		j := rt.stream.bounded(KindSchedule, uint64(i+1))
+		j := rt.stream.bounded(decision.KindSchedule, uint64(i+1))
 		q[i], q[j] = q[j], q[i]
 	}
 }
@@ -419,5 +419,5 @@ var fieldNextU64 = []byte("next_u64")
 func (s auditedSource) Uint64() uint64 {
 	s.rt.check()
 	s.rt.auditor.Event(audit.Rand, fieldNextU64)
-	return s.rt.stream.next(KindRand)
+	return s.rt.stream.next(decision.KindRand)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // depth2Bug is a planted bug of depth 2: b must run after a's first
@@ -62,7 +63,7 @@ func TestPCTDeterministicPerSeed(t *testing.T) {
 	if len(states) < 2 {
 		t.Fatalf("8 PCT seeds gave %d audit state(s)", len(states))
 	}
-	rec := &Stream{}
+	rec := &decision.Stream{}
 	want := streamRun(t, Config{Seed: 3, Scheduler: PCT, Record: rec}, streamWorkload)
 	if got := streamRun(t, Config{Seed: 4, Scheduler: PCT, Replay: rec}, streamWorkload); got != want {
 		t.Fatalf("PCT replay: %s, recorded %s", got, want)

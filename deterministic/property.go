@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/telemetry/audit"
 )
@@ -137,9 +138,9 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	if cond {
 		p.trues++
 		if p.trues == 1 && (kind == simrt.PropertySometimes || kind == simrt.PropertyReachable) {
-			hk := HitSometimes
+			hk := decision.HitSometimes
 			if kind == simrt.PropertyReachable {
-				hk = HitReachable
+				hk = decision.HitReachable
 			}
 			rt.notifyHit(hk, message, p.site)
 		}
@@ -193,23 +194,23 @@ func (c *Context) BuggifySite(name string) bool {
 	}
 	s.fires++
 	if s.fires == 1 {
-		rt.notifyHit(HitBuggify, name, s.site)
+		rt.notifyHit(decision.HitBuggify, name, s.site)
 	}
 	return true
 }
 
 // notifyHit tells a Config.Replay that is a HitObserver that the run first
 // reached a goal, at the stream's current position.
-func (rt *runtime) notifyHit(kind HitKind, name string, site simrt.CallSite) {
-	if o, ok := rt.stream.replay.(HitObserver); ok {
-		o.FirstHit(Hit{Kind: kind, Name: name, Site: site, Position: rt.stream.pos})
+func (rt *runtime) notifyHit(kind decision.HitKind, name string, site simrt.CallSite) {
+	if o, ok := rt.stream.replay.(decision.HitObserver); ok {
+		o.FirstHit(decision.Hit{Kind: kind, Name: name, Site: site, Position: rt.stream.pos})
 	}
 }
 
 // drawBuggify draws one event of probability p for site and audits its
 // outcome.
 func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
-	hit := float64(rt.stream.next(KindBuggify)>>11)*0x1p-53 < p
+	hit := float64(rt.stream.next(decision.KindBuggify)>>11)*0x1p-53 < p
 	outcome := no
 	if hit {
 		outcome = yes

@@ -170,14 +170,7 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 		}
 		rt.finish(t)
 	}
-	if p := rt.cfg.Coroutines; p != nil {
-		p.put(rt.idle)
-	} else {
-		for _, c := range rt.idle {
-			c.stop()
-		}
-	}
-	rt.idle = nil
+	rt.giveBack()
 	rt.ready, rt.spare = nil, nil
 	storage := rt.crashStorage()
 	disks := rt.crashNodes()

@@ -3,6 +3,7 @@ package deterministic
 import (
 	"math"
 
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -40,7 +41,7 @@ func (rt *runtime) initSchedule() {
 }
 
 // yields makes a decision of kind k with the yield probability.
-func (rt *runtime) yields(k Kind) bool {
+func (rt *runtime) yields(k decision.Kind) bool {
 	v := rt.stream.next(k)
 	return rt.sched.always || v < rt.sched.yieldAt
 }
@@ -69,7 +70,7 @@ func (rt *runtime) Point() {
 		rt.pctPoint(t)
 		return
 	}
-	if rt.yields(KindYield) {
+	if rt.yields(decision.KindYield) {
 		t.Yield()
 	}
 }
@@ -79,7 +80,7 @@ func (rt *runtime) Choose(n int) int {
 	if rt.sched.biased || rt.closing {
 		return 0
 	}
-	return int(rt.stream.bounded(KindSelect, uint64(n)))
+	return int(rt.stream.bounded(decision.KindSelect, uint64(n)))
 }
 
 // spawned is the scheduling point of a spawn: child, just admitted (the
@@ -97,7 +98,7 @@ func (rt *runtime) spawned(child *task) {
 			rt.pctPoint(parent)
 			return
 		}
-	} else if !rt.yields(KindSpawn) {
+	} else if !rt.yields(decision.KindSpawn) {
 		return
 	}
 	rt.ready = rt.ready[:len(rt.ready)-1] // child stays queued, in front

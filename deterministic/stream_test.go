@@ -2,11 +2,11 @@ package deterministic
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // streamWorkload draws from every kind of decision: a contended mutex and
@@ -62,23 +62,23 @@ func streamRun(t *testing.T, cfg Config, root func(*Context)) string {
 }
 
 func TestStreamRecordReplaySameRun(t *testing.T) {
-	rec := &Stream{}
+	rec := &decision.Stream{}
 	want := streamRun(t, Config{Seed: 7, Record: rec}, streamWorkload)
 	if plain := streamRun(t, Config{Seed: 7}, streamWorkload); plain != want {
 		t.Fatalf("recording changed the run: %s, without recording %s", want, plain)
 	}
-	kinds := map[Kind]int{}
+	kinds := map[decision.Kind]int{}
 	for _, d := range rec.Decisions {
 		kinds[d.Kind]++
 	}
-	for _, k := range []Kind{KindSchedule, KindYield, KindSpawn, KindSelect, KindFault, KindRand} {
+	for _, k := range []decision.Kind{decision.KindSchedule, decision.KindYield, decision.KindSpawn, decision.KindSelect, decision.KindFault, decision.KindRand} {
 		if kinds[k] == 0 {
 			t.Errorf("no %v decision recorded (%v)", k, kinds)
 		}
 	}
 	// The stream alone is the run: replayed under another seed it gives
 	// the same audit state.
-	again := &Stream{}
+	again := &decision.Stream{}
 	if got := streamRun(t, Config{Seed: 99, Replay: rec, Record: again}, streamWorkload); got != want {
 		t.Fatalf("replay under seed 99: %s, recorded run %s", got, want)
 	}
@@ -89,7 +89,7 @@ func TestStreamRecordReplaySameRun(t *testing.T) {
 	if _, err := rec.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadStream(&buf)
+	back, err := decision.ReadStream(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +102,9 @@ func TestStreamRecordReplaySameRun(t *testing.T) {
 }
 
 func TestStreamReplayTruncated(t *testing.T) {
-	rec := &Stream{}
+	rec := &decision.Stream{}
 	want := streamRun(t, Config{Seed: 11, Record: rec}, streamWorkload)
-	half := &Stream{Decisions: rec.Decisions[:len(rec.Decisions)/2]}
+	half := &decision.Stream{Decisions: rec.Decisions[:len(rec.Decisions)/2]}
 	// Past the end the seeded generator decides, in step with the replayed
 	// part: same seed, same run.
 	if got := streamRun(t, Config{Seed: 11, Replay: half}, streamWorkload); got != want {
@@ -112,7 +112,7 @@ func TestStreamReplayTruncated(t *testing.T) {
 	}
 	// Under another seed the replayed prefix is kept and the rest is the
 	// other seed's.
-	again := &Stream{}
+	again := &decision.Stream{}
 	streamRun(t, Config{Seed: 12, Replay: half, Record: again}, streamWorkload)
 	for i, d := range half.Decisions {
 		if again.Decisions[i] != d {
@@ -120,13 +120,13 @@ func TestStreamReplayTruncated(t *testing.T) {
 		}
 	}
 	// Empty: the seed's own run.
-	if got := streamRun(t, Config{Seed: 11, Replay: &Stream{}}, streamWorkload); got != want {
+	if got := streamRun(t, Config{Seed: 11, Replay: &decision.Stream{}}, streamWorkload); got != want {
 		t.Fatalf("empty replay: %s, want %s", got, want)
 	}
 }
 
 func TestStreamReplayAfterCodeChange(t *testing.T) {
-	rec := &Stream{}
+	rec := &decision.Stream{}
 	streamRun(t, Config{Seed: 5, Record: rec}, streamWorkload)
 	// The edited program makes an extra fault draw at its start, so every
 	// later position is shifted: where the kinds differ, the seed decides.
@@ -134,9 +134,9 @@ func TestStreamReplayAfterCodeChange(t *testing.T) {
 		ctx.rt.rng.Uint64()
 		streamWorkload(ctx)
 	}
-	again := &Stream{}
+	again := &decision.Stream{}
 	streamRun(t, Config{Seed: 5, Replay: rec, Record: again}, changed)
-	if len(again.Decisions) == 0 || again.Decisions[0].Kind != KindFault {
+	if len(again.Decisions) == 0 || again.Decisions[0].Kind != decision.KindFault {
 		t.Fatalf("the changed program's first decision is %+v", again.Decisions[:1])
 	}
 	matched := 0
@@ -150,34 +150,5 @@ func TestStreamReplayAfterCodeChange(t *testing.T) {
 	}
 	if matched == 0 {
 		t.Fatal("no recorded decision was replayed")
-	}
-}
-
-func TestReadStreamBadInput(t *testing.T) {
-	good := &Stream{Decisions: []Decision{{KindYield, 1}, {KindRand, 2}}}
-	var buf bytes.Buffer
-	good.WriteTo(&buf)
-	raw := buf.Bytes()
-	for name, in := range map[string][]byte{
-		"empty":     nil,
-		"header":    []byte("not a stream at all\n"),
-		"truncated": raw[:len(raw)-3],
-		"kind":      append(append([]byte{}, raw...), 0x7f, 0, 0, 0, 0, 0, 0, 0, 0),
-	} {
-		s, err := ReadStream(bytes.NewReader(in))
-		if !errors.Is(err, ErrBadStream) {
-			t.Errorf("%s: err %v, want ErrBadStream", name, err)
-		}
-		if name == "truncated" && (s == nil || len(s.Decisions) != 1) {
-			t.Errorf("truncated: kept %+v, want the one complete decision", s)
-		}
-	}
-	path := t.TempDir() + "/s"
-	if err := good.WriteFile(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadStreamFile(path)
-	if err != nil || len(back.Decisions) != 2 || back.Decisions[1] != (Decision{KindRand, 2}) {
-		t.Fatalf("file round trip: %+v, %v", back, err)
 	}
 }

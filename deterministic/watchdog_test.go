@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // TestWatchdogNamesStuckTask runs, in a child process, a simulation whose
@@ -20,7 +21,7 @@ func TestWatchdogNamesStuckTask(t *testing.T) {
 	case "plain", "pooled":
 		cfg := Config{Watchdog: 200 * time.Millisecond}
 		if mode == "pooled" {
-			cfg.Coroutines = &Coroutines{}
+			cfg.Coroutines = &pool.Coroutines{}
 			New(cfg).Start(func(ctx *Context) { spawnMany(ctx) })
 		}
 		New(cfg).Start(func(ctx *Context) {

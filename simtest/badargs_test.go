@@ -11,6 +11,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -187,7 +188,7 @@ func TestReplayNamesTheRecordingTest(t *testing.T) {
 		t.Fatalf("recording failed:\n%s", out)
 	}
 	const pkg = "github.com/simrt/simrt/simtest"
-	s, err := deterministic.ReadStreamFile(path)
+	s, err := decision.ReadStreamFile(path)
 	if err != nil || s.Test != "TestHelperDrawRand" || s.Package != pkg {
 		t.Fatalf("the recorded file names test %q of package %q (%v), want TestHelperDrawRand of %s", s.Test, s.Package, err, pkg)
 	}
@@ -203,7 +204,7 @@ func TestReplayNamesTheRecordingTest(t *testing.T) {
 	}
 
 	old := filepath.Join(dir, "old.stream")
-	if err := (&deterministic.Stream{Decisions: s.Decisions}).WriteFile(old); err != nil {
+	if err := (&decision.Stream{Decisions: s.Decisions}).WriteFile(old); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = runHelperStatus(t, "TestHelperSpawnTask", "-simrt.replay="+old)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -77,10 +78,10 @@ func BenchmarkSimulation(b *testing.B) {
 				done := make(chan struct{})
 				for range workers {
 					go func() {
-						var pool deterministic.Coroutines
-						defer pool.Close()
+						var coros pool.Coroutines
+						defer coros.Close()
 						for s := range seeds {
-							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1, Coroutines: &pool}).Start(func(ctx *deterministic.Context) {
+							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1, Coroutines: &coros}).Start(func(ctx *deterministic.Context) {
 								workload50(nil, ctx)
 							})
 						}

@@ -106,7 +106,7 @@
 //
 // # Minimal reproductions
 //
-// Every run is a stream of decisions (deterministic.Stream). With
+// Every run is a stream of decisions (decision.Stream). With
 // -simrt.shrink (SIMRT_SHRINK) a failing seed is shrunk: its stream is cut
 // to the shortest prefix that still fails and its decisions are set to
 // their kinds' defaults (no yield, first choice, no fault) by delta

@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // Fuzz makes f a fuzz test of root over the simulator's decision stream:
 // each input is one run, its bytes fed to the stream through
-// deterministic.Bytes (the first 8 bytes are the seed, then one byte per
+// decision.Bytes (the first 8 bytes are the seed, then one byte per
 // decision: schedule, yields, faults, draws, Buggify; past the input's end
 // the seed decides). So
 //
@@ -64,7 +65,7 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 				st.events = 0
 			}
 		}
-		d := deterministic.NewBytes(data)
+		d := decision.NewBytes(data)
 		c := cfg
 		c.Seed, c.Replay = d.Seed(), d
 		if c.EventLog == 0 {

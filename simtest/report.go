@@ -29,7 +29,7 @@ type locator struct {
 	task  string
 	time  time.Time
 	// events and total are the event log as it was at that resume.
-	events []deterministic.Event
+	events []audit.Event
 	total  uint64
 }
 
@@ -129,7 +129,7 @@ func (h teeHandler) WithGroup(name string) slog.Handler {
 // task by name, and the fields decoded where the kind is known (task ids
 // as numbers, timers as times) rather than in hex. Events of the task in
 // focus, the one that failed, are marked with '>'.
-func formatEvent(e deterministic.Event, start time.Time, focus string, hasFocus bool) string {
+func formatEvent(e audit.Event, start time.Time, focus string, hasFocus bool) string {
 	var b strings.Builder
 	f := e.Fields
 	resume := e.Label == audit.ProcessTask && len(f) == 2 && len(f[0]) == 8

@@ -139,7 +139,7 @@ type failure struct {
 	start  time.Time
 	stack  []byte
 	state  string
-	events []deterministic.Event
+	events []audit.Event
 	total  uint64
 	// first is where the test was first marked failed, when simtest
 	// located it (see locator).
@@ -311,7 +311,7 @@ func startTime(cfg deterministic.Config) time.Time {
 	return cfg.StartTime.UTC()
 }
 
-func lastEvents(evs []deterministic.Event, n int) []deterministic.Event {
+func lastEvents(evs []audit.Event, n int) []audit.Event {
 	if len(evs) > n {
 		return evs[len(evs)-n:]
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -88,14 +89,14 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	}
 
 	// The stream, through the API: the same panic, and the same stream.
-	s, err := deterministic.ReadStreamFile(out)
+	s, err := decision.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Decisions) != shortN || s.NonDefault() != j {
 		t.Errorf("file holds %d decisions (%d non-default), report says %d (%d)", len(s.Decisions), s.NonDefault(), shortN, j)
 	}
-	rec := &deterministic.Stream{}
+	rec := &decision.Stream{}
 	cfg := shrinkConfig
 	cfg.Replay, cfg.Record = s, rec
 	got := func() (r any) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/rtapi"
 )
@@ -52,8 +53,8 @@ var errBadFrame = errors.New("electbench: malformed frame")
 // SimConfig tunes how the simrt driver runs, not what it runs.
 type SimConfig struct {
 	// Coroutines, when set, lends the run the idle coroutines of earlier
-	// runs (one pool per worker goroutine; see deterministic.Coroutines).
-	Coroutines *deterministic.Coroutines
+	// runs (one pool per worker goroutine; see pool.Coroutines).
+	Coroutines *pool.Coroutines
 
 	// eventLog is Config.EventLog for the run (the anatomy benchmark
 	// counts events by label).

@@ -8,6 +8,8 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/nemesis"
 	"github.com/simrt/simrt/network/simnet"
 )
@@ -27,8 +29,8 @@ type simConfig struct {
 	YieldProbability float64
 
 	// Coroutines, when set, lends the run the idle task coroutines of the
-	// worker's earlier runs (one pool per worker: see deterministic.Coroutines).
-	Coroutines *deterministic.Coroutines
+	// worker's earlier runs (one pool per worker: see pool.Coroutines).
+	Coroutines *pool.Coroutines
 
 	// NoSwarm turns the nemesis's swarm testing off: every seed draws from
 	// every fault kind, evenly.
@@ -41,8 +43,8 @@ type simConfig struct {
 
 	// Replay and Record are deterministic.Config's, for the whole run
 	// (every epoch): a decision stream to replay, one to record into.
-	Replay deterministic.Decider
-	Record *deterministic.Stream
+	Replay decision.Decider
+	Record *decision.Stream
 
 	// Schedule, when set, replaces the nemesis schedule the seed draws
 	// (which is still drawn, so that the run's other choices are the

@@ -31,7 +31,7 @@
 //
 // Smallest use:
 //
-//	var log []deterministic.Event
+//	var log []audit.Event
 //	deterministic.New(deterministic.Config{EventLog: -1}).Start(func(ctx *deterministic.Context) {
 //		defer func() { log = ctx.Auditor().Log().Events() }()
 //		// ... the simulation ...
