@@ -8,7 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
 
@@ -16,10 +16,10 @@ import (
 // never learns which runtime it runs on. A Context is handed to each task
 // when it is spawned; derive more with Child and WithAttribute.
 //
-// The embedded rtapi.Plumbing is the runtime's half, which Spawn and the
-// blocking primitives use: pass them the Context (their ctx parameter is an
-// rtapi.Plumbing, and every Context is one); user code has no reason to
-// call its methods.
+// The embedded Caller is the runtime's half, which Spawn and the
+// blocking primitives use: pass them the Context (their ctx parameter is a
+// Caller, and every Context is one); user code has no reason to call its
+// methods.
 type Context interface {
 	Supervisor
 	Spawner
@@ -30,8 +30,17 @@ type Context interface {
 	Resolver
 	Metrics
 	Strategizer
-	rtapi.Plumbing
+	Caller
 	Asserter
+}
+
+// Caller is the calling task as Spawn and the blocking primitives (Chan,
+// Mutex, Select, Timeout, ...) take it: pass the task's Context, which is
+// one. Its methods are the runtime's scheduler interface (spawn a task,
+// find the running task, set a timer), implemented by both runtimes; user
+// code has no reason to call them.
+type Caller interface {
+	core.Plumbing
 }
 
 // Supervisor names contexts and places them in the supervision tree.

@@ -22,8 +22,14 @@ import (
 //
 // A Context may be used by any task of its runtime, but never after Start
 // has returned (that panics) and never from another goroutine.
+// shellContext is the shell's context under a name of this package, so
+// that Context embeds it as an unexported field: its methods make Context
+// a simrt.Context, and nothing else of the shell is reachable from a
+// user's Context.
+type shellContext = shell.Context
+
 type Context struct {
-	shell.Context // first field: the runtime's backend converts (see ctxOf)
+	shellContext // first field: the runtime's backend converts (see ctxOf)
 
 	rt   *runtime
 	task *task        // the task whose own context this is; nil for the root's and nodes'
@@ -36,7 +42,7 @@ var _ simrt.Context = (*Context)(nil)
 // ctxOf returns the Context whose shell c is (see shell.Outer).
 func ctxOf(c *shell.Context) *Context { return shell.Outer[Context](c) }
 
-var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // shell.Outer needs the shell first
+var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.shellContext)] // shell.Outer needs the shell first
 
 // From returns the simulator context behind ctx. It panics if ctx does not
 // come from this package's runtime.
@@ -60,7 +66,7 @@ var _ shell.Backend = (*runtime)(nil)
 func (rt *runtime) Derive(parent *shell.Context, s *shell.Scope, n *supervise.Node) simrt.Context {
 	p := ctxOf(parent)
 	d := &Context{rt: rt, task: p.task, host: p.host, proc: p.proc}
-	d.Init(s, n)
+	shell.Init(&d.shellContext, s, n)
 	return d
 }
 

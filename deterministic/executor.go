@@ -174,7 +174,7 @@ func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 		body.Done(simrt.ErrClosed)
 		return rtapi.NoAbort{}
 	}
-	s := ctx.Scope()
+	s := shell.ScopeOf(&ctx.shellContext)
 	label := s.TaskLabel()
 	label.Spawned.Add(1)
 	// One allocation for the task, its spawn node and its context, so that
@@ -183,13 +183,13 @@ func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 	tc := &taskWithContext{}
 	t, child, node := &tc.task, &tc.task.own, &tc.node
 	*t = task{name: s.Name(), label: label, body: body}
-	if !ctx.Supervisor().SpawnAt(node) {
+	if !shell.NodeOf(&ctx.shellContext).SpawnAt(node) {
 		body.Done(simrt.ErrClosed)
 		return rtapi.NoAbort{}
 	}
 	label.Running.Add(1)
 	child.rt, child.task, child.host, child.proc = rt, t, ctx.host, ctx.proc
-	child.Init(s, nil)
+	shell.Init(&child.shellContext, s, nil)
 	t.node = node
 	t.proc = ctx.proc
 	t.ctx = child

@@ -145,7 +145,7 @@ func (c *Context) WithHost(ip netip.Addr) *Context {
 	}
 	c.rt.netStack(ip.Unmap()) // declares the host
 	d := &Context{rt: c.rt, task: c.task, host: ip.Unmap(), proc: c.proc}
-	d.Init(c.Scope(), c.Supervisor())
+	shell.Init(&d.shellContext, shell.ScopeOf(&c.shellContext), shell.NodeOf(&c.shellContext))
 	return d
 }
 

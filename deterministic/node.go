@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/storage/memory"
@@ -241,7 +242,7 @@ func (n *Node) start() {
 	n.inc = inc
 	n.state = NodeRunning
 	ctx := &Context{rt: rt, host: n.cfg.Host, proc: inc}
-	ctx.Init(rt.sh.NewScope(supervise.ChildName("", n.cfg.Name), supervise.WithAttr(nil, "node", n.cfg.Name)), inc.sup)
+	shell.Init(&ctx.shellContext, rt.sh.NewScope(supervise.ChildName("", n.cfg.Name), supervise.WithAttr(nil, "node", n.cfg.Name)), inc.sup)
 	main := n.cfg.Main
 	ctx.SpawnTask(rtapi.TaskFuncs{RunFunc: func(c rtapi.Plumbing) { main(c.(simrt.Context)) }, DoneFunc: func(error) {
 		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/rtapi"
 )
 
@@ -142,7 +143,7 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 // network also works through.
 func (rt *runtime) rootContext() *Context {
 	c := &Context{rt: rt}
-	c.Init(rt.sh.NewScope("", nil), rt.sh.Tree.Root())
+	shell.Init(&c.shellContext, rt.sh.NewScope("", nil), rt.sh.Tree.Root())
 	return c
 }
 
