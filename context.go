@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/telemetry/metrics"
 )
 
 // Context is everything a task may use. System code takes a Context and
@@ -67,7 +66,7 @@ type Name struct {
 }
 
 // Attribute is one constant metric label set with WithAttribute.
-type Attribute = metrics.Attr
+type Attribute struct{ Key, Value string }
 
 // Spawner coordinates shutdown. Start tasks with Spawn.
 type Spawner interface {

@@ -344,13 +344,25 @@ func TestSelectHandles(t *testing.T) {
 	})
 }
 
+// serialStrategy runs every piece of work in order on the caller, planning
+// for parallelism p.
+type serialStrategy struct{ p int }
+
+func (s serialStrategy) Parallelism() int { return s.p }
+
+func (s serialStrategy) ForEach(n int, f func(int)) {
+	for i := range n {
+		f(i)
+	}
+}
+
 func TestStrategyFoldMatchesSerial(t *testing.T) {
 	in := make([]int, 1000)
 	for i := range in {
 		in[i] = i
 	}
 	for p := 1; p <= 7; p++ {
-		got := simrt.Fold(simrt.Inline{P: p}, in, func() int { return 0 }, func(a, v int) int { return a + v }, func(a, b int) int { return a + b })
+		got := simrt.Fold(serialStrategy{p}, in, func() int { return 0 }, func(a, v int) int { return a + v }, func(a, b int) int { return a + b })
 		if got != 499500 {
 			t.Fatalf("parallelism %d: %d", p, got)
 		}

@@ -238,7 +238,7 @@ func (e *PropertyError) Error() string {
 	}
 	fmt.Fprintf(&b, "simrt: %s %q %s at %s (seed %d, position %d, task %s, %v, stream position %d)",
 		e.Kind, e.Message, verb, e.Site, e.Seed, e.Position, task, e.Time.Sub(time.Unix(0, 0)), e.StreamPosition)
-	if d := FormatDetails(e.Details); d != "" {
+	if d := formatDetails(e.Details); d != "" {
 		b.WriteString(": ")
 		b.WriteString(d)
 	}
@@ -248,9 +248,9 @@ func (e *PropertyError) Error() string {
 // Is reports whether target is ErrPropertyFailed.
 func (e *PropertyError) Is(target error) bool { return target == ErrPropertyFailed }
 
-// FormatDetails renders slog-style key-value pairs (or slog.Attr values)
+// formatDetails renders slog-style key-value pairs (or slog.Attr values)
 // as "key=value key2=value2", with slog's rules for a missing key.
-func FormatDetails(details []any) string {
+func formatDetails(details []any) string {
 	if len(details) == 0 {
 		return ""
 	}

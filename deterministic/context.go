@@ -163,4 +163,4 @@ func (rt *runtime) Rand() *rand.Rand {
 
 // Strategy implements shell.Backend: work runs inline, in order, on the
 // calling task, whatever parallelism it plans for.
-func (rt *runtime) Strategy(parallelism int) simrt.Strategy { return simrt.Inline{P: parallelism} }
+func (rt *runtime) Strategy(parallelism int) simrt.Strategy { return inline{p: parallelism} }

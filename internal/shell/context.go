@@ -107,7 +107,14 @@ func (c *Context) WithAttribute(key, value string) simrt.Context {
 
 // Name implements simrt.Supervisor.Name.
 func (c *Context) Name() simrt.Name {
-	return simrt.Name{Label: c.scope.name, Attributes: append([]simrt.Attribute(nil), c.scope.attrs...)}
+	var attrs []simrt.Attribute
+	if len(c.scope.attrs) > 0 {
+		attrs = make([]simrt.Attribute, len(c.scope.attrs))
+		for i, a := range c.scope.attrs {
+			attrs[i] = simrt.Attribute(a)
+		}
+	}
+	return simrt.Name{Label: c.scope.name, Attributes: attrs}
 }
 
 // SpawnTask implements rtapi.Plumbing.SpawnTask; use simrt.Spawn.
