@@ -39,7 +39,7 @@ import (
 // package's source (and in the packages of its module it imports) that no
 // seed reached, and the faults the runs injected by kind ("faults
 // injected: clog 12, partition 41"; see deterministic.Context.Faults). With
-// -simrt.coverfile it also appends them to a file as JSON (CoverRecord).
+// -simrt.coverfile it also appends them to a file as JSON (coverfile.Record).
 // With -simrt.strict (SIMRT_STRICT) a missed goal (an Always
 // or Reachable never reached, a Sometimes never true, a Buggify site that
 // never fired) fails the test. cfg.Coverage, when set, receives the runs'
