@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,11 +243,11 @@ func TestBuggifyDeterministicPerSeed(t *testing.T) {
 	cfg := deterministic.Config{Seed: 5, Buggify: deterministic.BuggifyConfig{SiteProbability: 1, FireProbability: 0.5}}
 	a, sa := buggifyRun(cfg, sites, 50)
 	b, sb := buggifyRun(cfg, sites, 50)
-	if !slicesEqual(a, b) || sa != sb {
+	if !slices.Equal(a, b) || sa != sb {
 		t.Fatalf("one seed gave two Buggify sequences or audit states (%s, %s)", sa, sb)
 	}
 	cfg.Seed = 6
-	if c, _ := buggifyRun(cfg, sites, 50); slicesEqual(a, c) {
+	if c, _ := buggifyRun(cfg, sites, 50); slices.Equal(a, c) {
 		t.Errorf("seeds 5 and 6 fired the same 150 calls")
 	}
 	fires := 0
@@ -258,18 +259,6 @@ func TestBuggifyDeterministicPerSeed(t *testing.T) {
 	if fires < 45 || fires > 105 { // 150 calls at q = 0.5
 		t.Errorf("%d of 150 calls fired at FireProbability 0.5", fires)
 	}
-}
-
-func slicesEqual(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestBuggifySiteProbability: over many seeds, a site is enabled in about

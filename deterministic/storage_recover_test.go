@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -238,24 +239,12 @@ func TestStorageFaultDeterminismMultiTask(t *testing.T) {
 		return results
 	}
 	a, b, c := run(42), run(42), run(99999)
-	if !equalInts(a, b) {
+	if !slices.Equal(a, b) {
 		t.Fatalf("same seed, different results: %v %v", a, b)
 	}
-	if equalInts(a, c) {
+	if slices.Equal(a, c) {
 		t.Fatalf("different seeds, same results: %v", a)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestOpenBlobsMetricReturnsToZero(t *testing.T) {
