@@ -16,6 +16,8 @@ import (
 // Reachable are goals a sweep of seeds should meet at least once.
 type PropertyKind uint8
 
+//go:generate stringer -type=PropertyKind -trimprefix=Property -output=propertykind_string.go
+
 const (
 	// PropertyAlways must be true on every evaluation, and a sweep expects
 	// it to be evaluated at least once.
@@ -31,23 +33,6 @@ const (
 	PropertyUnreachable
 )
 
-// String returns the name of the function that asserts the kind
-// ("Always", "Sometimes", ...).
-func (k PropertyKind) String() string {
-	switch k {
-	case PropertyAlways:
-		return "Always"
-	case PropertyAlwaysOrUnreachable:
-		return "AlwaysOrUnreachable"
-	case PropertySometimes:
-		return "Sometimes"
-	case PropertyReachable:
-		return "Reachable"
-	case PropertyUnreachable:
-		return "Unreachable"
-	}
-	return "PropertyKind(" + strconv.Itoa(int(k)) + ")"
-}
 
 // Fails reports whether an evaluation with condition cond violates a
 // property of kind k: a false Always or AlwaysOrUnreachable, or any

@@ -116,30 +116,22 @@ type Config struct {
 // Scheduler is a scheduling algorithm (see Config.Scheduler).
 type Scheduler uint8
 
+//go:generate stringer -type=Scheduler -linecomment -output=scheduler_string.go
+
 const (
 	// Uniform runs the ready tasks of each executor iteration in an order
 	// drawn uniformly from the stream, and yields at each scheduling point
 	// with Config.YieldProbability.
-	Uniform Scheduler = iota
+	Uniform Scheduler = iota // uniform
 	// PCT is probabilistic concurrency testing (Burckhardt et al., ASPLOS
 	// 2010): every task gets a random priority, the ready task with the
 	// highest runs, and at d-1 scheduling points drawn from the first k
 	// the running task's priority drops below every other. It finds a bug
 	// of depth d with probability at least 1/(n·k^(d-1)) per run for n
 	// tasks. Config.YieldProbability does not apply.
-	PCT
+	PCT // pct
 )
 
-// String returns the scheduler's name.
-func (s Scheduler) String() string {
-	switch s {
-	case Uniform:
-		return "uniform"
-	case PCT:
-		return "pct"
-	}
-	return "Scheduler(?)"
-}
 
 // DefaultYieldProbability is the YieldProbability of a zero Config.
 const DefaultYieldProbability = 0.05

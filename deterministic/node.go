@@ -46,38 +46,24 @@ type NodeConfig struct {
 // NodeState is where a node is in its lifecycle.
 type NodeState uint8
 
+//go:generate stringer -type=NodeState -linecomment -output=nodestate_string.go
+
 const (
 	// NodeRunning is a node whose process runs.
-	NodeRunning NodeState = iota
+	NodeRunning NodeState = iota // running
 	// NodePaused is a running node stopped by Pause: its tasks and timers
 	// wait for Resume.
-	NodePaused
+	NodePaused // paused
 	// NodeKilled is a node whose process was killed; its disk kept every
 	// write handed to it.
-	NodeKilled
+	NodeKilled // killed
 	// NodeOff is a node that lost power: its disk kept what the storage
 	// fault model let survive.
-	NodeOff
+	NodeOff // off
 	// NodeExited is a node whose Main returned.
-	NodeExited
+	NodeExited // exited
 )
 
-// String returns the state's name.
-func (s NodeState) String() string {
-	switch s {
-	case NodeRunning:
-		return "running"
-	case NodePaused:
-		return "paused"
-	case NodeKilled:
-		return "killed"
-	case NodeOff:
-		return "off"
-	case NodeExited:
-		return "exited"
-	}
-	return fmt.Sprintf("NodeState(%d)", uint8(s))
-}
 
 // ErrNodeState is wrapped by the error of a lifecycle operation called in a
 // state that does not allow it (a Restart of a running node, say).

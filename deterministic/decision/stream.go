@@ -13,6 +13,8 @@ import (
 	"github.com/simrt/simrt"
 )
 
+//go:generate stringer -type=Kind,HitKind -linecomment -output=kind_string.go
+
 // Kind says what a decision of the stream decides. A replayed decision is
 // used only where the run asks for the same kind (see Decider).
 type Kind uint8
@@ -20,36 +22,27 @@ type Kind uint8
 // The kinds of decision a run makes.
 const (
 	// KindSchedule orders the ready list of an executor iteration.
-	KindSchedule Kind = iota + 1
+	KindSchedule Kind = iota + 1 // schedule
 	// KindYield decides whether a task yields at a scheduling point.
-	KindYield
+	KindYield // yield
 	// KindSpawn decides whether a spawned task runs before its creator
 	// continues.
-	KindSpawn
+	KindSpawn // spawn
 	// KindSelect decides which case a Select tries first.
-	KindSelect
+	KindSelect // select
 	// KindFault is a draw of the storage and network fault models: faults,
 	// delays, losses.
-	KindFault
+	KindFault // fault
 	// KindRand is a task's own draw (Context.Rand, Context.Read).
-	KindRand
+	KindRand // rand
 	// KindPriority is a draw of the PCT scheduler: a task's priority, a
 	// priority change point.
-	KindPriority
+	KindPriority // priority
 	// KindBuggify is a draw of simrt.Buggify: whether a site fires.
-	KindBuggify
+	KindBuggify // buggify
 	maxKind = KindBuggify
 )
 
-var kindNames = [...]string{"", "schedule", "yield", "spawn", "select", "fault", "rand", "priority", "buggify"}
-
-// String returns the kind's name.
-func (k Kind) String() string {
-	if k >= 1 && k <= maxKind {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
 
 // Decision is one choice of a run: its kind and the 64 random bits it was
 // made from.
@@ -341,25 +334,13 @@ type HitKind uint8
 // The goals a Hit reports.
 const (
 	// HitSometimes: a simrt.Sometimes property was true.
-	HitSometimes HitKind = iota + 1
+	HitSometimes HitKind = iota + 1 // sometimes
 	// HitReachable: a simrt.Reachable property was reached.
-	HitReachable
+	HitReachable // reachable
 	// HitBuggify: a simrt.Buggify site fired.
-	HitBuggify
+	HitBuggify // buggify
 )
 
-// String returns the kind's name.
-func (k HitKind) String() string {
-	switch k {
-	case HitSometimes:
-		return "sometimes"
-	case HitReachable:
-		return "reachable"
-	case HitBuggify:
-		return "buggify"
-	}
-	return fmt.Sprintf("HitKind(%d)", uint8(k))
-}
 
 // Hit is the first time in a run that a goal was reached: a Sometimes
 // property true, a Reachable property reached, a Buggify site fired.
