@@ -33,7 +33,6 @@ const (
 	PropertyUnreachable
 )
 
-
 // Fails reports whether an evaluation with condition cond violates a
 // property of kind k: a false Always or AlwaysOrUnreachable, or any
 // evaluation of Unreachable (whose condition is always true).

@@ -132,7 +132,6 @@ const (
 	PCT // pct
 )
 
-
 // DefaultYieldProbability is the YieldProbability of a zero Config.
 const DefaultYieldProbability = 0.05
 

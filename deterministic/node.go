@@ -64,7 +64,6 @@ const (
 	NodeExited // exited
 )
 
-
 // ErrNodeState is wrapped by the error of a lifecycle operation called in a
 // state that does not allow it (a Restart of a running node, say).
 var ErrNodeState = errors.New("deterministic: operation not allowed in the node's state")

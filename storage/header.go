@@ -197,7 +197,6 @@ const (
 	Truncated
 )
 
-
 // HeaderError is why a header was rejected. Storages return it as the Cause
 // of a *simrt.BlobError matching simrt.ErrBlobCorrupt. An InvalidChecksum
 // error also matches simrt.ErrInvalidChecksum.

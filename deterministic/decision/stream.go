@@ -40,9 +40,8 @@ const (
 	KindPriority // priority
 	// KindBuggify is a draw of simrt.Buggify: whether a site fires.
 	KindBuggify // buggify
-	maxKind = KindBuggify
+	maxKind     = KindBuggify
 )
-
 
 // Decision is one choice of a run: its kind and the 64 random bits it was
 // made from.
@@ -340,7 +339,6 @@ const (
 	// HitBuggify: a simrt.Buggify site fired.
 	HitBuggify // buggify
 )
-
 
 // Hit is the first time in a run that a goal was reached: a Sometimes
 // property true, a Reachable property reached, a Buggify site fired.
