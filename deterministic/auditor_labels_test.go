@@ -9,6 +9,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -81,8 +82,8 @@ func storageOps(t *testing.T, ctx *deterministic.Context) {
 	if err := ctx.Remove("p", []byte("x")); err != nil {
 		t.Errorf("Remove: %v", err)
 	}
-	ctx.SetDiskFault(deterministic.DiskFault{Fail: true})
-	ctx.SetDiskFault(deterministic.DiskFault{})
+	ctx.SetDiskFault(faulty.DiskFault{Fail: true})
+	ctx.SetDiskFault(faulty.DiskFault{})
 }
 
 func networkOps(t *testing.T, ctx *deterministic.Context) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/deterministic/pool"
+	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // Config sets up a simulation. The zero value is a valid configuration:
@@ -36,10 +38,10 @@ type Config struct {
 	CatchPanics bool
 	// StorageFaults sets the storage faults to inject. The zero value
 	// injects none.
-	StorageFaults StorageFaults
+	StorageFaults faulty.Config
 	// Network sets the simulated network's limits; the zero value is the
 	// default network (see NetworkConfig).
-	Network NetworkConfig
+	Network simnet.Config
 	// Buggify sets how simrt.Buggify sites behave. The zero value enables
 	// each site with probability 0.25 and fires it on a quarter of its calls.
 	Buggify BuggifyConfig

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // TestFaultEffectsGatheredAndSummed checks that Context.FaultEffects lists
@@ -26,10 +27,10 @@ func TestFaultEffectsGatheredAndSummed(t *testing.T) {
 			_, _, err := ca.Dial(netip.AddrPortFrom(b, 80))
 			check(t, err != nil, "dial across the partition succeeded")
 			ctx.Sleep(time.Second)
-			ctx.SetDiskFault(deterministic.DiskFault{Fail: true})
+			ctx.SetDiskFault(faulty.DiskFault{Fail: true})
 			_, _, err = ctx.Open("p", []byte("b"))
 			check(t, err != nil, "open on a failed disk succeeded")
-			ctx.SetDiskFault(deterministic.DiskFault{})
+			ctx.SetDiskFault(faulty.DiskFault{})
 			for _, e := range ctx.FaultEffects() {
 				during = append(during, e.String())
 			}

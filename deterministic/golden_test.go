@@ -95,8 +95,8 @@ func runGoldenWorkload(t *testing.T, seed uint64, eventLog int) goldenResult {
 		Seed:          seed,
 		Timeout:       time.Minute,
 		EventLog:      eventLog,
-		Network:       NetworkConfig{HoldTimeout: 100 * time.Millisecond},
-		StorageFaults: StorageFaults{Write: faulty.WriteConfig{RetentionRate: 0.5}},
+		Network:       simnet.Config{HoldTimeout: 100 * time.Millisecond},
+		StorageFaults: faulty.Config{Write: faulty.WriteConfig{RetentionRate: 0.5}},
 	})
 	for epoch := range goldenEpochs {
 		cp := r.StartAndRecover(func(ctx *Context) {

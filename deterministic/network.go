@@ -9,12 +9,6 @@ import (
 	"github.com/simrt/simrt/network/simnet"
 )
 
-// NetworkConfig sets the simulated network's limits (Config.Network): the
-// per-direction buffer, and what a partition does to dials and to held
-// bytes. The zero value is the default: 64 KiB per direction, dials
-// across a partition fail at once.
-type NetworkConfig = simnet.Config
-
 // networkState is the runtime's simulated network: one simnet.Network and,
 // per host that has used it, the stack scheduling points (iopoints.go) →
 // metered → audited → plain errors (plainNetwork) → simnet seen from that

@@ -13,6 +13,7 @@ import (
 	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
@@ -40,7 +41,7 @@ type NodeConfig struct {
 	// a copy of the runtime's configuration as it is at AddNode
 	// (Config.StorageFaults unless changed through StorageFaultConfig), or,
 	// for a disk taken back from a Checkpoint, the configuration it had.
-	StorageFaults *StorageFaults
+	StorageFaults *faulty.Config
 }
 
 // NodeState is where a node is in its lifecycle.
@@ -284,13 +285,13 @@ func (n *Node) Storage() DiskControls { return DiskControls{n.disk.st.fault} }
 // SetDiskFault switches the fault of the node's disk (see
 // Context.SetDiskFault); the zero value heals it. The fault outlives the
 // node's processes: a restarted process finds its disk as it was.
-func (n *Node) SetDiskFault(f DiskFault) {
+func (n *Node) SetDiskFault(f faulty.DiskFault) {
 	n.rt.check()
 	n.disk.st.fault.SetDiskFault(f)
 }
 
 // DiskFault returns the current fault of the node's disk.
-func (n *Node) DiskFault() DiskFault { return n.disk.st.fault.DiskFault() }
+func (n *Node) DiskFault() faulty.DiskFault { return n.disk.st.fault.DiskFault() }
 
 // Tasks returns the live tasks of the node's current process, in id order,
 // with what each parked one waits on (see Context.Tasks).

@@ -11,6 +11,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/storage/memory"
 )
 
 // Crash, recovery and fault injection of the simulated storage.
@@ -44,7 +45,7 @@ func TestRecoverUnsyncedStorageDoesNotPersist(t *testing.T) {
 }
 
 func TestRecoverSnapshotsFaultConfiguration(t *testing.T) {
-	var stale *deterministic.StorageFaults
+	var stale *faulty.Config
 	cp := startAndRecover(t, deterministic.New(deterministic.Config{}), func(ctx *deterministic.Context) {
 		stale = ctx.StorageFaultConfig()
 		*stale = faulty.Config{OpenRate: 1}
@@ -92,7 +93,7 @@ func TestRecoverRetainedSuccessfulResize(t *testing.T) {
 
 func TestRecoverRandomCrashWritesIsSeededAndEpochScoped(t *testing.T) {
 	const stable, pending = 32, 256
-	run := func(seed uint64) ([]byte, deterministic.StorageDigest) {
+	run := func(seed uint64) ([]byte, memory.Digest) {
 		cfg := deterministic.Config{
 			Seed:          seed,
 			StorageFaults: faulty.Config{Write: faulty.WriteConfig{RetentionRate: 0.5, Mode: faulty.Subset}},
@@ -104,7 +105,7 @@ func TestRecoverRandomCrashWritesIsSeededAndEpochScoped(t *testing.T) {
 			must(t, b.WriteAt(stable, 0, bytes.Repeat([]byte{0x5A}, pending)))
 		})
 		var out []byte
-		var digest deterministic.StorageDigest
+		var digest memory.Digest
 		start(t, deterministic.FromCheckpoint(cp), func(ctx *deterministic.Context) {
 			b, n := open(t, ctx, "crash_epoch", "blob")
 			out = make([]byte, stable+pending)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // streamWorkload draws from every kind of decision: a contended mutex and
@@ -56,7 +57,7 @@ func streamWorkload(ctx *Context) {
 // streamRun runs the workload and returns its audit state.
 func streamRun(t *testing.T, cfg Config, root func(*Context)) string {
 	t.Helper()
-	cfg.StorageFaults = StorageFaults{SyncRate: 0.3, OpenRate: 0.2}
+	cfg.StorageFaults = faulty.Config{SyncRate: 0.3, OpenRate: 0.2}
 	cp := New(cfg).StartAndRecover(root)
 	return cp.Auditor().State()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/examples/internal/unitfloor"
+	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -30,7 +31,7 @@ func countedRun(seed uint64) runAnatomy {
 	rec := &decision.Stream{}
 	r := deterministic.New(deterministic.Config{
 		Seed:     seed,
-		Network:  deterministic.NetworkConfig{HoldTimeout: holdTimeout},
+		Network:  simnet.Config{HoldTimeout: holdTimeout},
 		EventLog: -1,
 		Record:   rec,
 	})

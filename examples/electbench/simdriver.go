@@ -162,7 +162,7 @@ func runSim(seed uint64, cfg SimConfig) *simRun {
 	}
 	r := deterministic.New(deterministic.Config{
 		Seed:       seed,
-		Network:    deterministic.NetworkConfig{HoldTimeout: hold},
+		Network:    simnet.Config{HoldTimeout: hold},
 		Coroutines: cfg.Coroutines,
 		EventLog:   cfg.eventLog,
 	})
