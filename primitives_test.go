@@ -218,7 +218,7 @@ func TestMutexExcludesAndHandsOver(t *testing.T) {
 func TestMutexAbortedWaiterPassesTheLockOn(t *testing.T) {
 	// NoYield: the victim must be aborted right after the Unlock that woke
 	// it; a yield at that Unlock lets it take the lock and end holding it.
-	deterministic.New(deterministic.Config{Seed: 6, YieldProbability: deterministic.NoYield}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 6, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}).Start(func(ctx *deterministic.Context) {
 		var mu simrt.Mutex
 		mu.Lock(ctx)
 		victim := simrt.Spawn(ctx.Child("victim"), func(ctx simrt.Context) struct{} { mu.Lock(ctx); return struct{}{} })

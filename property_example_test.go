@@ -48,7 +48,7 @@ func ExampleAlways() {
 func ExampleSometimes() {
 	cov := &deterministic.Coverage{}
 	for seed := range uint64(20) {
-		deterministic.New(deterministic.Config{Seed: seed, Coverage: cov}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coverage: cov}}).Start(func(ctx *deterministic.Context) {
 			roll := ctx.Rand().IntN(6)
 			simrt.Sometimes(ctx, roll == 0, "rolled a zero")
 			if roll == 5 {

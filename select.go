@@ -120,7 +120,7 @@ func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward fu
 // callback and returns its index. When several cases are ready at once it
 // takes one of them at random, as Go's select does; in the simulator the
 // choice comes from the run's decision stream, so a seed gives the same
-// choice every time (Config.BiasedSelect, or SelectBiased, keeps the
+// choice every time (Config.Scheduling.BiasedSelect, or SelectBiased, keeps the
 // earliest instead). A case that was not chosen consumes nothing: a value
 // offered by a channel stays there. A parked Select is completed in place
 // by the first partner to arrive at one of its channel cases (a sender to

@@ -220,7 +220,7 @@ func (a *Auditor) snapshot() *Auditor {
 	return s
 }
 
-// Log returns the event log, or nil when Config.EventLog is zero.
+// Log returns the event log, or nil when Config.Hooks.EventLog is zero.
 func (a *Auditor) Log() *EventLog { return a.log }
 
 // EventLog keeps audited events so that two runs of one seed can be compared

@@ -13,7 +13,7 @@ import (
 // event path hashes for its label and fields on top of the state before it.
 func TestAuditorRecordsEncodeStopStopped(t *testing.T) {
 	run := func(value int) (state string, events []audit.Event) {
-		New(Config{EventLog: -1}).Start(func(ctx *Context) {
+		New(Config{Hooks: Hooks{EventLog: -1}}).Start(func(ctx *Context) {
 			ctx.Encode()
 			if err := ctx.Stop(value, 0); err != nil {
 				t.Errorf("Stop: %v", err)

@@ -21,7 +21,7 @@ import (
 // list and the recording sites cannot drift apart.
 func TestEveryAuditLabelIsListed(t *testing.T) {
 	var events []audit.Event
-	deterministic.New(deterministic.Config{EventLog: -1, Seed: 1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		services(t, ctx)
 		storageOps(t, ctx)
 		networkOps(t, ctx)

@@ -87,7 +87,7 @@ func TestAuditorIgnoresBufferChunking(t *testing.T) {
 
 func TestAuditorEventLog(t *testing.T) {
 	var events []audit.Event
-	New(Config{EventLog: 3}).Start(func(ctx *Context) {
+	New(Config{Hooks: Hooks{EventLog: 3}}).Start(func(ctx *Context) {
 		for range 5 {
 			ctx.Rand().Uint64()
 		}

@@ -215,6 +215,6 @@ func BenchmarkEmptyRun(b *testing.B) {
 	p := &pool.Coroutines{}
 	defer p.Close()
 	for i := 0; b.Loop(); i++ {
-		New(Config{Seed: uint64(i), Coroutines: p}).Start(func(*Context) {})
+		New(Config{Seed: uint64(i), Hooks: Hooks{Coroutines: p}}).Start(func(*Context) {})
 	}
 }

@@ -80,7 +80,7 @@ func TestBytesDecider(t *testing.T) {
 		t.Errorf("the same input ran twice: states %s and %s", a, b)
 	}
 	rec := &decision.Stream{}
-	stateOf(t, deterministic.Config{Seed: d.Seed(), Replay: d, Record: rec})
+	stateOf(t, deterministic.Config{Seed: d.Seed(), Replay: d, Hooks: deterministic.Hooks{Record: rec}})
 	used := min(len(rec.Decisions), d.Len())
 	changed := 0
 	for i := range used {
@@ -111,7 +111,7 @@ func TestFirstHitNotification(t *testing.T) {
 	o := &observer{}
 	rec := &decision.Stream{}
 	c := cfg
-	c.Replay, c.Record = o, rec
+	c.Replay, c.Hooks.Record = o, rec
 	if got := stateOf(t, c); got != plain {
 		t.Fatalf("observing changed the run: state %s, without %s", got, plain)
 	}

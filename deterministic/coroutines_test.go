@@ -31,11 +31,11 @@ func TestCoroutinesSharedAcrossRuns(t *testing.T) {
 		var plain, withPool string
 		// NoYield: a spawned task that runs first may end before the next
 		// spawn and lend it its coroutine, so fewer than 50 would be made.
-		New(Config{Seed: seed, YieldProbability: NoYield}).Start(func(ctx *Context) { plain = spawnMany(ctx) })
+		New(Config{Seed: seed, Scheduling: Scheduling{YieldProbability: NoYield}}).Start(func(ctx *Context) { plain = spawnMany(ctx) })
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			New(Config{Seed: seed, YieldProbability: NoYield, Coroutines: &p}).Start(func(ctx *Context) { withPool = spawnMany(ctx) })
+			New(Config{Seed: seed, Scheduling: Scheduling{YieldProbability: NoYield}, Hooks: Hooks{Coroutines: &p}}).Start(func(ctx *Context) { withPool = spawnMany(ctx) })
 		}()
 		<-done
 		if plain != withPool {
@@ -52,9 +52,9 @@ func TestCoroutinesSharedAcrossRuns(t *testing.T) {
 func TestCoroutinesInTwoRunsPanics(t *testing.T) {
 	var p pool.Coroutines
 	defer p.Close()
-	New(Config{Coroutines: &p}).Start(func(ctx *Context) {
+	New(Config{Hooks: Hooks{Coroutines: &p}}).Start(func(ctx *Context) {
 		mustPanic(t, "used by two running simulations", func() {
-			New(Config{Coroutines: &p}).Start(func(*Context) {})
+			New(Config{Hooks: Hooks{Coroutines: &p}}).Start(func(*Context) {})
 		})
 	})
 }

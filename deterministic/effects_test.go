@@ -19,7 +19,7 @@ func TestFaultEffectsGatheredAndSummed(t *testing.T) {
 	var ctx0 *deterministic.Context
 	var during []string
 	for range 2 {
-		start(t, deterministic.New(deterministic.Config{Seed: 1, Coverage: cov}), func(ctx *deterministic.Context) {
+		start(t, deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Coverage: cov}}), func(ctx *deterministic.Context) {
 			ctx0 = ctx
 			ca := ctx.WithHost(a)
 			ctx.WithHost(b)

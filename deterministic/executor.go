@@ -38,10 +38,10 @@ type runtime struct {
 	ready   []*task
 	spare   []*task
 	idle    []*coroutine // finished tasks' coroutines, for reuse
-	pooled  *pooled      // what this run borrowed from Config.Coroutines (task.go)
+	pooled  *pooled      // what this run borrowed from Config.Hooks.Coroutines (task.go)
 	timers  timers
 	current *task
-	after   func(task string, now time.Time) // Config.AfterResume
+	after   func(task string, now time.Time) // Config.Hooks.AfterResume
 	root    *task
 	nextID  uint64
 	live    struct{ head, tail *task }
@@ -77,7 +77,7 @@ type runtime struct {
 var descIterations = prometheus.NewDesc("runtime_iterations_total", "Total number of iterations.", nil, nil)
 
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
-	rt := &runtime{cfg: cfg, after: cfg.AfterResume}
+	rt := &runtime{cfg: cfg, after: cfg.Hooks.AfterResume}
 	if cp != nil {
 		rt.now, rt.stream, rt.auditor, rt.dns = cp.now, cp.stream, cp.auditor.snapshot(), cp.dns
 	} else {
@@ -88,10 +88,10 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 			binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
 			src = rand.NewChaCha8(seed)
 		}
-		rt.stream = newStream(src, cfg.Replay, cfg.Record)
+		rt.stream = newStream(src, cfg.Replay, cfg.Hooks.Record)
 		rt.auditor = NewAuditor()
-		if cfg.EventLog != 0 {
-			rt.auditor.log = &EventLog{Limit: cfg.EventLog}
+		if cfg.Hooks.EventLog != 0 {
+			rt.auditor.log = &EventLog{Limit: cfg.Hooks.EventLog}
 		}
 		rt.dns = make(map[string][]netip.Addr)
 		if end := addTime(rt.now, cfg.Timeout); cfg.Timeout > 0 && end < never {
@@ -103,7 +103,7 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	}
 	rt.auditor.where = rt.where
 	rt.sh.Init("deterministic", rt, rt.auditor, abortSpawned)
-	rt.borrow(cfg.Coroutines)
+	rt.borrow(cfg.Hooks.Coroutines)
 	rt.initLabels()
 	rt.rng = rand.New(&source{s: rt.stream, k: decision.KindFault})
 	rt.initSchedule()
@@ -229,8 +229,8 @@ func (rt *runtime) finish(t *task) {
 	if t.node != nil {
 		t.node.Finish()
 	}
-	if t.outcome == core.OutcomePanicked && rt.cfg.OnTaskPanic != nil && !rt.closing {
-		rt.cfg.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
+	if t.outcome == core.OutcomePanicked && rt.cfg.Hooks.OnTaskPanic != nil && !rt.closing {
+		rt.cfg.Hooks.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
 	}
 	err, failed := rt.sh.Result(shell.End{Task: t.name, Outcome: t.outcome, Panic: t.panic,
 		Root: t.root, Catch: rt.cfg.CatchPanics, Closing: rt.closing})

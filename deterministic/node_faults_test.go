@@ -46,7 +46,7 @@ func TestNodeDiskFault(t *testing.T) {
 	var slowTook time.Duration
 	// NoYield: the test times one Open, and a yield at the scheduling
 	// point before it (every storage call is one) would add a cycle.
-	cfg := deterministic.Config{Seed: 1, YieldProbability: deterministic.NoYield}
+	cfg := deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}
 	start(t, deterministic.New(cfg), func(ctx *deterministic.Context) {
 		ctx0 = ctx
 		a := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(ctx simrt.Context) {

@@ -451,7 +451,7 @@ func TestNodeAttributes(t *testing.T) {
 	var buf bytes.Buffer
 	var tasks []deterministic.TaskState
 	var metricsText string
-	start(t, deterministic.New(deterministic.Config{LogHandler: slog.NewTextHandler(&buf, nil)}), func(ctx *deterministic.Context) {
+	start(t, deterministic.New(deterministic.Config{Hooks: deterministic.Hooks{LogHandler: slog.NewTextHandler(&buf, nil)}}), func(ctx *deterministic.Context) {
 		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
 			nctx.Counter("requests", "Requests served.").Inc()
 			simrt.Logger(nctx).Info("hello")

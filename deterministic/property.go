@@ -114,7 +114,7 @@ const assertSkip = 2
 
 // AssertProperty implements simrt.Asserter; call simrt.Always, Sometimes,
 // Reachable, Unreachable or AlwaysOrUnreachable instead. It counts the
-// evaluation for Config.Coverage (evaluations are not audited) and, when
+// evaluation for Config.Hooks.Coverage (evaluations are not audited) and, when
 // the property fails, stops the run: the runtime records a
 // *simrt.PropertyError as the run's failure (the first one wins), and the
 // calling task panics with it. Finding the call site makes an evaluation
@@ -165,7 +165,7 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 
 // BuggifySite implements simrt.Asserter; call simrt.Buggify instead. With
 // Config.Buggify.Disabled it reports false and draws nothing (the call is
-// still counted for Config.Coverage). Otherwise the first call of a site
+// still counted for Config.Hooks.Coverage). Otherwise the first call of a site
 // draws whether it is enabled for the run
 // (Config.Buggify.SiteProbability); each call of an enabled site draws
 // whether it fires (FireProbability). Each draw comes from the run's
@@ -219,9 +219,9 @@ func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
 	return hit
 }
 
-// finishProperties adds the run's record to Config.Coverage, if set.
+// finishProperties adds the run's record to Config.Hooks.Coverage, if set.
 func (rt *runtime) finishProperties() {
-	if cov := rt.cfg.Coverage; cov != nil {
+	if cov := rt.cfg.Hooks.Coverage; cov != nil {
 		cov.add(rt.props)
 		cov.addFaults(rt.faults())
 		cov.addEffects(rt.faultEffects())

@@ -40,7 +40,7 @@ func failAfterDraws(t *testing.T, cfg deterministic.Config, extra int) *simrt.Pr
 // stream, with another seed after them, fails at the same position.
 func TestPropertyErrorStreamPosition(t *testing.T) {
 	rec := &decision.Stream{}
-	base := failAfterDraws(t, deterministic.Config{Seed: 7, Record: rec}, 0)
+	base := failAfterDraws(t, deterministic.Config{Seed: 7, Hooks: deterministic.Hooks{Record: rec}}, 0)
 	if base.StreamPosition == 0 || base.StreamPosition > uint64(len(rec.Decisions)) {
 		t.Fatalf("stream position %d, want 1..%d (the run's decisions)", base.StreamPosition, len(rec.Decisions))
 	}

@@ -17,7 +17,7 @@ import (
 // value Start panicked with.
 func runCovered(cfg deterministic.Config, root func(ctx *deterministic.Context)) (cov *deterministic.Coverage, panicked any) {
 	cov = &deterministic.Coverage{}
-	cfg.Coverage = cov
+	cfg.Hooks.Coverage = cov
 	defer func() { panicked = recover() }()
 	deterministic.New(cfg).Start(root)
 	return cov, nil
@@ -173,7 +173,7 @@ func falseOnce(ps []deterministic.PropertyCoverage) (a, b deterministic.Property
 func TestCoverageCountsRunsNotEvaluations(t *testing.T) {
 	cov := &deterministic.Coverage{}
 	for seed := range uint64(10) {
-		deterministic.New(deterministic.Config{Seed: seed, Coverage: cov}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coverage: cov}}).Start(func(ctx *deterministic.Context) {
 			for range 4 {
 				odd := ctx.Rand().IntN(2) == 1
 				simrt.Sometimes(ctx, odd, "an odd draw")
@@ -271,8 +271,9 @@ func TestBuggifySiteProbability(t *testing.T) {
 	for _, c := range []struct{ p, q float64 }{{0, 0}, {0.1, 0.9}, {1, 0.05}} {
 		cov := &deterministic.Coverage{}
 		for seed := range uint64(seeds) {
-			cfg := deterministic.Config{Seed: seed, Coverage: cov,
-				Buggify: deterministic.BuggifyConfig{SiteProbability: c.p, FireProbability: c.q}}
+			cfg := deterministic.Config{Seed: seed, Buggify: deterministic.BuggifyConfig{SiteProbability: c.p, FireProbability: c.q},
+				Hooks: deterministic.Hooks{Coverage: cov},
+			}
 			buggifyRun(cfg, []string{"site"}, 10)
 		}
 		p, q := c.p, c.q

@@ -47,7 +47,7 @@ type Checkpoint struct {
 }
 
 // Auditor returns a copy of the auditor as it was when the run ended: its
-// State, and its event log when Config.EventLog kept one. The copy stays as
+// State, and its event log when Config.Hooks.EventLog kept one. The copy stays as
 // it is after the checkpoint is resumed (the resumed run continues from
 // another copy), and events recorded on it change nothing else. Each call
 // returns a new copy, so with a large event log keep the one you need.

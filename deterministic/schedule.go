@@ -25,7 +25,7 @@ type schedState struct {
 
 // initSchedule sets up scheduling points from the config.
 func (rt *runtime) initSchedule() {
-	p := rt.cfg.YieldProbability
+	p := rt.cfg.Scheduling.YieldProbability
 	switch {
 	case p >= 1:
 		rt.sched.always = true
@@ -33,10 +33,10 @@ func (rt *runtime) initSchedule() {
 	case p > 0:
 		rt.sched.yieldAt = uint64(p * (1 << 64))
 	}
-	rt.sched.biased = rt.cfg.BiasedSelect
-	if rt.cfg.Scheduler == PCT {
+	rt.sched.biased = rt.cfg.Scheduling.BiasedSelect
+	if rt.cfg.Scheduling.Scheduler == PCT {
 		rt.sched.yieldAt, rt.sched.always = 0, false
-		rt.sched.pct = newPCT(rt.stream, rt.cfg.PCTDepth, rt.cfg.PCTSteps)
+		rt.sched.pct = newPCT(rt.stream, rt.cfg.Scheduling.PCTDepth, rt.cfg.Scheduling.PCTSteps)
 	}
 }
 

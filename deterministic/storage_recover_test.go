@@ -76,9 +76,9 @@ func TestRecoverRetainedSuccessfulResize(t *testing.T) {
 	// script feeds the fault model only: no scheduling points (every
 	// storage call is one) draw from it.
 	cfg := deterministic.Config{
-		Source:           &script{vals: []uint64{math.MaxUint64, 0}},
-		StorageFaults:    faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 0.5}},
-		YieldProbability: deterministic.NoYield,
+		Source:        &script{vals: []uint64{math.MaxUint64, 0}},
+		StorageFaults: faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 0.5}},
+		Scheduling:    deterministic.Scheduling{YieldProbability: deterministic.NoYield},
 	}
 	cp := startAndRecover(t, deterministic.New(cfg), func(ctx *deterministic.Context) {
 		b, _ := open(t, ctx, "crash_resize", "blob")

@@ -15,7 +15,7 @@ import (
 func TestDefaultStreamIsPlain(t *testing.T) {
 	rec := &decision.Stream{}
 	var draws []int
-	cfg := deterministic.Config{Seed: 7, YieldProbability: 0.5, Replay: decision.DefaultAfter{}, Record: rec}
+	cfg := deterministic.Config{Seed: 7, Replay: decision.DefaultAfter{}, Scheduling: deterministic.Scheduling{YieldProbability: 0.5}, Hooks: deterministic.Hooks{Record: rec}}
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
 		var hs []*simrt.Handle[int]
 		for i := range 4 {

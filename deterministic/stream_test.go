@@ -64,7 +64,7 @@ func streamRun(t *testing.T, cfg Config, root func(*Context)) string {
 
 func TestStreamRecordReplaySameRun(t *testing.T) {
 	rec := &decision.Stream{}
-	want := streamRun(t, Config{Seed: 7, Record: rec}, streamWorkload)
+	want := streamRun(t, Config{Seed: 7, Hooks: Hooks{Record: rec}}, streamWorkload)
 	if plain := streamRun(t, Config{Seed: 7}, streamWorkload); plain != want {
 		t.Fatalf("recording changed the run: %s, without recording %s", want, plain)
 	}
@@ -80,7 +80,7 @@ func TestStreamRecordReplaySameRun(t *testing.T) {
 	// The stream alone is the run: replayed under another seed it gives
 	// the same audit state.
 	again := &decision.Stream{}
-	if got := streamRun(t, Config{Seed: 99, Replay: rec, Record: again}, streamWorkload); got != want {
+	if got := streamRun(t, Config{Seed: 99, Replay: rec, Hooks: Hooks{Record: again}}, streamWorkload); got != want {
 		t.Fatalf("replay under seed 99: %s, recorded run %s", got, want)
 	}
 	if len(again.Decisions) != len(rec.Decisions) {
@@ -104,7 +104,7 @@ func TestStreamRecordReplaySameRun(t *testing.T) {
 
 func TestStreamReplayTruncated(t *testing.T) {
 	rec := &decision.Stream{}
-	want := streamRun(t, Config{Seed: 11, Record: rec}, streamWorkload)
+	want := streamRun(t, Config{Seed: 11, Hooks: Hooks{Record: rec}}, streamWorkload)
 	half := &decision.Stream{Decisions: rec.Decisions[:len(rec.Decisions)/2]}
 	// Past the end the seeded generator decides, in step with the replayed
 	// part: same seed, same run.
@@ -114,7 +114,7 @@ func TestStreamReplayTruncated(t *testing.T) {
 	// Under another seed the replayed prefix is kept and the rest is the
 	// other seed's.
 	again := &decision.Stream{}
-	streamRun(t, Config{Seed: 12, Replay: half, Record: again}, streamWorkload)
+	streamRun(t, Config{Seed: 12, Replay: half, Hooks: Hooks{Record: again}}, streamWorkload)
 	for i, d := range half.Decisions {
 		if again.Decisions[i] != d {
 			t.Fatalf("decision %d: replayed %+v, recorded %+v", i, again.Decisions[i], d)
@@ -128,7 +128,7 @@ func TestStreamReplayTruncated(t *testing.T) {
 
 func TestStreamReplayAfterCodeChange(t *testing.T) {
 	rec := &decision.Stream{}
-	streamRun(t, Config{Seed: 5, Record: rec}, streamWorkload)
+	streamRun(t, Config{Seed: 5, Hooks: Hooks{Record: rec}}, streamWorkload)
 	// The edited program makes an extra fault draw at its start, so every
 	// later position is shifted: where the kinds differ, the seed decides.
 	changed := func(ctx *Context) {
@@ -136,7 +136,7 @@ func TestStreamReplayAfterCodeChange(t *testing.T) {
 		streamWorkload(ctx)
 	}
 	again := &decision.Stream{}
-	streamRun(t, Config{Seed: 5, Replay: rec, Record: again}, changed)
+	streamRun(t, Config{Seed: 5, Replay: rec, Hooks: Hooks{Record: again}}, changed)
 	if len(again.Decisions) == 0 || again.Decisions[0].Kind != decision.KindFault {
 		t.Fatalf("the changed program's first decision is %+v", again.Decisions[:1])
 	}

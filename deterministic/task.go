@@ -131,7 +131,7 @@ func (t *task) run() {
 
 // logPanic writes the record the production runtime writes for a task's
 // panic (realtime's finish): an ERROR "task panicked" with the panic's
-// value and stack, through Config.LogHandler, stamped like a context's
+// value and stack, through Config.Hooks.LogHandler, stamped like a context's
 // record with the simulated time, the seed and the task (see
 // Context.Logger). It is written for every panic, caught or not, before the
 // runtime reacts to it, so that an uncaught one, which Start re-raises as
@@ -139,7 +139,7 @@ func (t *task) run() {
 // panic's without what varies from run to run (see stableStack), so that
 // one seed still logs the same bytes.
 func (rt *runtime) logPanic(task string, p *core.Panic) {
-	inner := rt.cfg.LogHandler
+	inner := rt.cfg.Hooks.LogHandler
 	if inner == nil {
 		inner = slog.NewTextHandler(os.Stderr, nil) // as Context.Logger
 	}
@@ -289,7 +289,7 @@ func (p *pooled) Close() {
 	p.idle = nil
 }
 
-// borrow takes the idle coroutines of p, when p is set (Config.Coroutines).
+// borrow takes the idle coroutines of p, when p is set (Config.Hooks.Coroutines).
 func (rt *runtime) borrow(p *pool.Coroutines) {
 	if p == nil {
 		return
@@ -307,7 +307,7 @@ func (rt *runtime) borrow(p *pool.Coroutines) {
 func (rt *runtime) giveBack() {
 	if h := rt.pooled; h != nil {
 		h.idle = rt.idle
-		rt.cfg.Coroutines.Put(h)
+		rt.cfg.Hooks.Coroutines.Put(h)
 	} else {
 		for _, c := range rt.idle {
 			c.stop()

@@ -22,7 +22,7 @@ import (
 // after the start): most runs of a sweep end long before, and then all the
 // watchdog cost them is one runtime timer, not a goroutine and a ticker.
 func (rt *runtime) startWatchdog() (stop func()) {
-	limit := rt.cfg.Watchdog
+	limit := rt.cfg.Hooks.Watchdog
 	if limit < 0 {
 		return func() {}
 	}

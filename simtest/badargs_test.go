@@ -153,7 +153,7 @@ func TestHelperSpawnTask(t *testing.T) {
 	if !helper(t) {
 		return
 	}
-	simtest.Run(t, deterministic.Config{YieldProbability: 1}, func(t *testing.T, ctx *deterministic.Context) {
+	simtest.Run(t, deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: 1}}, func(t *testing.T, ctx *deterministic.Context) {
 		simrt.Spawn(ctx.Child("w"), func(ctx simrt.Context) int { ctx.Sleep(0); return 1 }).Await(ctx)
 	})
 }

@@ -32,7 +32,7 @@ func BenchmarkEventLog(b *testing.B) {
 		b.Run("log="+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := range b.N {
-				deterministic.New(deterministic.Config{Seed: uint64(i), EventLog: c.log, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+				deterministic.New(deterministic.Config{Seed: uint64(i), Hooks: deterministic.Hooks{EventLog: c.log, Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 					workload50(nil, ctx)
 				})
 			}
@@ -52,7 +52,7 @@ func BenchmarkExplore(b *testing.B) {
 			for range b.N {
 				ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
 					[]testing.InternalTest{{Name: "BenchmarkSweep", F: func(t *testing.T) {
-						simtest.Explore(t, deterministic.Config{Watchdog: -1}, workload50)
+						simtest.Explore(t, deterministic.Config{Hooks: deterministic.Hooks{Watchdog: -1}}, workload50)
 					}}})
 				if !ok {
 					b.Fatal("sweep failed")
@@ -81,7 +81,7 @@ func BenchmarkSimulation(b *testing.B) {
 						var coros pool.Coroutines
 						defer coros.Close()
 						for s := range seeds {
-							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1, Coroutines: &coros}).Start(func(ctx *deterministic.Context) {
+							deterministic.New(deterministic.Config{Seed: s, Hooks: deterministic.Hooks{Watchdog: -1, Coroutines: &coros}}).Start(func(ctx *deterministic.Context) {
 								workload50(nil, ctx)
 							})
 						}

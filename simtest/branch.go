@@ -127,7 +127,7 @@ func BranchSearch(cfg deterministic.Config, opts BranchOptions, try func(cfg det
 		dec := &brancher{Stream: decision.Stream{Decisions: p.decisions}}
 		rec := &decision.Stream{}
 		c := cfg
-		c.Seed, c.Replay, c.Record = seed, dec, rec
+		c.Seed, c.Replay, c.Hooks.Record = seed, dec, rec
 		failed := try(c)
 		for _, h := range dec.hits {
 			k := hitKey{h.Kind, h.Name, h.Site.File, h.Site.Line}
@@ -185,13 +185,13 @@ func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOption
 	if st.events == autoEvents {
 		st.events = 0
 	}
-	if cfg.EventLog == 0 {
-		cfg.EventLog = st.events
+	if cfg.Hooks.EventLog == 0 {
+		cfg.Hooks.EventLog = st.events
 	}
 	var coros pool.Coroutines
 	defer coros.Close()
-	if cfg.Coroutines == nil {
-		cfg.Coroutines = &coros
+	if cfg.Hooks.Coroutines == nil {
+		cfg.Hooks.Coroutines = &coros
 	}
 	n := 0
 	rep := BranchSearch(cfg, opts, func(c deterministic.Config) bool {

@@ -98,9 +98,9 @@ func (w watcher) Decide(pos uint64, k decision.Kind) (uint64, bool) {
 func TestBranchReplaysPrefixExactly(t *testing.T) {
 	var runs []explored
 	cfg := twoRareConfig
-	cfg.EventLog = -1
+	cfg.Hooks.EventLog = -1
 	rep := BranchSearch(cfg, BranchOptions{Runs: 400, KeepGoing: true}, func(c deterministic.Config) bool {
-		e := explored{prefix: c.Replay.(*brancher).Decisions, record: c.Record}
+		e := explored{prefix: c.Replay.(*brancher).Decisions, record: c.Hooks.Record}
 		var aud *deterministic.Auditor
 		c.Replay = watcher{c.Replay.(*brancher), &aud, &e.eventsAt}
 		failed := tryBody(c, func(ctx *deterministic.Context) bool {

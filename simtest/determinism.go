@@ -37,8 +37,8 @@ func CheckDeterminism(t *testing.T, cfg deterministic.Config, root Func) {
 // when the runs agree (or when the first run failed, which is reported).
 func checkDeterminism(t *testing.T, cfg deterministic.Config, root Func, crypto bool) *Divergence {
 	t.Helper()
-	cfg.EventLog = -1
-	cfg.Coverage = nil // repeats of the seed are no more coverage
+	cfg.Hooks.EventLog = -1
+	cfg.Hooks.Coverage = nil // repeats of the seed are no more coverage
 	var runs [2][]audit.Event
 	for i := range runs {
 		if crypto {

@@ -89,7 +89,7 @@ func testPackage() string {
 }
 
 // recorded returns s named as recorded by test name of this binary's
-// package, for a stream file: a copy, so that a Config.Record of the
+// package, for a stream file: a copy, so that a Config.Hooks.Record of the
 // caller's is left as it was.
 func recorded(s *decision.Stream, name string) *decision.Stream {
 	c := *s

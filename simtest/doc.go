@@ -74,7 +74,7 @@
 // waits on and since when (see deterministic.Verdict). The last events
 // before the failure follow, with task names and decoded ids and timers,
 // the failing task's marked '>'. Each simulation's log (simrt.Logger, see
-// deterministic.Config.LogHandler) is captured, and its last 100 records
+// deterministic.Config.Hooks.LogHandler) is captured, and its last 100 records
 // are printed in the report of a failing seed, never for a passing one.
 //
 // # Determinism

@@ -76,7 +76,7 @@ func ExampleSeedCrypto() {
 func ExampleCompare() {
 	run := func(peer string) []audit.Event {
 		var log []audit.Event
-		deterministic.New(deterministic.Config{EventLog: -1}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 			simrt.Spawn(ctx.Child(peer), func(ctx simrt.Context) int { return 0 }).Await(ctx)
 			log = ctx.Auditor().Log().Events()
 		})

@@ -74,7 +74,7 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		}
 	}
 
-	cov := cfg.Coverage
+	cov := cfg.Hooks.Coverage
 	if cov == nil {
 		cov = &deterministic.Coverage{}
 	}
@@ -83,11 +83,11 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	rep := sweepSubtests(t, st, workers, gc, func(t *testing.T, w *sweep.Worker, seed uint64) {
 		c := cfg
 		c.Seed = seed
-		c.Coverage = cov
-		if c.Coroutines == nil {
+		c.Hooks.Coverage = cov
+		if c.Hooks.Coroutines == nil {
 			// The worker's simulations run one after another, so they can
 			// share idle task coroutines instead of each making its own.
-			c.Coroutines = w.Coroutines
+			c.Hooks.Coroutines = w.Coroutines
 		}
 		runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
 		if t.Failed() {

@@ -68,8 +68,8 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 		d := decision.NewBytes(data)
 		c := cfg
 		c.Seed, c.Replay = d.Seed(), d
-		if c.EventLog == 0 {
-			c.EventLog = st.events
+		if c.Hooks.EventLog == 0 {
+			c.Hooks.EventLog = st.events
 		}
 		name := t.Name()
 		seed := slices.IndexFunc(seeds, func(s []byte) bool { return bytes.Equal(s, data) })

@@ -33,7 +33,7 @@ type locator struct {
 	total  uint64
 }
 
-// hook returns the Config.AfterResume that locates the failure, calling
+// hook returns the Config.Hooks.AfterResume that locates the failure, calling
 // next (the user's hook) too.
 func (l *locator) hook(next func(string, time.Time)) func(string, time.Time) {
 	return func(task string, now time.Time) {
@@ -54,7 +54,7 @@ func (l *locator) hook(next func(string, time.Time)) func(string, time.Time) {
 const reportLogRecords = 100
 
 // logRing keeps the last records a simulation logged through its contexts'
-// loggers (Config.LogHandler), rendered by a text handler, for the report
+// loggers (Config.Hooks.LogHandler), rendered by a text handler, for the report
 // of a failing seed. Passing seeds print nothing.
 type logRing struct {
 	mu      sync.Mutex // a text handler may be shared by goroutines of the user's
@@ -87,7 +87,7 @@ func (r *logRing) lines() ([]string, int) {
 	return out, r.total
 }
 
-// handler returns the Config.LogHandler that captures into r and also
+// handler returns the Config.Hooks.LogHandler that captures into r and also
 // passes every record to user, the handler the test configured, if any.
 func (r *logRing) handler(user slog.Handler) slog.Handler {
 	capture := slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelDebug})

@@ -51,16 +51,16 @@ func setupStreams(t *testing.T, name string, cfg *deterministic.Config, st setti
 		cfg.Replay = watchStream(t, st.replay, s, st.replayDefaults) // warns where the run diverges from the file
 	}
 	if st.record != "" || st.shrink || st.inevitable {
-		if cfg.Record == nil {
-			cfg.Record = &decision.Stream{}
+		if cfg.Hooks.Record == nil {
+			cfg.Hooks.Record = &decision.Stream{}
 		}
-		ss.record = cfg.Record
+		ss.record = cfg.Hooks.Record
 	}
 	if pos, file, ok := parseMark(); ok {
 		ss.mark = &marker{next: cfg.Replay, pos: pos, aud: aud}
 		ss.markFile = file
 		cfg.Replay = ss.mark
-		cfg.EventLog = -1 // the events around the mark, not just the last few
+		cfg.Hooks.EventLog = -1 // the events around the mark, not just the last few
 	}
 	return ss
 }

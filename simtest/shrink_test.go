@@ -39,7 +39,7 @@ func plantedDraws(t *testing.T, ctx *deterministic.Context) {
 	}
 }
 
-var shrinkConfig = deterministic.Config{Seed: 1, YieldProbability: 0.5}
+var shrinkConfig = deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: 0.5}}
 
 func TestHelperShrinkPlanted(t *testing.T) {
 	if !helper(t) {
@@ -98,7 +98,7 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	}
 	rec := &decision.Stream{}
 	cfg := shrinkConfig
-	cfg.Replay, cfg.Record = s, rec
+	cfg.Replay, cfg.Hooks.Record = s, rec
 	got := func() (r any) {
 		defer func() { r = recover() }()
 		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { plantedDraws(t, ctx) })

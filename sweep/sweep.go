@@ -97,7 +97,7 @@ type Worker struct {
 	// ID numbers the workers from 0.
 	ID int
 	// Coroutines is the worker's pool of idle simulator coroutines: give
-	// it to each simulation the body runs (deterministic.Config.Coroutines)
+	// it to each simulation the body runs (deterministic.Config.Hooks.Coroutines)
 	// and they reuse each other's goroutines. Simulations on one worker
 	// run one after another, as a pool requires.
 	Coroutines *pool.Coroutines

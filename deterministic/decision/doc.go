@@ -13,7 +13,7 @@
 // The smallest use: record a run, save it, and replay it.
 //
 //	rec := &decision.Stream{}
-//	deterministic.New(deterministic.Config{Seed: 7, Record: rec}).Start(root)
+//	deterministic.New(deterministic.Config{Seed: 7, Hooks: deterministic.Hooks{Record: rec}}).Start(root)
 //	_ = rec.WriteFile("seed7.stream")
 //	s, _ := decision.ReadStreamFile("seed7.stream")
 //	deterministic.New(deterministic.Config{Seed: 7, Replay: s}).Start(root) // the same run

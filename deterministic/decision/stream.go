@@ -64,7 +64,7 @@ type Decider interface {
 }
 
 // Stream is the recorded decision stream of a run: every choice, in order.
-// Record a run into one with deterministic.Config.Record, save it with WriteTo or
+// Record a run into one with deterministic.Config.Hooks.Record, save it with WriteTo or
 // WriteFile, and replay it with deterministic.Config.Replay. Replay is lenient: past the
 // end of the stream, and at a position where the run asks for another
 // kind of decision than the recorded one (the program changed), the

@@ -2,7 +2,7 @@
 // next.
 //
 // A worker that runs simulation after simulation (a seed sweep) gives each
-// run the same Coroutines through deterministic.Config.Coroutines, and the
+// run the same Coroutines through deterministic.Config.Hooks.Coroutines, and the
 // tasks of every run after the first reuse parked goroutines instead of
 // creating new ones. The pooled coroutines carry no simulation state, so
 // runs stay independent and deterministic.
@@ -17,7 +17,7 @@
 //	var p pool.Coroutines
 //	defer p.Close()
 //	for seed := range uint64(100) {
-//		deterministic.New(deterministic.Config{Seed: seed, Coroutines: &p}).Start(root)
+//		deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coroutines: &p}}).Start(root)
 //	}
 package pool
 

@@ -30,10 +30,9 @@ type runAnatomy struct {
 func countedRun(seed uint64) runAnatomy {
 	rec := &decision.Stream{}
 	r := deterministic.New(deterministic.Config{
-		Seed:     seed,
-		Network:  simnet.Config{HoldTimeout: holdTimeout},
-		EventLog: -1,
-		Record:   rec,
+		Seed:    seed,
+		Network: simnet.Config{HoldTimeout: holdTimeout},
+		Hooks:   deterministic.Hooks{EventLog: -1, Record: rec},
 	})
 	run := &simRun{cfg: SimConfig{eventLog: -1}, check: NewChecker(), split: forever, heal: forever}
 	r.Start(func(ctx *deterministic.Context) {

@@ -56,7 +56,7 @@ type SimConfig struct {
 	// runs (one pool per worker goroutine; see pool.Coroutines).
 	Coroutines *pool.Coroutines
 
-	// eventLog is Config.EventLog for the run (the anatomy benchmark
+	// eventLog is Config.Hooks.EventLog for the run (the anatomy benchmark
 	// counts events by label).
 	eventLog int
 	// setupOnly ends the run as soon as the cluster has connected: the
@@ -161,10 +161,9 @@ func runSim(seed uint64, cfg SimConfig) *simRun {
 		hold = 0
 	}
 	r := deterministic.New(deterministic.Config{
-		Seed:       seed,
-		Network:    simnet.Config{HoldTimeout: hold},
-		Coroutines: cfg.Coroutines,
-		EventLog:   cfg.eventLog,
+		Seed:    seed,
+		Network: simnet.Config{HoldTimeout: hold},
+		Hooks:   deterministic.Hooks{Coroutines: cfg.Coroutines, EventLog: cfg.eventLog},
 	})
 	run := &simRun{cfg: cfg, check: NewChecker(), split: forever, heal: forever}
 	r.Start(func(ctx *deterministic.Context) {

@@ -38,13 +38,10 @@ func countedRun(cfg simConfig) seedAnatomy {
 	}
 	rec := &decision.Stream{}
 	r := deterministic.New(deterministic.Config{
-		Seed:       cfg.Seed,
-		Timeout:    cfg.Duration + 10*time.Second,
-		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
-		Coroutines: cfg.Coroutines,
-		LogHandler: slogHandler{l: s.log},
-		EventLog:   -1,
-		Record:     rec,
+		Seed:    cfg.Seed,
+		Timeout: cfg.Duration + 10*time.Second,
+		Network: simnet.Config{HoldTimeout: 2 * time.Second},
+		Hooks:   deterministic.Hooks{Coroutines: cfg.Coroutines, LogHandler: slogHandler{l: s.log}, EventLog: -1, Record: rec},
 	})
 	var a seedAnatomy
 	a.out.Seed = cfg.Seed

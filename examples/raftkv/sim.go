@@ -23,7 +23,7 @@ type simConfig struct {
 	Duration time.Duration // simulated length of the run; 10s by default
 	Verbose  io.Writer     // where to log the run's events; nil: nowhere
 	OutDir   string        // where to write the visualisation of a failure; "": nowhere
-	// YieldProbability is deterministic.Config.YieldProbability: zero is
+	// YieldProbability is deterministic.Config.Scheduling.YieldProbability: zero is
 	// the simulator's default, deterministic.NoYield turns scheduling
 	// points off.
 	YieldProbability float64
@@ -154,14 +154,9 @@ func runSeed(cfg simConfig) (out outcome) {
 		Seed:       cfg.Seed,
 		Timeout:    cfg.Duration + 10*time.Second,
 		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
-		Coroutines: cfg.Coroutines,
-		LogHandler: slogHandler{l: s.log},
-
-		YieldProbability: cfg.YieldProbability,
-		Scheduler:        cfg.Scheduler,
-		PCTDepth:         cfg.PCTDepth,
-		Replay:           cfg.Replay,
-		Record:           cfg.Record,
+		Replay:     cfg.Replay,
+		Scheduling: deterministic.Scheduling{YieldProbability: cfg.YieldProbability, Scheduler: cfg.Scheduler, PCTDepth: cfg.PCTDepth},
+		Hooks:      deterministic.Hooks{Coroutines: cfg.Coroutines, LogHandler: slogHandler{l: s.log}, Record: cfg.Record},
 	})
 	for {
 		cp := r.StartAndRecover(s.runEpoch)

@@ -68,7 +68,7 @@ func seedRuns(set func(c *simConfig)) func(cfg simConfig, seeds []uint64, parall
 func branchRuns(cfg simConfig, seeds []uint64, _ int) (int, int) {
 	rep := simtest.BranchSearch(deterministic.Config{}, simtest.BranchOptions{Runs: len(seeds), KeepGoing: true}, func(d deterministic.Config) bool {
 		c := cfg
-		c.Seed, c.Replay, c.Record = d.Seed, d.Replay, d.Record
+		c.Seed, c.Replay, c.Record = d.Seed, d.Replay, d.Hooks.Record
 		return runSeed(c).Failure != ""
 	})
 	return rep.FirstFailure, rep.Failures

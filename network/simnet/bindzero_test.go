@@ -99,7 +99,7 @@ func TestBindPortZeroExhausted(t *testing.T) {
 func TestBindAndDialErrorsSayWhy(t *testing.T) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	var events []audit.Event
-	deterministic.New(deterministic.Config{Seed: 1, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		used := netip.MustParseAddrPort("127.0.0.1:7000")
 		if _, err := ctx.Bind(used); err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // ui.perfetto.dev.
 func ExampleWrite() {
 	var log []audit.Event
-	deterministic.New(deterministic.Config{Seed: 1, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		simrt.Spawn(ctx.Child("worker"), func(ctx simrt.Context) int {
 			ctx.Sleep(time.Second)
 			return 0

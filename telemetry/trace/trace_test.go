@@ -17,7 +17,7 @@ import (
 func simulate(t *testing.T, seed uint64) []audit.Event {
 	t.Helper()
 	var log []audit.Event
-	deterministic.New(deterministic.Config{Seed: seed, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		defer func() { log = ctx.Auditor().Log().Events() }()
 		ch := simrt.NewChan[int](1)
 		var hs []*simrt.Handle[int]
