@@ -51,7 +51,7 @@ type NodeState uint8
 
 const (
 	// NodeRunning is a node whose process runs.
-	NodeRunning NodeState = iota // running
+	NodeRunning NodeState = iota + 1 // running
 	// NodePaused is a running node stopped by Pause: its tasks and timers
 	// wait for Resume.
 	NodePaused // paused

@@ -8,11 +8,11 @@ func _() {
 	// An "invalid array index" compiler error signifies that the constant values have changed.
 	// Re-run the stringer command to generate them again.
 	var x [1]struct{}
-	_ = x[NodeRunning-0]
-	_ = x[NodePaused-1]
-	_ = x[NodeKilled-2]
-	_ = x[NodeOff-3]
-	_ = x[NodeExited-4]
+	_ = x[NodeRunning-1]
+	_ = x[NodePaused-2]
+	_ = x[NodeKilled-3]
+	_ = x[NodeOff-4]
+	_ = x[NodeExited-5]
 }
 
 const _NodeState_name = "runningpausedkilledoffexited"
@@ -20,8 +20,8 @@ const _NodeState_name = "runningpausedkilledoffexited"
 var _NodeState_index = [...]uint8{0, 7, 13, 19, 22, 28}
 
 func (i NodeState) String() string {
-	idx := int(i) - 0
-	if i < 0 || idx >= len(_NodeState_index)-1 {
+	idx := int(i) - 1
+	if i < 1 || idx >= len(_NodeState_index)-1 {
 		return "NodeState(" + strconv.FormatInt(int64(i), 10) + ")"
 	}
 	return _NodeState_name[_NodeState_index[idx]:_NodeState_index[idx+1]]
