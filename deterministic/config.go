@@ -40,7 +40,7 @@ type Config struct {
 	// injects none.
 	StorageFaults faulty.Config
 	// Network sets the simulated network's limits; the zero value is the
-	// default network (see NetworkConfig).
+	// default network (see simnet.Config).
 	Network simnet.Config
 	// Buggify sets how simrt.Buggify sites behave. The zero value enables
 	// each site with probability 0.25 and fires it on a quarter of its calls.
@@ -51,7 +51,8 @@ type Config struct {
 	// delivers real results at deterministic simulated times.
 	External bool
 	// Replay, when set, supplies the run's decisions ahead of the seeded
-	// generator: a Stream recorded earlier replays that run (see Decider).
+	// generator: a decision.Stream recorded earlier replays that run (see
+	// decision.Decider).
 	Replay decision.Decider
 	// Scheduling tunes how the run orders its tasks: scheduling points,
 	// the scheduler, Select's choice. The zero value is the uniform

@@ -112,7 +112,7 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // connection originates from the context's host (see WithHost), 127.0.0.1
 // by default, and crosses the links between that host and addr's. A
 // failure wraps simrt.ErrConnectionFailed (or is simrt.ErrTimeout, see
-// NetworkConfig.DialTimeout) and names the address and the reason.
+// simnet.Config.DialTimeout) and names the address and the reason.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt.check()
 	if c.proc != nil && c.proc.dead {
