@@ -27,7 +27,7 @@ func BenchmarkChanSendRecvReady(b *testing.B) {
 	onRuntimes(b, body)
 	b.Run("deterministic-noyield", func(b *testing.B) {
 		b.ReportAllocs()
-		deterministic.New(deterministic.Config{YieldProbability: deterministic.NoYield}).
+		deterministic.New(deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}).
 			Start(func(ctx *deterministic.Context) { body(b, ctx) })
 	})
 }

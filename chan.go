@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Chan is a FIFO channel between tasks: unbuffered, bounded or unbounded.
@@ -100,7 +99,7 @@ func (c *Chan[T]) pushFront(v T) {
 // channel it parks until a receiver has taken v. It returns ErrClosed if the
 // channel is (or becomes) closed; v is then not delivered. It panics at the
 // call if ctx is nil.
-func (c *Chan[T]) Send(ctx rtapi.Plumbing, v T) error {
+func (c *Chan[T]) Send(ctx Caller, v T) error {
 	mustContext(ctx == nil, "Chan.Send")
 	t := ctx.CurrentTask() // found once: see Recv
 	c.mu.Enter(t)
@@ -162,7 +161,7 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 // unbuffered channel: until a sender arrives). After Close, it returns the
 // values still queued and then ok=false. It panics at the call if ctx is
 // nil.
-func (c *Chan[T]) Recv(ctx rtapi.Plumbing) (v T, ok bool) {
+func (c *Chan[T]) Recv(ctx Caller) (v T, ok bool) {
 	mustContext(ctx == nil, "Chan.Recv")
 	t := ctx.CurrentTask() // an interface call: found once per Recv
 	c.mu.Enter(t)

@@ -8,18 +8,17 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/simrt/simrt/rtapi"
-	"github.com/simrt/simrt/telemetry/metrics"
+	"github.com/simrt/simrt/internal/core"
 )
 
 // Context is everything a task may use. System code takes a Context and
 // never learns which runtime it runs on. A Context is handed to each task
 // when it is spawned; derive more with Child and WithAttribute.
 //
-// The embedded rtapi.Plumbing is the runtime's half, which Spawn and the
-// blocking primitives use: pass them the Context (their ctx parameter is an
-// rtapi.Plumbing, and every Context is one); user code has no reason to
-// call its methods.
+// The embedded Caller is the runtime's half, which Spawn and the
+// blocking primitives use: pass them the Context (their ctx parameter is a
+// Caller, and every Context is one); user code has no reason to call its
+// methods.
 type Context interface {
 	Supervisor
 	Spawner
@@ -30,8 +29,17 @@ type Context interface {
 	Resolver
 	Metrics
 	Strategizer
-	rtapi.Plumbing
+	Caller
 	Asserter
+}
+
+// Caller is the calling task as Spawn and the blocking primitives (Chan,
+// Mutex, Select, Timeout, ...) take it: pass the task's Context, which is
+// one. Its methods are the runtime's scheduler interface (spawn a task,
+// find the running task, set a timer), implemented by both runtimes; user
+// code has no reason to call them.
+type Caller interface {
+	core.Plumbing
 }
 
 // Supervisor names contexts and places them in the supervision tree.
@@ -58,7 +66,7 @@ type Name struct {
 }
 
 // Attribute is one constant metric label set with WithAttribute.
-type Attribute = metrics.Attr
+type Attribute struct{ Key, Value string }
 
 // Spawner coordinates shutdown. Start tasks with Spawn.
 type Spawner interface {

@@ -39,14 +39,13 @@
 // A primitive parks the calling task (the simulator switches to another
 // task; production blocks the goroutine) until another task wakes it. Every
 // blocking call takes the task's Context as its ctx (the parameter's type,
-// rtapi.Plumbing, is the part of a Context the primitives use). Select
+// Caller, is the part of a Context the primitives use). Select
 // waits for the first of several cases; when several are ready it takes one
 // at random, which in the simulator comes from the seeded run, so a seed
 // gives the same choice every time (SelectBiased takes the earliest).
 // Timeout(ctx, d, f) runs f and unwinds it if it is still parked after d.
 //
-// Runtime authors implement rtapi.Plumbing and the rest of Context; see
-// package rtapi. The net.Conn adapter is in package network/netconn.
+// The net.Conn adapter is in package network/netconn.
 //
 // # Errors
 //

@@ -125,7 +125,7 @@ func (c *TaskContext) AfterFunc(f func()) (stop func() bool) {
 }
 
 // Wait parks until the context is cancelled and returns Err.
-func (c *TaskContext) Wait(ctx rtapi.Plumbing) error {
+func (c *TaskContext) Wait(ctx Caller) error {
 	c.mu.Lock()
 	if c.err == nil {
 		waitUntilOn(ctx, &c.mu, &c.q, contextWait, nil, func() bool { return c.err != nil })

@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Handle is the outcome of a task (from Spawn) or of any other work that
@@ -22,7 +21,7 @@ type Handle[T any] struct {
 	v     T
 	err   error
 	q     core.WaitQueue
-	abort rtapi.Aborter
+	abort core.Aborter
 	f     func(Context) T // the task's function, until it runs
 }
 
@@ -35,7 +34,7 @@ const (
 // seen through a type that keeps Run and Done out of Handle's method set.
 type spawned[T any] Handle[T]
 
-func (s *spawned[T]) Run(ctx rtapi.Plumbing) {
+func (s *spawned[T]) Run(ctx core.Plumbing) {
 	h := (*Handle[T])(s)
 	f := h.f
 	h.f = nil
@@ -53,7 +52,7 @@ func (s *spawned[T]) Done(err error) {
 // returns a handle that is already closed.
 //
 // The handle completes when the runtime reports the task's outcome (the
-// Done call of rtapi.Plumbing.SpawnTask), not when f returns: by the time
+// Done call of the runtime's SpawnTask), not when f returns: by the time
 // Await returns the value, the runtime has finished its bookkeeping for the
 // task (it no longer counts as running, and its StopSignals are released),
 // in every runtime.
@@ -63,7 +62,7 @@ func (s *spawned[T]) Done(err error) {
 func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
 	mustContext(ctx == nil, "Spawn")
 	mustFunc(f == nil, "Spawn")
-	if rs, ok := ctx.(rtapi.RecordSpawner); ok {
+	if rs, ok := ctx.(core.RecordSpawner); ok {
 		b := &spawnedRecord[T]{h: Handle[T]{state: handleTask, f: f}}
 		b.h.abort = rs.SpawnRecord((*spawned[T])(&b.h), &b.rec)
 		return &b.h
@@ -74,7 +73,7 @@ func Spawn[T any](ctx Context, f func(ctx Context) T) *Handle[T] {
 }
 
 // spawnedRecord is a spawned task's handle and the runtime's record of the
-// task in one allocation (see rtapi.RecordSpawner). The handle is first, so
+// task in one allocation (see core.RecordSpawner). The handle is first, so
 // a pointer to it is a pointer to the whole, and each keeps the other alive.
 type spawnedRecord[T any] struct {
 	h   Handle[T]
@@ -140,7 +139,7 @@ func (h *Handle[T]) value() (T, error) {
 // no scheduling point (code without a context, such as storage/faulty's
 // journal, reads finished handles so); Await(nil) of a pending handle
 // panics, naming the call, as does Await on a nil *Handle.
-func (h *Handle[T]) Await(ctx rtapi.Plumbing) (T, error) {
+func (h *Handle[T]) Await(ctx Caller) (T, error) {
 	mustHandle(h == nil, "Handle.Await")
 	var t *core.Task
 	if ctx != nil {
@@ -227,7 +226,7 @@ func (h *Handle[T]) describeCase(*result[T]) string { return (*awaitWait[T])(h).
 // SelectHandles parks until the first of handles completes and returns its
 // index and outcome; every handle is aborted when it returns. With no
 // handles it returns -1 and ErrClosed.
-func SelectHandles[T any](ctx rtapi.Plumbing, handles ...*Handle[T]) (int, T, error) {
+func SelectHandles[T any](ctx Caller, handles ...*Handle[T]) (int, T, error) {
 	var zero T
 	if len(handles) == 0 {
 		return -1, zero, ErrClosed

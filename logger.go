@@ -5,7 +5,7 @@ import "log/slog"
 // Logger returns the logger of ctx's runtime, stamped for ctx: in the
 // simulator every record carries the simulated time, the seed, the
 // context's name (attribute task) and its host (attribute node) when it has
-// one, and goes to deterministic.Config.LogHandler (simtest captures it and
+// one, and goes to deterministic.Config.Hooks.LogHandler (simtest captures it and
 // prints it in a failing seed's report); in production it carries the wall
 // time and the task's name and goes to realtime.Config.Logger. Both
 // runtimes' contexts have a Logger method, which this calls; a context of

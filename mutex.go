@@ -2,7 +2,6 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Mutex is a lock whose Lock parks the task instead of blocking the thread,
@@ -14,7 +13,7 @@ type Mutex struct {
 }
 
 // Lock parks until the mutex is free and takes it.
-func (m *Mutex) Lock(ctx rtapi.Plumbing) {
+func (m *Mutex) Lock(ctx Caller) {
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if !m.take() {

@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Once runs a function exactly once, like sync.Once, but a concurrent
@@ -25,7 +24,7 @@ type Once struct {
 // Once never returns. Unlike sync.Once, whose Do(nil) fails only as a nil
 // dereference, Do panics at the call, leaving o as it was, if ctx or f is
 // nil.
-func (o *Once) Do(ctx rtapi.Plumbing, f func()) {
+func (o *Once) Do(ctx Caller, f func()) {
 	mustContext(ctx == nil, "Once.Do")
 	mustFunc(f == nil, "Once.Do")
 	o.mu.Enter(ctx.CurrentTask())

@@ -2,7 +2,6 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Oneshot carries at most one value from a sender to a receiver. The zero
@@ -66,7 +65,7 @@ func (o *Oneshot[T]) resultLocked() (T, error) {
 
 // Recv parks until a value is sent (and returns it) or the oneshot is
 // closed (ErrClosed). Any number of receivers see the same value.
-func (o *Oneshot[T]) Recv(ctx rtapi.Plumbing) (T, error) {
+func (o *Oneshot[T]) Recv(ctx Caller) (T, error) {
 	o.mu.Enter(ctx.CurrentTask())
 	o.mu.Lock()
 	if o.doneLocked() {

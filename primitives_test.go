@@ -218,7 +218,7 @@ func TestMutexExcludesAndHandsOver(t *testing.T) {
 func TestMutexAbortedWaiterPassesTheLockOn(t *testing.T) {
 	// NoYield: the victim must be aborted right after the Unlock that woke
 	// it; a yield at that Unlock lets it take the lock and end holding it.
-	deterministic.New(deterministic.Config{Seed: 6, YieldProbability: deterministic.NoYield}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 6, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}).Start(func(ctx *deterministic.Context) {
 		var mu simrt.Mutex
 		mu.Lock(ctx)
 		victim := simrt.Spawn(ctx.Child("victim"), func(ctx simrt.Context) struct{} { mu.Lock(ctx); return struct{}{} })
@@ -344,13 +344,25 @@ func TestSelectHandles(t *testing.T) {
 	})
 }
 
+// serialStrategy runs every piece of work in order on the caller, planning
+// for parallelism p.
+type serialStrategy struct{ p int }
+
+func (s serialStrategy) Parallelism() int { return s.p }
+
+func (s serialStrategy) ForEach(n int, f func(int)) {
+	for i := range n {
+		f(i)
+	}
+}
+
 func TestStrategyFoldMatchesSerial(t *testing.T) {
 	in := make([]int, 1000)
 	for i := range in {
 		in[i] = i
 	}
 	for p := 1; p <= 7; p++ {
-		got := simrt.Fold(simrt.Inline{P: p}, in, func() int { return 0 }, func(a, v int) int { return a + v }, func(a, b int) int { return a + b })
+		got := simrt.Fold(serialStrategy{p}, in, func() int { return 0 }, func(a, v int) int { return a + v }, func(a, b int) int { return a + b })
 		if got != 499500 {
 			t.Fatalf("parallelism %d: %d", p, got)
 		}

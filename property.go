@@ -16,6 +16,8 @@ import (
 // Reachable are goals a sweep of seeds should meet at least once.
 type PropertyKind uint8
 
+//go:generate stringer -type=PropertyKind -trimprefix=Property -output=propertykind_string.go
+
 const (
 	// PropertyAlways must be true on every evaluation, and a sweep expects
 	// it to be evaluated at least once.
@@ -30,24 +32,6 @@ const (
 	// PropertyUnreachable must never be evaluated.
 	PropertyUnreachable
 )
-
-// String returns the name of the function that asserts the kind
-// ("Always", "Sometimes", ...).
-func (k PropertyKind) String() string {
-	switch k {
-	case PropertyAlways:
-		return "Always"
-	case PropertyAlwaysOrUnreachable:
-		return "AlwaysOrUnreachable"
-	case PropertySometimes:
-		return "Sometimes"
-	case PropertyReachable:
-		return "Reachable"
-	case PropertyUnreachable:
-		return "Unreachable"
-	}
-	return "PropertyKind(" + strconv.Itoa(int(k)) + ")"
-}
 
 // Fails reports whether an evaluation with condition cond violates a
 // property of kind k: a false Always or AlwaysOrUnreachable, or any
@@ -238,7 +222,7 @@ func (e *PropertyError) Error() string {
 	}
 	fmt.Fprintf(&b, "simrt: %s %q %s at %s (seed %d, position %d, task %s, %v, stream position %d)",
 		e.Kind, e.Message, verb, e.Site, e.Seed, e.Position, task, e.Time.Sub(time.Unix(0, 0)), e.StreamPosition)
-	if d := FormatDetails(e.Details); d != "" {
+	if d := formatDetails(e.Details); d != "" {
 		b.WriteString(": ")
 		b.WriteString(d)
 	}
@@ -248,9 +232,9 @@ func (e *PropertyError) Error() string {
 // Is reports whether target is ErrPropertyFailed.
 func (e *PropertyError) Is(target error) bool { return target == ErrPropertyFailed }
 
-// FormatDetails renders slog-style key-value pairs (or slog.Attr values)
+// formatDetails renders slog-style key-value pairs (or slog.Attr values)
 // as "key=value key2=value2", with slog's rules for a missing key.
-func FormatDetails(details []any) string {
+func formatDetails(details []any) string {
 	if len(details) == 0 {
 		return ""
 	}

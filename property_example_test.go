@@ -31,7 +31,7 @@ func ExampleAlways() {
 	defer func() {
 		var pe *simrt.PropertyError
 		if err, ok := recover().(error); ok && errors.As(err, &pe) {
-			fmt.Println(pe.Kind, pe.Message, pe.Seed, simrt.FormatDetails(pe.Details))
+			fmt.Println(pe.Kind, pe.Message, pe.Seed, pe.Details)
 		}
 	}()
 	deterministic.New(deterministic.Config{Seed: 7}).Start(func(ctx *deterministic.Context) {
@@ -39,7 +39,7 @@ func ExampleAlways() {
 		withdraw(ctx, 10, -5) // fine
 		withdraw(ctx, -1, 0)  // a bug upstream: the balance was already negative
 	})
-	// Output: Always balance never negative 7 balance=-1
+	// Output: Always balance never negative 7 [balance -1]
 }
 
 // A Coverage shared by the runs of a sweep counts, per property, the runs
@@ -48,7 +48,7 @@ func ExampleAlways() {
 func ExampleSometimes() {
 	cov := &deterministic.Coverage{}
 	for seed := range uint64(20) {
-		deterministic.New(deterministic.Config{Seed: seed, Coverage: cov}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coverage: cov}}).Start(func(ctx *deterministic.Context) {
 			roll := ctx.Rand().IntN(6)
 			simrt.Sometimes(ctx, roll == 0, "rolled a zero")
 			if roll == 5 {

@@ -2,7 +2,6 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // RWMutex is a reader/writer lock whose Lock and RLock park the task
@@ -24,7 +23,7 @@ type RWMutex struct {
 
 // RLock parks until no writer holds or waits for the lock, and takes a
 // read lock.
-func (m *RWMutex) RLock(ctx rtapi.Plumbing) {
+func (m *RWMutex) RLock(ctx Caller) {
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canRead() {
@@ -70,7 +69,7 @@ func (m *RWMutex) rUnlockOp() {
 
 // Lock parks until no reader or writer holds the lock, and takes it for
 // writing.
-func (m *RWMutex) Lock(ctx rtapi.Plumbing) {
+func (m *RWMutex) Lock(ctx Caller) {
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canWrite() {
@@ -146,7 +145,7 @@ func (m *RWMutex) unlockLocked() {
 // released again; a writer that leaves without the lock lets in the
 // readers it was holding back. on says what the task waits on, for
 // failure reports.
-func (m *RWMutex) waitGranted(ctx rtapi.Plumbing, q *core.WaitQueue, on core.Blocker, release func()) {
+func (m *RWMutex) waitGranted(ctx Caller, q *core.WaitQueue, on core.Blocker, release func()) {
 	w := waiter(ctx, &m.mu)
 	q.Push(w)
 	granted := false

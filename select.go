@@ -2,7 +2,6 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Case is one branch of a Select. Cases are made by the primitives:
@@ -121,7 +120,7 @@ func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward fu
 // callback and returns its index. When several cases are ready at once it
 // takes one of them at random, as Go's select does; in the simulator the
 // choice comes from the run's decision stream, so a seed gives the same
-// choice every time (Config.BiasedSelect, or SelectBiased, keeps the
+// choice every time (Config.Scheduling.BiasedSelect, or SelectBiased, keeps the
 // earliest instead). A case that was not chosen consumes nothing: a value
 // offered by a channel stays there. A parked Select is completed in place
 // by the first partner to arrive at one of its channel cases (a sender to
@@ -133,7 +132,7 @@ func disarmNotified(mu *core.Lock, q *core.WaitQueue, w *core.Waiter, forward fu
 // that moment goes back to the channel (see Chan). Select panics at the
 // call, naming the case, if ctx or a case is nil (a case's callback may be
 // nil).
-func Select(ctx rtapi.Plumbing, cases ...Case) int {
+func Select(ctx Caller, cases ...Case) int {
 	mustContext(ctx == nil, "Select")
 	mustCases("Select", cases)
 	return selectCases(ctx, false, cases)
@@ -142,13 +141,13 @@ func Select(ctx rtapi.Plumbing, cases ...Case) int {
 // SelectBiased is Select that, when several cases are ready at once, takes
 // the earliest in the list (the reference runtime's select), for code that
 // relies on the order of its cases. It panics as Select does.
-func SelectBiased(ctx rtapi.Plumbing, cases ...Case) int {
+func SelectBiased(ctx Caller, cases ...Case) int {
 	mustContext(ctx == nil, "SelectBiased")
 	mustCases("SelectBiased", cases)
 	return selectCases(ctx, true, cases)
 }
 
-func selectCases(ctx rtapi.Plumbing, biased bool, cases []Case) int {
+func selectCases(ctx Caller, biased bool, cases []Case) int {
 	t := ctx.CurrentTask()
 	t.Point()
 	defer func() {
@@ -227,7 +226,7 @@ func parkCases(t *core.Task, cases []Case, sel *core.Selection, sw *selectWait) 
 }
 
 // waitUntil is waitUntilOn for a wait that does not describe itself.
-func waitUntil(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
+func waitUntil(ctx Caller, mu *core.Lock, q *core.WaitQueue, forward func(), attempt func() bool) {
 	waitUntilOn(ctx, mu, q, nil, forward, attempt)
 }
 
@@ -237,7 +236,7 @@ func waitUntil(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, forward fun
 // on says what the task waits on, for failure reports (see core.Blocker;
 // nil says nothing). forward passes on a wake-up the task did not use if
 // the wait unwinds (see core.Wait).
-func waitUntilOn(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
+func waitUntilOn(ctx Caller, mu *core.Lock, q *core.WaitQueue, on core.Blocker, forward func(), attempt func() bool) {
 	w := ctx.CurrentTask().Waiter()
 	for {
 		core.Wait(mu, w, q, on, forward)
@@ -250,7 +249,7 @@ func waitUntilOn(ctx rtapi.Plumbing, mu *core.Lock, q *core.WaitQueue, on core.B
 // waiter returns the calling task's reusable waiter for a wait on a
 // primitive guarded by mu, which the caller holds. It binds mu to the task
 // (see core.Lock.Bind), so that in the simulator the lock stops locking.
-func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
+func waiter(ctx Caller, mu *core.Lock) *core.Waiter {
 	w := ctx.CurrentTask().Waiter()
 	mu.Bind(w.Task)
 	return w
@@ -258,7 +257,7 @@ func waiter(ctx rtapi.Plumbing, mu *core.Lock) *core.Waiter {
 
 // Reschedule lets every other ready task run once before the caller goes on.
 // It panics at the call if ctx is nil.
-func Reschedule(ctx rtapi.Plumbing) {
+func Reschedule(ctx Caller) {
 	mustContext(ctx == nil, "Reschedule")
 	ctx.CurrentTask().Yield()
 }

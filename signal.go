@@ -2,7 +2,6 @@ package simrt
 
 import (
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Signal is an event that fires once with an int value and wakes every
@@ -44,7 +43,7 @@ func (s *Signal) Fired() (int, bool) {
 }
 
 // Wait parks until the signal fires and returns its value.
-func (s *Signal) Wait(ctx rtapi.Plumbing) int {
+func (s *Signal) Wait(ctx Caller) int {
 	s.mu.Enter(ctx.CurrentTask())
 	s.mu.Lock()
 	if s.fired {

@@ -1,23 +1,21 @@
 package simrt
 
-import (
-	"github.com/simrt/simrt/rtapi"
-)
+import "github.com/simrt/simrt/internal/core"
 
 // StopSignal fires with the first value given to Stop. While it is held
 // (taken with ctx.Stopped before Stop and not yet released), Stop waits for
 // it. The runtime releases it when the task that took it ends.
 //
-// It is the runtime's rtapi.StopSignal record, seen through the methods
+// It is the runtime's stop record, seen through the methods
 // below; runtimes hand it out by converting that record.
-type StopSignal rtapi.StopSignal[Signal, *Signal]
+type StopSignal core.StopSignal[Signal, *Signal]
 
-func (ss *StopSignal) rec() *rtapi.StopSignal[Signal, *Signal] {
-	return (*rtapi.StopSignal[Signal, *Signal])(ss)
+func (ss *StopSignal) rec() *core.StopSignal[Signal, *Signal] {
+	return (*core.StopSignal[Signal, *Signal])(ss)
 }
 
 // Wait parks until Stop is called and returns its value.
-func (ss *StopSignal) Wait(ctx rtapi.Plumbing) int { return ss.rec().Event().Wait(ctx) }
+func (ss *StopSignal) Wait(ctx Caller) int { return ss.rec().Event().Wait(ctx) }
 
 // Fired returns the stop value and true once Stop has been called.
 func (ss *StopSignal) Fired() (int, bool) { return ss.rec().Event().Fired() }

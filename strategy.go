@@ -42,20 +42,3 @@ func Adaptive[T any](s Strategy, n int, serial, parallel func() T) T {
 	}
 	return serial()
 }
-
-// Inline is a Strategy that runs all work on the calling task, in order. The
-// simulator's strategies are Inline, whatever parallelism they plan for.
-type Inline struct {
-	// P is the parallelism reported to planners; values below 1 mean 1.
-	P int
-}
-
-// Parallelism implements Strategy.Parallelism.
-func (s Inline) Parallelism() int { return max(1, s.P) }
-
-// ForEach implements Strategy.ForEach by calling f(0), ..., f(n-1) in order.
-func (s Inline) ForEach(n int, f func(int)) {
-	for i := range n {
-		f(i)
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Ticker delivers ticks at regular intervals of runtime time, like
@@ -26,7 +25,7 @@ type Ticker struct {
 	d     time.Duration
 	start time.Time
 	gen   uint64 // counts Stops and Resets: a timer set before is stale
-	timer rtapi.Timer
+	timer core.Timer
 	dead  bool // the owning task has ended
 }
 
@@ -116,7 +115,7 @@ func (t *Ticker) end() {
 // Recv parks until the next tick and returns the runtime time at which it
 // was delivered. On a stopped ticker it parks until aborted, as a receive
 // from a stopped time.Ticker's channel blocks.
-func (t *Ticker) Recv(ctx rtapi.Plumbing) time.Time {
+func (t *Ticker) Recv(ctx Caller) time.Time {
 	v, _ := t.ticks.Recv(ctx)
 	return v
 }

@@ -5,13 +5,12 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // After is a Select case that completes once d of runtime time has passed,
 // counted from the moment Select first looks at it, and then calls f, which
 // may be nil. d <= 0 completes at once.
-func After(ctx rtapi.Plumbing, d time.Duration, f func()) Case {
+func After(ctx Caller, d time.Duration, f func()) Case {
 	return &primCase[afterState, func()]{p: afterWait{}, f: f, s: afterState{rt: ctx, d: d}}
 }
 
@@ -21,13 +20,13 @@ type afterWait struct{}
 
 // afterState is the timer of one After case.
 type afterState struct {
-	rt      rtapi.Plumbing
+	rt      Caller
 	d       time.Duration
 	fired   atomic.Bool
 	mu      core.Lock
 	w       *core.Waiter
 	started bool
-	timer   rtapi.Timer
+	timer   core.Timer
 }
 
 func (afterWait) armCase(c *afterState, w *core.Waiter, _ *core.Selection) bool {
@@ -84,7 +83,7 @@ func (afterWait) releaseCase(c *afterState) {
 // that returns ErrTimeout. A context made by GoContext inside f reports the
 // deadline, and is cancelled when the time runs out or Timeout returns.
 // Timeout panics at the call if ctx or f is nil.
-func Timeout(ctx rtapi.Plumbing, d time.Duration, f func() error) (err error) {
+func Timeout(ctx Caller, d time.Duration, f func() error) (err error) {
 	mustContext(ctx == nil, "Timeout")
 	mustFunc(f == nil, "Timeout")
 	t := ctx.CurrentTask()

@@ -50,7 +50,7 @@ func (wg *WaitGroup) Add(delta int) {
 func (wg *WaitGroup) Done() { wg.Add(-1) }
 
 // Wait parks until the counter is zero.
-func (wg *WaitGroup) Wait(ctx rtapi.Plumbing) {
+func (wg *WaitGroup) Wait(ctx Caller) {
 	wg.mu.Enter(ctx.CurrentTask())
 	wg.mu.Lock()
 	if wg.n != 0 {

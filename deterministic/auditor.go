@@ -3,9 +3,7 @@ package deterministic
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"hash/crc32"
-	"strings"
 	"time"
 
 	"github.com/simrt/simrt/telemetry/audit"
@@ -222,53 +220,8 @@ func (a *Auditor) snapshot() *Auditor {
 	return s
 }
 
-// Log returns the event log, or nil when Config.EventLog is zero.
+// Log returns the event log, or nil when Config.Hooks.EventLog is zero.
 func (a *Auditor) Log() *EventLog { return a.log }
-
-// Event is one entry of the event log.
-type Event struct {
-	// Index counts every audited event since the first runtime of the run
-	// began (a recovered runtime continues the count).
-	Index uint64
-	// Time is the simulated time of the event.
-	Time time.Time
-	// Task is the name of the running task ("" for the root, "<runtime>"
-	// outside any task).
-	Task string
-	// Label is the event's kind (audit.ProcessTask, audit.Rand, ...).
-	Label audit.Label
-	// Fields are the event's fields, as audited.
-	Fields [][]byte
-	// State is the auditor state after the event.
-	State string
-}
-
-// String renders the event on one line.
-func (e Event) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "#%d t=%s task=%q %s", e.Index, e.Time.UTC().Format(time.RFC3339Nano), e.Task, e.Label)
-	for _, f := range e.Fields {
-		if isPrintable(f) {
-			fmt.Fprintf(&b, " %q", f)
-		} else {
-			fmt.Fprintf(&b, " %x", f)
-		}
-	}
-	fmt.Fprintf(&b, " -> %s", e.State)
-	return b.String()
-}
-
-func isPrintable(f []byte) bool {
-	if len(f) == 0 || len(f) > 64 {
-		return false
-	}
-	for _, c := range f {
-		if c < 0x20 || c > 0x7e {
-			return false
-		}
-	}
-	return true
-}
 
 // EventLog keeps audited events so that two runs of one seed can be compared
 // event by event. It keeps the last Limit events, or all when Limit < 0.
@@ -314,11 +267,11 @@ func (l *EventLog) add(a *Auditor, label audit.Label, fields [][]byte) {
 }
 
 // Events returns the kept events, oldest first.
-func (l *EventLog) Events() []Event {
+func (l *EventLog) Events() []audit.Event {
 	if l == nil {
 		return nil
 	}
-	out := make([]Event, 0, len(l.entries))
+	out := make([]audit.Event, 0, len(l.entries))
 	for i := range l.entries {
 		e := &l.entries[(l.start+i)%len(l.entries)]
 		fields := make([][]byte, len(e.ends))
@@ -329,7 +282,7 @@ func (l *EventLog) Events() []Event {
 		}
 		var d [4]byte
 		binary.BigEndian.PutUint32(d[:], e.digest)
-		out = append(out, Event{
+		out = append(out, audit.Event{
 			Index: e.index, Time: time.Unix(0, e.now).UTC(), Task: e.task,
 			Label: e.label, Fields: fields, State: hex.EncodeToString(d[:]),
 		})

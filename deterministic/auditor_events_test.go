@@ -12,8 +12,8 @@ import (
 // big-endian bytes. Each logged event's state is exactly what the generic
 // event path hashes for its label and fields on top of the state before it.
 func TestAuditorRecordsEncodeStopStopped(t *testing.T) {
-	run := func(value int) (state string, events []Event) {
-		New(Config{EventLog: -1}).Start(func(ctx *Context) {
+	run := func(value int) (state string, events []audit.Event) {
+		New(Config{Hooks: Hooks{EventLog: -1}}).Start(func(ctx *Context) {
 			ctx.Encode()
 			if err := ctx.Stop(value, 0); err != nil {
 				t.Errorf("Stop: %v", err)
@@ -32,7 +32,7 @@ func TestAuditorRecordsEncodeStopStopped(t *testing.T) {
 		{audit.Stop, [][]byte{{0xff, 0xff, 0xff, 0xfe}}},
 		{audit.Stopped, nil},
 	}
-	var got []Event
+	var got []audit.Event
 	var before []string // the state before each event in got
 	for i, e := range events {
 		switch e.Label {

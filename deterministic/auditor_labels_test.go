@@ -9,6 +9,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -19,8 +20,8 @@ import (
 // every label of audit.All is recorded by the layer that owns it, so the
 // list and the recording sites cannot drift apart.
 func TestEveryAuditLabelIsListed(t *testing.T) {
-	var events []deterministic.Event
-	deterministic.New(deterministic.Config{EventLog: -1, Seed: 1}).Start(func(ctx *deterministic.Context) {
+	var events []audit.Event
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		services(t, ctx)
 		storageOps(t, ctx)
 		networkOps(t, ctx)
@@ -81,8 +82,8 @@ func storageOps(t *testing.T, ctx *deterministic.Context) {
 	if err := ctx.Remove("p", []byte("x")); err != nil {
 		t.Errorf("Remove: %v", err)
 	}
-	ctx.SetDiskFault(deterministic.DiskFault{Fail: true})
-	ctx.SetDiskFault(deterministic.DiskFault{})
+	ctx.SetDiskFault(faulty.DiskFault{Fail: true})
+	ctx.SetDiskFault(faulty.DiskFault{})
 }
 
 func networkOps(t *testing.T, ctx *deterministic.Context) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,8 +86,8 @@ func TestAuditorIgnoresBufferChunking(t *testing.T) {
 }
 
 func TestAuditorEventLog(t *testing.T) {
-	var events []Event
-	New(Config{EventLog: 3}).Start(func(ctx *Context) {
+	var events []audit.Event
+	New(Config{Hooks: Hooks{EventLog: 3}}).Start(func(ctx *Context) {
 		for range 5 {
 			ctx.Rand().Uint64()
 		}
@@ -154,7 +155,7 @@ func TestSameSeedSameOrder(t *testing.T) {
 	}
 	for seed := range uint64(1000) {
 		s, o := runTasks(5, Seeded(seed))
-		if s != first[seed].state || !equal(o, first[seed].order) {
+		if s != first[seed].state || !slices.Equal(o, first[seed].order) {
 			t.Fatalf("seed %d: %s %v, then %s %v", seed, first[seed].state, first[seed].order, s, o)
 		}
 	}
@@ -163,21 +164,9 @@ func TestSameSeedSameOrder(t *testing.T) {
 func TestDifferentSeedsDifferentOrder(t *testing.T) {
 	s1, o1 := runTasks(5, Seeded(12345))
 	s2, o2 := runTasks(5, Seeded(54321))
-	if s1 == s2 && equal(o1, o2) {
+	if s1 == s2 && slices.Equal(o1, o2) {
 		t.Fatalf("seeds 12345 and 54321 ran identically: %s %v", s1, o1)
 	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAuditorFastPathsMatchEvent checks that the hand-tuned fast paths

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 var benchSizes = []int{2, 100, 10_000}
@@ -211,9 +212,9 @@ func BenchmarkSpawnFinish(b *testing.B) {
 // seed sweep pays per seed (and per crash epoch) before the workload.
 func BenchmarkEmptyRun(b *testing.B) {
 	b.ReportAllocs()
-	pool := &Coroutines{}
-	defer pool.Close()
+	p := &pool.Coroutines{}
+	defer p.Close()
 	for i := 0; b.Loop(); i++ {
-		New(Config{Seed: uint64(i), Coroutines: pool}).Start(func(*Context) {})
+		New(Config{Seed: uint64(i), Hooks: Hooks{Coroutines: p}}).Start(func(*Context) {})
 	}
 }

@@ -4,6 +4,11 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
+	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // Config sets up a simulation. The zero value is a valid configuration:
@@ -33,35 +38,38 @@ type Config struct {
 	CatchPanics bool
 	// StorageFaults sets the storage faults to inject. The zero value
 	// injects none.
-	StorageFaults StorageFaults
+	StorageFaults faulty.Config
 	// Network sets the simulated network's limits; the zero value is the
-	// default network (see NetworkConfig).
-	Network NetworkConfig
+	// default network (see simnet.Config).
+	Network simnet.Config
 	// Buggify sets how simrt.Buggify sites behave. The zero value enables
 	// each site with probability 0.25 and fires it on a quarter of its calls.
 	Buggify BuggifyConfig
-	// Coverage, when set, receives this run's record of the properties and
-	// Buggify sites it reached, when the run ends (see Coverage).
-	Coverage *Coverage
 	// External switches on pacing mode, for simulations that wait on real
 	// processes: every iteration sleeps one real Cycle, idle time is never
 	// skipped, a run with nothing ready waits instead of stalling, and Pace
 	// delivers real results at deterministic simulated times.
 	External bool
-	// Watchdog is how long one resume of a task may stay blocked in a native
-	// Go call (a channel, sync.Mutex, time.Sleep, real I/O: each freezes the
-	// simulation) before the run is stopped with a panic that names the task
-	// and shows the stacks. A task that is merely computing is never
-	// stopped. Zero means 10 s; negative disables the watchdog.
-	Watchdog time.Duration
-	// EventLog keeps audited events for comparison (see Auditor.Log): the
-	// last EventLog events when positive, all of them when negative, none
-	// when zero.
-	EventLog int
-	// Coroutines, when set, lends the run idle task coroutines left by
-	// earlier runs and takes back this run's at the end (see Coroutines).
-	// It changes nothing but speed. Nil means the run makes its own.
-	Coroutines *Coroutines
+	// Replay, when set, supplies the run's decisions ahead of the seeded
+	// generator: a decision.Stream recorded earlier replays that run (see
+	// decision.Decider).
+	Replay decision.Decider
+	// Scheduling tunes how the run orders its tasks: scheduling points,
+	// the scheduler, Select's choice. The zero value is the uniform
+	// scheduler with DefaultYieldProbability.
+	Scheduling Scheduling
+	// Hooks are what watches a run without changing it (coverage, the
+	// event log, a recording of the decisions, callbacks, the log
+	// handler, the watchdog) and the coroutine pool, which changes only
+	// its speed. The zero value watches nothing.
+	Hooks Hooks
+}
+
+// Scheduling tunes the scheduler of a run (Config.Scheduling). The zero
+// value is the uniform scheduler, yielding at scheduling points with
+// DefaultYieldProbability, and Select picking among ready cases from the
+// decision stream.
+type Scheduling struct {
 	// YieldProbability is the chance that a task yields at a scheduling
 	// point (a primitive operation that does not park: an uncontended Lock
 	// or Unlock, a Send into a channel with room, a Fire, a Handle await
@@ -83,11 +91,21 @@ type Config struct {
 	// BiasedSelect makes every Select take the earliest ready case, as
 	// SelectBiased does, instead of one picked by the decision stream.
 	BiasedSelect bool
-	// Replay, when set, supplies the run's decisions ahead of the seeded
-	// generator: a Stream recorded earlier replays that run (see Decider).
-	Replay Decider
+}
+
+// Hooks observe a run (Config.Hooks): none of them changes which
+// decisions it makes, so a run with hooks is the same run as without. The
+// zero value observes nothing and checks for stuck tasks after 10 s.
+type Hooks struct {
+	// Coverage, when set, receives this run's record of the properties and
+	// Buggify sites it reached, when the run ends (see Coverage).
+	Coverage *Coverage
+	// EventLog keeps audited events for comparison (see Auditor.Log): the
+	// last EventLog events when positive, all of them when negative, none
+	// when zero.
+	EventLog int
 	// Record, when set, receives every decision of the run, in order.
-	Record *Stream
+	Record *decision.Stream
 	// OnTaskPanic, when set, is called with the task's name, the panic value
 	// and its stack whenever a task (or the root) panics, before the runtime
 	// reacts. Test harnesses use it to report the failing task.
@@ -108,35 +126,36 @@ type Config struct {
 	// handler would print the wall clock). simtest sets it to capture the
 	// log of a failing seed into its report.
 	LogHandler slog.Handler
+	// Watchdog is how long one resume of a task may stay blocked in a native
+	// Go call (a channel, sync.Mutex, time.Sleep, real I/O: each freezes the
+	// simulation) before the run is stopped with a panic that names the task
+	// and shows the stacks. A task that is merely computing is never
+	// stopped. Zero means 10 s; negative disables the watchdog.
+	Watchdog time.Duration
+	// Coroutines, when set, lends the run idle task coroutines left by
+	// earlier runs and takes back this run's at the end (see package pool).
+	// It changes nothing but speed. Nil means the run makes its own.
+	Coroutines *pool.Coroutines
 }
 
-// Scheduler is a scheduling algorithm (see Config.Scheduler).
+// Scheduler is a scheduling algorithm (see Config.Scheduling.Scheduler).
 type Scheduler uint8
+
+//go:generate stringer -type=Scheduler -linecomment -output=scheduler_string.go
 
 const (
 	// Uniform runs the ready tasks of each executor iteration in an order
 	// drawn uniformly from the stream, and yields at each scheduling point
-	// with Config.YieldProbability.
-	Uniform Scheduler = iota
+	// with Config.Scheduling.YieldProbability.
+	Uniform Scheduler = iota // uniform
 	// PCT is probabilistic concurrency testing (Burckhardt et al., ASPLOS
 	// 2010): every task gets a random priority, the ready task with the
 	// highest runs, and at d-1 scheduling points drawn from the first k
 	// the running task's priority drops below every other. It finds a bug
 	// of depth d with probability at least 1/(n·k^(d-1)) per run for n
-	// tasks. Config.YieldProbability does not apply.
-	PCT
+	// tasks. Config.Scheduling.YieldProbability does not apply.
+	PCT // pct
 )
-
-// String returns the scheduler's name.
-func (s Scheduler) String() string {
-	switch s {
-	case Uniform:
-		return "uniform"
-	case PCT:
-		return "pct"
-	}
-	return "Scheduler(?)"
-}
 
 // DefaultYieldProbability is the YieldProbability of a zero Config.
 const DefaultYieldProbability = 0.05
@@ -171,29 +190,29 @@ func (c Config) validate() Config {
 	if !c.StartTime.Before(time.Unix(0, never)) {
 		panic("deterministic.New: Config.StartTime must be before the end of simulated time (2262-04-11)")
 	}
-	if c.YieldProbability > 1 || c.YieldProbability != c.YieldProbability {
-		panic("deterministic.New: Config.YieldProbability must be at most 1 (zero means the default, negative NoYield)")
+	if c.Scheduling.YieldProbability > 1 || c.Scheduling.YieldProbability != c.Scheduling.YieldProbability {
+		panic("deterministic.New: Config.Scheduling.YieldProbability must be at most 1 (zero means the default, negative NoYield)")
 	}
-	if c.YieldProbability == 0 {
-		c.YieldProbability = DefaultYieldProbability
+	if c.Scheduling.YieldProbability == 0 {
+		c.Scheduling.YieldProbability = DefaultYieldProbability
 	}
-	if c.Scheduler > PCT {
-		panic("deterministic.New: Config.Scheduler is unknown (want Uniform or PCT)")
+	if c.Scheduling.Scheduler > PCT {
+		panic("deterministic.New: Config.Scheduling.Scheduler is unknown (want Uniform or PCT)")
 	}
-	if c.PCTDepth < 0 {
-		panic("deterministic.New: Config.PCTDepth must not be negative (zero means 3)")
+	if c.Scheduling.PCTDepth < 0 {
+		panic("deterministic.New: Config.Scheduling.PCTDepth must not be negative (zero means 3)")
 	}
-	if c.PCTSteps < 0 {
-		panic("deterministic.New: Config.PCTSteps must not be negative (zero means 100)")
+	if c.Scheduling.PCTSteps < 0 {
+		panic("deterministic.New: Config.Scheduling.PCTSteps must not be negative (zero means 100)")
 	}
-	if c.PCTDepth == 0 {
-		c.PCTDepth = 3
+	if c.Scheduling.PCTDepth == 0 {
+		c.Scheduling.PCTDepth = 3
 	}
-	if c.PCTSteps == 0 {
-		c.PCTSteps = 100
+	if c.Scheduling.PCTSteps == 0 {
+		c.Scheduling.PCTSteps = 100
 	}
-	if c.Watchdog == 0 {
-		c.Watchdog = defaultWatchdog
+	if c.Hooks.Watchdog == 0 {
+		c.Hooks.Watchdog = defaultWatchdog
 	}
 	c.Buggify = c.Buggify.validate()
 	return c

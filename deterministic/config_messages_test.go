@@ -17,11 +17,11 @@ func TestConfigPanicsNameTheField(t *testing.T) {
 		{"deterministic.New: Config.Timeout must not be negative", Config{Timeout: -time.Second}},
 		{"deterministic.New: Config.StartTime must not be before the Unix epoch", Config{StartTime: time.Unix(-1, 0)}},
 		{"deterministic.New: Config.StartTime must be before the end of simulated time", Config{StartTime: time.Unix(0, math.MaxInt64)}},
-		{"deterministic.New: Config.YieldProbability must be at most 1", Config{YieldProbability: 2}},
-		{"deterministic.New: Config.YieldProbability must be at most 1", Config{YieldProbability: math.NaN()}},
-		{"deterministic.New: Config.Scheduler is unknown", Config{Scheduler: 7}},
-		{"deterministic.New: Config.PCTDepth must not be negative", Config{PCTDepth: -1}},
-		{"deterministic.New: Config.PCTSteps must not be negative", Config{PCTSteps: -1}},
+		{"deterministic.New: Config.Scheduling.YieldProbability must be at most 1", Config{Scheduling: Scheduling{YieldProbability: 2}}},
+		{"deterministic.New: Config.Scheduling.YieldProbability must be at most 1", Config{Scheduling: Scheduling{YieldProbability: math.NaN()}}},
+		{"deterministic.New: Config.Scheduling.Scheduler is unknown", Config{Scheduling: Scheduling{Scheduler: 7}}},
+		{"deterministic.New: Config.Scheduling.PCTDepth must not be negative", Config{Scheduling: Scheduling{PCTDepth: -1}}},
+		{"deterministic.New: Config.Scheduling.PCTSteps must not be negative", Config{Scheduling: Scheduling{PCTSteps: -1}}},
 		{"deterministic.New: Config.Buggify.SiteProbability must be in [0, 1]", Config{Buggify: BuggifyConfig{SiteProbability: 2}}},
 	} {
 		mustPanic(t, c.want, func() { New(c.cfg) })

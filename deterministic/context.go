@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
@@ -21,8 +22,14 @@ import (
 //
 // A Context may be used by any task of its runtime, but never after Start
 // has returned (that panics) and never from another goroutine.
+// shellContext is the shell's context under a name of this package, so
+// that Context embeds it as an unexported field: its methods make Context
+// a simrt.Context, and nothing else of the shell is reachable from a
+// user's Context.
+type shellContext = shell.Context
+
 type Context struct {
-	shell.Context // first field: the runtime's backend converts (see ctxOf)
+	shellContext // first field: the runtime's backend converts (see ctxOf)
 
 	rt   *runtime
 	task *task        // the task whose own context this is; nil for the root's and nodes'
@@ -35,7 +42,7 @@ var _ simrt.Context = (*Context)(nil)
 // ctxOf returns the Context whose shell c is (see shell.Outer).
 func ctxOf(c *shell.Context) *Context { return shell.Outer[Context](c) }
 
-var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // shell.Outer needs the shell first
+var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.shellContext)] // shell.Outer needs the shell first
 
 // From returns the simulator context behind ctx. It panics if ctx does not
 // come from this package's runtime.
@@ -59,7 +66,7 @@ var _ shell.Backend = (*runtime)(nil)
 func (rt *runtime) Derive(parent *shell.Context, s *shell.Scope, n *supervise.Node) simrt.Context {
 	p := ctxOf(parent)
 	d := &Context{rt: rt, task: p.task, host: p.host, proc: p.proc}
-	d.Init(s, n)
+	shell.Init(&d.shellContext, s, n)
 	return d
 }
 
@@ -143,7 +150,7 @@ var fieldFillBytes = []byte("fill_bytes")
 func (rt *runtime) Read(p []byte) (int, error) {
 	rt.check()
 	rt.auditor.Event(audit.Rand, fieldFillBytes)
-	rt.stream.read(KindRand, p)
+	rt.stream.read(decision.KindRand, p)
 	return len(p), nil
 }
 
@@ -156,4 +163,4 @@ func (rt *runtime) Rand() *rand.Rand {
 
 // Strategy implements shell.Backend: work runs inline, in order, on the
 // calling task, whatever parallelism it plans for.
-func (rt *runtime) Strategy(parallelism int) simrt.Strategy { return simrt.Inline{P: parallelism} }
+func (rt *runtime) Strategy(parallelism int) simrt.Strategy { return inline{p: parallelism} }

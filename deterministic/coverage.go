@@ -10,7 +10,7 @@ import (
 
 // Coverage sums up, over many runs, which properties (simrt.Always,
 // Sometimes, ...) and Buggify sites each run reached. Give every run of a
-// sweep the same *Coverage in Config.Coverage; each run adds its record
+// sweep the same *Coverage in Config.Hooks.Coverage; each run adds its record
 // when it ends, whether it passed or failed. simtest.Explore does this and
 // prints the summary.
 //

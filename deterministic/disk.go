@@ -7,10 +7,6 @@ import (
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
-// DiskFault is a standing fault of a simulated disk: slow, failing (EIO),
-// full (ENOSPC) or read-only (EROFS). See faulty.DiskFault.
-type DiskFault = faulty.DiskFault
-
 // SetDiskFault switches the fault of the context's disk (the storage its
 // Open and friends reach: its node's disk inside a node, the runtime's
 // otherwise) to f, from the next storage operation on; the zero value heals
@@ -22,7 +18,7 @@ type DiskFault = faulty.DiskFault
 // FaultEffects and its counts in Faults ("disk_fail", "disk_full",
 // "disk_readonly", "disk_slow"). A checkpoint does not carry the fault: a
 // recovered run starts with a healthy disk.
-func (c *Context) SetDiskFault(f DiskFault) {
+func (c *Context) SetDiskFault(f faulty.DiskFault) {
 	c.rt.check()
 	d := c.disk()
 	if c.proc == nil {
@@ -32,7 +28,7 @@ func (c *Context) SetDiskFault(f DiskFault) {
 }
 
 // DiskFault returns the current fault of the context's disk.
-func (c *Context) DiskFault() DiskFault {
+func (c *Context) DiskFault() faulty.DiskFault {
 	c.rt.check()
 	return c.disk().DiskFault()
 }
@@ -84,14 +80,14 @@ type DiskControls struct{ f *faulty.Storage }
 
 // Config returns the disk's live storage fault configuration (see
 // Context.StorageFaultConfig).
-func (d DiskControls) Config() *StorageFaults { return d.f.Config() }
+func (d DiskControls) Config() *faulty.Config { return d.f.Config() }
 
 // SetDiskFault switches the disk's fault; the zero value heals it (see
 // Context.SetDiskFault).
-func (d DiskControls) SetDiskFault(f DiskFault) { d.f.SetDiskFault(f) }
+func (d DiskControls) SetDiskFault(f faulty.DiskFault) { d.f.SetDiskFault(f) }
 
 // DiskFault returns the disk's current fault.
-func (d DiskControls) DiskFault() DiskFault { return d.f.DiskFault() }
+func (d DiskControls) DiskFault() faulty.DiskFault { return d.f.DiskFault() }
 
 // Pending returns the number of entries of the disk's crash journal (see
 // Context.StoragePending).

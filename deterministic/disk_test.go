@@ -18,25 +18,25 @@ func TestContextDiskFault(t *testing.T) {
 		b, _ := open(t, ctx, "p", "b")
 		must(t, b.WriteAt(0, simrt.WriteSync, []byte("saved")))
 
-		ctx.SetDiskFault(deterministic.DiskFault{Slow: 10 * time.Millisecond})
+		ctx.SetDiskFault(faulty.DiskFault{Slow: 10 * time.Millisecond})
 		before := ctx.Now()
 		must(t, b.ReadAt(make([]byte, 1), 0))
 		check(t, ctx.Now().Sub(before) == 10*time.Millisecond, "slow read took", ctx.Now().Sub(before))
 
 		for _, c := range []struct {
-			f     deterministic.DiskFault
+			f     faulty.DiskFault
 			cause error
 		}{
-			{deterministic.DiskFault{Fail: true}, faulty.ErrDiskFailed},
-			{deterministic.DiskFault{Full: true}, faulty.ErrNoSpace},
-			{deterministic.DiskFault{ReadOnly: true}, faulty.ErrReadOnly},
+			{faulty.DiskFault{Fail: true}, faulty.ErrDiskFailed},
+			{faulty.DiskFault{Full: true}, faulty.ErrNoSpace},
+			{faulty.DiskFault{ReadOnly: true}, faulty.ErrReadOnly},
 		} {
 			ctx.SetDiskFault(c.f)
 			check(t, ctx.DiskFault() == c.f, "DiskFault()", ctx.DiskFault())
 			err := b.WriteAt(5, 0, []byte("more"))
 			check(t, errors.Is(err, simrt.ErrIO) && errors.Is(err, c.cause), c.f.String(), err)
 		}
-		ctx.SetDiskFault(deterministic.DiskFault{})
+		ctx.SetDiskFault(faulty.DiskFault{})
 		must(t, b.WriteAt(5, simrt.WriteSync, []byte("!")))
 		p := make([]byte, 6)
 		must(t, b.ReadAt(p, 0))
@@ -60,8 +60,8 @@ func TestDiskFaultAudited(t *testing.T) {
 		start(t, deterministic.New(deterministic.Config{Seed: 3}), func(ctx *deterministic.Context) {
 			b, _ := open(t, ctx, "p", "b")
 			if set {
-				ctx.SetDiskFault(deterministic.DiskFault{Slow: time.Millisecond})
-				ctx.SetDiskFault(deterministic.DiskFault{})
+				ctx.SetDiskFault(faulty.DiskFault{Slow: time.Millisecond})
+				ctx.SetDiskFault(faulty.DiskFault{})
 			}
 			must(t, b.WriteAt(0, simrt.WriteSync, []byte("x")))
 			state = ctx.Auditor().State()

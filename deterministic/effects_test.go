@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // TestFaultEffectsGatheredAndSummed checks that Context.FaultEffects lists
@@ -18,7 +19,7 @@ func TestFaultEffectsGatheredAndSummed(t *testing.T) {
 	var ctx0 *deterministic.Context
 	var during []string
 	for range 2 {
-		start(t, deterministic.New(deterministic.Config{Seed: 1, Coverage: cov}), func(ctx *deterministic.Context) {
+		start(t, deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Coverage: cov}}), func(ctx *deterministic.Context) {
 			ctx0 = ctx
 			ca := ctx.WithHost(a)
 			ctx.WithHost(b)
@@ -26,10 +27,10 @@ func TestFaultEffectsGatheredAndSummed(t *testing.T) {
 			_, _, err := ca.Dial(netip.AddrPortFrom(b, 80))
 			check(t, err != nil, "dial across the partition succeeded")
 			ctx.Sleep(time.Second)
-			ctx.SetDiskFault(deterministic.DiskFault{Fail: true})
+			ctx.SetDiskFault(faulty.DiskFault{Fail: true})
 			_, _, err = ctx.Open("p", []byte("b"))
 			check(t, err != nil, "open on a failed disk succeeded")
-			ctx.SetDiskFault(deterministic.DiskFault{})
+			ctx.SetDiskFault(faulty.DiskFault{})
 			for _, e := range ctx.FaultEffects() {
 				during = append(during, e.String())
 			}

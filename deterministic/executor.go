@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
@@ -37,9 +38,10 @@ type runtime struct {
 	ready   []*task
 	spare   []*task
 	idle    []*coroutine // finished tasks' coroutines, for reuse
+	pooled  *pooled      // what this run borrowed from Config.Hooks.Coroutines (task.go)
 	timers  timers
 	current *task
-	after   func(task string, now time.Time) // Config.AfterResume
+	after   func(task string, now time.Time) // Config.Hooks.AfterResume
 	root    *task
 	nextID  uint64
 	live    struct{ head, tail *task }
@@ -75,7 +77,7 @@ type runtime struct {
 var descIterations = prometheus.NewDesc("runtime_iterations_total", "Total number of iterations.", nil, nil)
 
 func newRuntime(cfg Config, cp *Checkpoint) *runtime {
-	rt := &runtime{cfg: cfg, after: cfg.AfterResume}
+	rt := &runtime{cfg: cfg, after: cfg.Hooks.AfterResume}
 	if cp != nil {
 		rt.now, rt.stream, rt.auditor, rt.dns = cp.now, cp.stream, cp.auditor.snapshot(), cp.dns
 	} else {
@@ -86,10 +88,10 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 			binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
 			src = rand.NewChaCha8(seed)
 		}
-		rt.stream = newStream(src, cfg.Replay, cfg.Record)
+		rt.stream = newStream(src, cfg.Replay, cfg.Hooks.Record)
 		rt.auditor = NewAuditor()
-		if cfg.EventLog != 0 {
-			rt.auditor.log = &EventLog{Limit: cfg.EventLog}
+		if cfg.Hooks.EventLog != 0 {
+			rt.auditor.log = &EventLog{Limit: cfg.Hooks.EventLog}
 		}
 		rt.dns = make(map[string][]netip.Addr)
 		if end := addTime(rt.now, cfg.Timeout); cfg.Timeout > 0 && end < never {
@@ -101,11 +103,9 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	}
 	rt.auditor.where = rt.where
 	rt.sh.Init("deterministic", rt, rt.auditor, abortSpawned)
-	if cfg.Coroutines != nil {
-		rt.idle = cfg.Coroutines.take()
-	}
+	rt.borrow(cfg.Hooks.Coroutines)
 	rt.initLabels()
-	rt.rng = rand.New(&source{s: rt.stream, k: KindFault})
+	rt.rng = rand.New(&source{s: rt.stream, k: decision.KindFault})
 	rt.initSchedule()
 	rt.user = rand.New(auditedSource{rt})
 	rt.iterations = metrics.NewCounter(descIterations)
@@ -174,7 +174,7 @@ func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 		body.Done(simrt.ErrClosed)
 		return rtapi.NoAbort{}
 	}
-	s := ctx.Scope()
+	s := shell.ScopeOf(&ctx.shellContext)
 	label := s.TaskLabel()
 	label.Spawned.Add(1)
 	// One allocation for the task, its spawn node and its context, so that
@@ -183,13 +183,13 @@ func (rt *runtime) spawn(ctx *Context, body rtapi.Task) rtapi.Aborter {
 	tc := &taskWithContext{}
 	t, child, node := &tc.task, &tc.task.own, &tc.node
 	*t = task{name: s.Name(), label: label, body: body}
-	if !ctx.Supervisor().SpawnAt(node) {
+	if !shell.NodeOf(&ctx.shellContext).SpawnAt(node) {
 		body.Done(simrt.ErrClosed)
 		return rtapi.NoAbort{}
 	}
 	label.Running.Add(1)
 	child.rt, child.task, child.host, child.proc = rt, t, ctx.host, ctx.proc
-	child.Init(s, nil)
+	shell.Init(&child.shellContext, s, nil)
 	t.node = node
 	t.proc = ctx.proc
 	t.ctx = child
@@ -229,8 +229,8 @@ func (rt *runtime) finish(t *task) {
 	if t.node != nil {
 		t.node.Finish()
 	}
-	if t.outcome == core.OutcomePanicked && rt.cfg.OnTaskPanic != nil && !rt.closing {
-		rt.cfg.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
+	if t.outcome == core.OutcomePanicked && rt.cfg.Hooks.OnTaskPanic != nil && !rt.closing {
+		rt.cfg.Hooks.OnTaskPanic(t.name, t.panic.Value, t.panic.Stack)
 	}
 	err, failed := rt.sh.Result(shell.End{Task: t.name, Outcome: t.outcome, Panic: t.panic,
 		Root: t.root, Catch: rt.cfg.CatchPanics, Closing: rt.closing})
@@ -320,7 +320,7 @@ func (rt *runtime) warm(t *task) {
 // order is the same on every platform and Go version.
 func (rt *runtime) shuffle(q []*task) {
 	for i := len(q) - 1; i > 0; i-- {
-		j := rt.stream.bounded(KindSchedule, uint64(i+1))
+		j := rt.stream.bounded(decision.KindSchedule, uint64(i+1))
 		q[i], q[j] = q[j], q[i]
 	}
 }
@@ -419,5 +419,5 @@ var fieldNextU64 = []byte("next_u64")
 func (s auditedSource) Uint64() uint64 {
 	s.rt.check()
 	s.rt.auditor.Event(audit.Rand, fieldNextU64)
-	return s.rt.stream.next(KindRand)
+	return s.rt.stream.next(decision.KindRand)
 }

@@ -442,7 +442,7 @@ func TestRecoverRNGAndAuditorPersist(t *testing.T) {
 func TestCheckpointAuditorIsSnapshot(t *testing.T) {
 	var ended string
 	var endedEvents uint64
-	cp := New(Config{Seed: 5, EventLog: -1}).StartAndRecover(func(ctx *Context) {
+	cp := New(Config{Seed: 5, Hooks: Hooks{EventLog: -1}}).StartAndRecover(func(ctx *Context) {
 		ctx.Rand().Uint64()
 		ended, endedEvents = ctx.Auditor().State(), ctx.Auditor().Log().Total()
 	})
@@ -467,7 +467,7 @@ func TestCheckpointAuditorIsSnapshot(t *testing.T) {
 		t.Errorf("the resumed run's first event is #%d, want #%d (the count continues)", firstIndex, endedEvents)
 	}
 	// The same two runs without the outside event give the same resumed state.
-	cp2 := New(Config{Seed: 5, EventLog: -1}).StartAndRecover(func(ctx *Context) { ctx.Rand().Uint64() })
+	cp2 := New(Config{Seed: 5, Hooks: Hooks{EventLog: -1}}).StartAndRecover(func(ctx *Context) { ctx.Rand().Uint64() })
 	var want string
 	FromCheckpoint(cp2).Start(func(ctx *Context) { ctx.Rand().Uint64(); want = ctx.Auditor().State() })
 	if resumed != want || resumed == ended {

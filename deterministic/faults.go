@@ -39,7 +39,7 @@ type FaultCount struct {
 //     torn writes among them).
 //
 // Fault counts are not audited: they do not change the run's fingerprint.
-// Config.Coverage sums them over a sweep (Coverage.Faults). FaultEffects
+// Config.Hooks.Coverage sums them over a sweep (Coverage.Faults). FaultEffects
 // says what each fault did.
 func (c *Context) Faults() []FaultCount {
 	c.rt.check()
@@ -133,7 +133,7 @@ func (e FaultEffect) String() string { return e.line }
 // far, by start time (the network's before the storage's at the same
 // time). Unlike the other methods of a Context it may be called after the
 // run has ended, to report on it: the effects then include the crash that
-// ends the run, which its line says. Config.Coverage sums their counts over a sweep
+// ends the run, which its line says. Config.Hooks.Coverage sums their counts over a sweep
 // (Coverage.Effects).
 func (c *Context) FaultEffects() []FaultEffect {
 	return c.rt.faultEffects()

@@ -15,7 +15,7 @@ func TestFaultsCountedPerRunAndSummed(t *testing.T) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	cov := &deterministic.Coverage{}
 	var got []deterministic.FaultCount
-	cp := deterministic.New(deterministic.Config{Seed: 1, Coverage: cov}).StartAndRecover(func(ctx *deterministic.Context) {
+	cp := deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Coverage: cov}}).StartAndRecover(func(ctx *deterministic.Context) {
 		ctx.WithHost(a)
 		ctx.WithHost(b)
 		must(t, ctx.Network().Partition(a, b))

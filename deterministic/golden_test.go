@@ -25,7 +25,7 @@ const goldenMoved = "audit state moved: if this change is deliberate, update the
 // reason in the commit message. The demo (cmd/simrt) and raftkv
 // (examples/raftkv) have their own golden tests in their modules.
 //
-// Each seed runs twice: once counting events (Config.EventLog, which sends
+// Each seed runs twice: once counting events (Config.Hooks.EventLog, which sends
 // the auditor's fast paths through the generic path) and once without, so
 // the test also shows that the same seed gives the same run and that
 // counting does not change the hash.
@@ -94,9 +94,9 @@ func runGoldenWorkload(t *testing.T, seed uint64, eventLog int) goldenResult {
 	r := New(Config{
 		Seed:          seed,
 		Timeout:       time.Minute,
-		EventLog:      eventLog,
-		Network:       NetworkConfig{HoldTimeout: 100 * time.Millisecond},
-		StorageFaults: StorageFaults{Write: faulty.WriteConfig{RetentionRate: 0.5}},
+		Network:       simnet.Config{HoldTimeout: 100 * time.Millisecond},
+		StorageFaults: faulty.Config{Write: faulty.WriteConfig{RetentionRate: 0.5}},
+		Hooks:         Hooks{EventLog: eventLog},
 	})
 	for epoch := range goldenEpochs {
 		cp := r.StartAndRecover(func(ctx *Context) {

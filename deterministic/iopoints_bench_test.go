@@ -24,7 +24,7 @@ func BenchmarkImmediateSend(b *testing.B) {
 	for _, tc := range ioProbabilities {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			deterministic.New(deterministic.Config{YieldProbability: tc.p}).Start(func(ctx *deterministic.Context) {
+			deterministic.New(deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: tc.p}}).Start(func(ctx *deterministic.Context) {
 				l, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:9000"))
 				if err != nil {
 					b.Fatal(err)
@@ -61,7 +61,7 @@ func BenchmarkImmediateWrite(b *testing.B) {
 	for _, tc := range ioProbabilities {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			deterministic.New(deterministic.Config{YieldProbability: tc.p}).Start(func(ctx *deterministic.Context) {
+			deterministic.New(deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: tc.p}}).Start(func(ctx *deterministic.Context) {
 				blob, _, err := ctx.Open("bench", []byte("blob"))
 				if err != nil {
 					b.Fatal(err)

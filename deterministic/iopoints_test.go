@@ -176,7 +176,7 @@ func TestIOCallsAreSchedulingPoints(t *testing.T) {
 			if hits := overSeeds(200, Config{}, interleavedAround(t, c)); hits == 0 {
 				t.Errorf("another task never ran during %s in 200 seeds", c.name)
 			}
-			if hits := overSeeds(200, Config{YieldProbability: NoYield}, interleavedAround(t, c)); hits != 0 {
+			if hits := overSeeds(200, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, interleavedAround(t, c)); hits != 0 {
 				t.Errorf("with NoYield another task ran during %s on %d seeds", c.name, hits)
 			}
 		})
@@ -214,7 +214,7 @@ func TestYieldBetweenTwoSendsOnSomeSeeds(t *testing.T) {
 	if hits := overSeeds(300, Config{}, root); hits == 0 {
 		t.Fatal("no task ever ran between two immediate Sends in 300 seeds")
 	}
-	if hits := overSeeds(300, Config{YieldProbability: NoYield}, root); hits != 0 {
+	if hits := overSeeds(300, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, root); hits != 0 {
 		t.Fatalf("with NoYield a task ran between two immediate Sends on %d seeds", hits)
 	}
 }
@@ -229,7 +229,7 @@ func TestYieldBetweenTwoStorageWritesOnSomeSeeds(t *testing.T) {
 	if hits := overSeeds(300, Config{}, root); hits == 0 {
 		t.Fatal("no task ever ran between two storage writes in 300 seeds")
 	}
-	if hits := overSeeds(300, Config{YieldProbability: NoYield}, root); hits != 0 {
+	if hits := overSeeds(300, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, root); hits != 0 {
 		t.Fatalf("with NoYield a task ran between two storage writes on %d seeds", hits)
 	}
 }
@@ -242,7 +242,7 @@ func TestIOPointsUnderPCT(t *testing.T) {
 	if c.name != "Sync" {
 		t.Fatalf("ioCalls[%d] is %s, want Sync", len(ioCalls)-3, c.name)
 	}
-	cfg := Config{Scheduler: PCT, PCTDepth: 2, PCTSteps: 8}
+	cfg := Config{Scheduling: Scheduling{Scheduler: PCT, PCTDepth: 2, PCTSteps: 8}}
 	if hits := overSeeds(200, cfg, interleavedAround(t, c)); hits == 0 {
 		t.Errorf("under PCT another task never ran during %s in 200 seeds", c.name)
 	}
@@ -272,7 +272,7 @@ func TestNodeStorageCallsAreSchedulingPoints(t *testing.T) {
 	if hits := overSeeds(300, Config{}, root); hits == 0 {
 		t.Fatal("no task ever ran between two immediate storage calls on a node in 300 seeds")
 	}
-	if hits := overSeeds(300, Config{YieldProbability: NoYield}, root); hits != 0 {
+	if hits := overSeeds(300, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, root); hits != 0 {
 		t.Fatalf("with NoYield a task ran between two storage calls on a node on %d seeds", hits)
 	}
 }

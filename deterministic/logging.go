@@ -7,7 +7,7 @@ import (
 	"github.com/simrt/simrt/telemetry/logging"
 )
 
-// Logger returns a logger that writes to Config.LogHandler (a text
+// Logger returns a logger that writes to Config.Hooks.LogHandler (a text
 // handler on os.Stderr when nil) with every record stamped by a telemetry/logging
 // handler: the simulated time, the seed, the context's name (attribute
 // task) and, for a context made with WithHost, its host (attribute node).
@@ -16,7 +16,7 @@ import (
 // this runtime only, like the context.
 func (c *Context) Logger() *slog.Logger {
 	c.rt.check()
-	inner := c.rt.cfg.LogHandler
+	inner := c.rt.cfg.Hooks.LogHandler
 	if inner == nil {
 		// Not slog.Default's handler: the standard logger prints the wall
 		// clock, so the same seed would not log the same bytes. A text

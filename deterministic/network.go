@@ -9,12 +9,6 @@ import (
 	"github.com/simrt/simrt/network/simnet"
 )
 
-// NetworkConfig sets the simulated network's limits (Config.Network): the
-// per-direction buffer, and what a partition does to dials and to held
-// bytes. The zero value is the default: 64 KiB per direction, dials
-// across a partition fail at once.
-type NetworkConfig = simnet.Config
-
 // networkState is the runtime's simulated network: one simnet.Network and,
 // per host that has used it, the stack scheduling points (iopoints.go) →
 // metered → audited → plain errors (plainNetwork) → simnet seen from that
@@ -118,7 +112,7 @@ func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 // connection originates from the context's host (see WithHost), 127.0.0.1
 // by default, and crosses the links between that host and addr's. A
 // failure wraps simrt.ErrConnectionFailed (or is simrt.ErrTimeout, see
-// NetworkConfig.DialTimeout) and names the address and the reason.
+// simnet.Config.DialTimeout) and names the address and the reason.
 func (c *Context) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	c.rt.check()
 	if c.proc != nil && c.proc.dead {
@@ -145,7 +139,7 @@ func (c *Context) WithHost(ip netip.Addr) *Context {
 	}
 	c.rt.netStack(ip.Unmap()) // declares the host
 	d := &Context{rt: c.rt, task: c.task, host: ip.Unmap(), proc: c.proc}
-	d.Init(c.Scope(), c.Supervisor())
+	shell.Init(&d.shellContext, shell.ScopeOf(&c.shellContext), shell.NodeOf(&c.shellContext))
 	return d
 }
 

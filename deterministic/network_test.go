@@ -336,7 +336,7 @@ func selfSigned(t *testing.T, ctx *deterministic.Context) (tls.Certificate, *x50
 func TestNetworkHandleIsControlsOnly(t *testing.T) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	srv := netip.AddrPortFrom(b, 80)
-	deterministic.New(deterministic.Config{Seed: 1, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		typ := reflect.TypeOf(ctx.Network())
 		for _, m := range []string{"Bind", "Dial", "Accept", "Host"} {
 			if _, ok := typ.MethodByName(m); ok {

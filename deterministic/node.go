@@ -10,8 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
@@ -39,44 +41,29 @@ type NodeConfig struct {
 	// a copy of the runtime's configuration as it is at AddNode
 	// (Config.StorageFaults unless changed through StorageFaultConfig), or,
 	// for a disk taken back from a Checkpoint, the configuration it had.
-	StorageFaults *StorageFaults
+	StorageFaults *faulty.Config
 }
 
 // NodeState is where a node is in its lifecycle.
 type NodeState uint8
 
+//go:generate stringer -type=NodeState -linecomment -output=nodestate_string.go
+
 const (
 	// NodeRunning is a node whose process runs.
-	NodeRunning NodeState = iota
+	NodeRunning NodeState = iota + 1 // running
 	// NodePaused is a running node stopped by Pause: its tasks and timers
 	// wait for Resume.
-	NodePaused
+	NodePaused // paused
 	// NodeKilled is a node whose process was killed; its disk kept every
 	// write handed to it.
-	NodeKilled
+	NodeKilled // killed
 	// NodeOff is a node that lost power: its disk kept what the storage
 	// fault model let survive.
-	NodeOff
+	NodeOff // off
 	// NodeExited is a node whose Main returned.
-	NodeExited
+	NodeExited // exited
 )
-
-// String returns the state's name.
-func (s NodeState) String() string {
-	switch s {
-	case NodeRunning:
-		return "running"
-	case NodePaused:
-		return "paused"
-	case NodeKilled:
-		return "killed"
-	case NodeOff:
-		return "off"
-	case NodeExited:
-		return "exited"
-	}
-	return fmt.Sprintf("NodeState(%d)", uint8(s))
-}
 
 // ErrNodeState is wrapped by the error of a lifecycle operation called in a
 // state that does not allow it (a Restart of a running node, say).
@@ -241,7 +228,7 @@ func (n *Node) start() {
 	n.inc = inc
 	n.state = NodeRunning
 	ctx := &Context{rt: rt, host: n.cfg.Host, proc: inc}
-	ctx.Init(rt.sh.NewScope(supervise.ChildName("", n.cfg.Name), supervise.WithAttr(nil, "node", n.cfg.Name)), inc.sup)
+	shell.Init(&ctx.shellContext, rt.sh.NewScope(supervise.ChildName("", n.cfg.Name), supervise.WithAttr(nil, "node", n.cfg.Name)), inc.sup)
 	main := n.cfg.Main
 	ctx.SpawnTask(rtapi.TaskFuncs{RunFunc: func(c rtapi.Plumbing) { main(c.(simrt.Context)) }, DoneFunc: func(error) {
 		if n.inc == inc && !inc.dead && (n.state == NodeRunning || n.state == NodePaused) {
@@ -298,13 +285,13 @@ func (n *Node) Storage() DiskControls { return DiskControls{n.disk.st.fault} }
 // SetDiskFault switches the fault of the node's disk (see
 // Context.SetDiskFault); the zero value heals it. The fault outlives the
 // node's processes: a restarted process finds its disk as it was.
-func (n *Node) SetDiskFault(f DiskFault) {
+func (n *Node) SetDiskFault(f faulty.DiskFault) {
 	n.rt.check()
 	n.disk.st.fault.SetDiskFault(f)
 }
 
 // DiskFault returns the current fault of the node's disk.
-func (n *Node) DiskFault() DiskFault { return n.disk.st.fault.DiskFault() }
+func (n *Node) DiskFault() faulty.DiskFault { return n.disk.st.fault.DiskFault() }
 
 // Tasks returns the live tasks of the node's current process, in id order,
 // with what each parked one waits on (see Context.Tasks).

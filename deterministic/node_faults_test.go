@@ -46,11 +46,11 @@ func TestNodeDiskFault(t *testing.T) {
 	var slowTook time.Duration
 	// NoYield: the test times one Open, and a yield at the scheduling
 	// point before it (every storage call is one) would add a cycle.
-	cfg := deterministic.Config{Seed: 1, YieldProbability: deterministic.NoYield}
+	cfg := deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}
 	start(t, deterministic.New(cfg), func(ctx *deterministic.Context) {
 		ctx0 = ctx
 		a := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(ctx simrt.Context) {
-			deterministic.From(ctx).SetDiskFault(deterministic.DiskFault{ReadOnly: true})
+			deterministic.From(ctx).SetDiskFault(faulty.DiskFault{ReadOnly: true})
 			_, _, errA = ctx.Open("p", []byte("x"))
 			ctx.Sleep(time.Hour)
 		}})
@@ -62,10 +62,10 @@ func TestNodeDiskFault(t *testing.T) {
 			slowTook = ctx.Now().Sub(begin)
 		}})
 		ctx.Sleep(10 * time.Millisecond)
-		check(t, a.Storage().DiskFault() == deterministic.DiskFault{ReadOnly: true}, "node a's disk fault", a.Storage().DiskFault())
-		check(t, ctx.DiskFault() == deterministic.DiskFault{}, "the runtime's disk fault", ctx.DiskFault())
+		check(t, a.Storage().DiskFault() == faulty.DiskFault{ReadOnly: true}, "node a's disk fault", a.Storage().DiskFault())
+		check(t, ctx.DiskFault() == faulty.DiskFault{}, "the runtime's disk fault", ctx.DiskFault())
 		_, _, errRoot = ctx.Open("p", []byte("x"))
-		b.Storage().SetDiskFault(deterministic.DiskFault{Slow: 5 * time.Millisecond})
+		b.Storage().SetDiskFault(faulty.DiskFault{Slow: 5 * time.Millisecond})
 		ctx.Sleep(2 * time.Second)
 		var faults []string
 		for _, f := range ctx.Faults() {
@@ -143,13 +143,13 @@ func TestNodeDiskHandleIsControlsOnly(t *testing.T) {
 				t.Errorf("%v has a %s method: user code can reach the raw disk", typ, m)
 			}
 		}
-		a.Storage().SetDiskFault(deterministic.DiskFault{ReadOnly: true})
+		a.Storage().SetDiskFault(faulty.DiskFault{ReadOnly: true})
 		opened.Send(struct{}{})
 		ctx.Sleep(time.Second)
 		if errA == nil {
 			t.Errorf("Open on a read-only disk: %v, want an error", errA)
 		}
-		if a.Storage().Config() == nil || a.Storage().DiskFault() != (deterministic.DiskFault{ReadOnly: true}) {
+		if a.Storage().Config() == nil || a.Storage().DiskFault() != (faulty.DiskFault{ReadOnly: true}) {
 			t.Errorf("controls: config %v, fault %+v", a.Storage().Config(), a.Storage().DiskFault())
 		}
 	})

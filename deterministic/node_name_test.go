@@ -47,3 +47,14 @@ func TestNodeClockStaysInSimulatedTime(t *testing.T) {
 		check(t, n.Now().Equal(time.Unix(0, 0)), fmt.Sprintf("JumpClock to the epoch: %v", n.Now()))
 	})
 }
+
+// The zero NodeState is no state: a node is always running, paused,
+// killed, off or exited, so an unset NodeState does not read as running.
+func TestNodeStateZeroIsUnset(t *testing.T) {
+	if got := deterministic.NodeState(0).String(); got != "NodeState(0)" {
+		t.Errorf("NodeState(0) = %q, want NodeState(0)", got)
+	}
+	if got := deterministic.NodeRunning.String(); got != "running" {
+		t.Errorf("NodeRunning = %q, want running", got)
+	}
+}

@@ -137,7 +137,7 @@ func TestNodePowerOffFollowsFaultModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
 			start(t, deterministic.Seeded(3), func(ctx *deterministic.Context) {
-				faults := deterministic.StorageFaults{Write: faulty.WriteConfig{RetentionRate: tc.rate}}
+				faults := faulty.Config{Write: faulty.WriteConfig{RetentionRate: tc.rate}}
 				n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, StorageFaults: &faults, Main: func(ctx simrt.Context) {
 					b, size := open(t, ctx, "p", "x")
 					if incarnation(ctx) == 2 {
@@ -451,7 +451,7 @@ func TestNodeAttributes(t *testing.T) {
 	var buf bytes.Buffer
 	var tasks []deterministic.TaskState
 	var metricsText string
-	start(t, deterministic.New(deterministic.Config{LogHandler: slog.NewTextHandler(&buf, nil)}), func(ctx *deterministic.Context) {
+	start(t, deterministic.New(deterministic.Config{Hooks: deterministic.Hooks{LogHandler: slog.NewTextHandler(&buf, nil)}}), func(ctx *deterministic.Context) {
 		n := addNode(t, ctx, deterministic.NodeConfig{Name: "a", Host: hostA, Main: func(nctx simrt.Context) {
 			nctx.Counter("requests", "Requests served.").Inc()
 			simrt.Logger(nctx).Info("hello")
@@ -507,7 +507,7 @@ func TestNodeDiskFaultAndCounts(t *testing.T) {
 			errs = append(errs, err)
 			nctx.Sleep(time.Hour)
 		}})
-		n.SetDiskFault(deterministic.DiskFault{Fail: true})
+		n.SetDiskFault(faulty.DiskFault{Fail: true})
 		ctx.Sleep(10 * time.Millisecond)
 		_, _, err := ctx.Open("p", []byte("x"))
 		must(t, err) // the runtime's disk is not the node's
@@ -515,7 +515,7 @@ func TestNodeDiskFaultAndCounts(t *testing.T) {
 		must(t, n.Restart())
 		ctx.Sleep(10 * time.Millisecond)
 		check(t, n.DiskFault().Fail, "the disk fault outlives the process")
-		n.SetDiskFault(deterministic.DiskFault{})
+		n.SetDiskFault(faulty.DiskFault{})
 		must(t, n.Pause(time.Second))
 		n.JumpClock(time.Second)
 		must(t, n.PowerOff())

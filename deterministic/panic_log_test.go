@@ -17,7 +17,7 @@ import (
 func TestTaskPanicIsLoggedWithTaskNameAndStack(t *testing.T) {
 	for _, catch := range []bool{false, true} {
 		var buf bytes.Buffer
-		cfg := deterministic.Config{Seed: 3, CatchPanics: catch, LogHandler: slog.NewTextHandler(&buf, nil)}
+		cfg := deterministic.Config{Seed: 3, CatchPanics: catch, Hooks: deterministic.Hooks{LogHandler: slog.NewTextHandler(&buf, nil)}}
 		var got any
 		func() {
 			defer func() { got = recover() }()
@@ -44,7 +44,7 @@ func crash() { panic("boom") }
 func TestTaskPanicLogIsDeterministic(t *testing.T) {
 	run := func() string {
 		var buf bytes.Buffer
-		cfg := deterministic.Config{Seed: 5, CatchPanics: true, LogHandler: slog.NewTextHandler(&buf, nil)}
+		cfg := deterministic.Config{Seed: 5, CatchPanics: true, Hooks: deterministic.Hooks{LogHandler: slog.NewTextHandler(&buf, nil)}}
 		deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
 			for range 3 { // a few goroutines more on the second run's numbering
 				simrt.Spawn(ctx.Child("crasher"), func(ctx simrt.Context) int { crash(); return 0 }).Await(ctx)

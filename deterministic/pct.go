@@ -2,6 +2,8 @@ package deterministic
 
 import (
 	"slices"
+
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // pct is the state of the PCT scheduler (Burckhardt, Kothari, Musuvathi
@@ -30,7 +32,7 @@ type pct struct {
 func newPCT(s *stream, depth, steps int) *pct {
 	p := &pct{s: s, depth: uint64(depth), low: uint64(depth) - 1}
 	for range depth - 1 {
-		p.changes = append(p.changes, 1+s.bounded(KindPriority, uint64(steps)))
+		p.changes = append(p.changes, 1+s.bounded(decision.KindPriority, uint64(steps)))
 	}
 	slices.Sort(p.changes)
 	return p
@@ -39,7 +41,7 @@ func newPCT(s *stream, depth, steps int) *pct {
 // admit gives a new task its random initial priority. Priorities are
 // distinct with overwhelming probability; ties go to the older task.
 func (p *pct) admit(t *task) {
-	t.prio = p.depth + p.s.next(KindPriority)>>2
+	t.prio = p.depth + p.s.next(decision.KindPriority)>>2
 }
 
 // sortReady orders an iteration's ready list by priority, highest first.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // depth2Bug is a planted bug of depth 2: b must run after a's first
@@ -35,15 +36,15 @@ func depth2Bug(ctx *Context) bool {
 
 func TestPCTFindsDepth2BugUniformMisses(t *testing.T) {
 	const budget = 200
-	pct := overSeeds(budget, Config{Scheduler: PCT, PCTDepth: 2, PCTSteps: 12}, depth2Bug)
+	pct := overSeeds(budget, Config{Scheduling: Scheduling{Scheduler: PCT, PCTDepth: 2, PCTSteps: 12}}, depth2Bug)
 	if pct == 0 {
 		t.Fatalf("PCT d=2 missed the depth-2 bug in %d seeds", budget)
 	}
-	if uniform := overSeeds(budget, Config{YieldProbability: NoYield}, depth2Bug); uniform != 0 {
+	if uniform := overSeeds(budget, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, depth2Bug); uniform != 0 {
 		t.Fatalf("uniform scheduling without scheduling points found the bug %d times: the planted bug is not depth 2", uniform)
 	}
 	// PCT d=1 only permutes priorities and never preempts: it cannot.
-	if d1 := overSeeds(budget, Config{Scheduler: PCT, PCTDepth: 1, PCTSteps: 12}, depth2Bug); d1 != 0 {
+	if d1 := overSeeds(budget, Config{Scheduling: Scheduling{Scheduler: PCT, PCTDepth: 1, PCTSteps: 12}}, depth2Bug); d1 != 0 {
 		t.Fatalf("PCT d=1 found the depth-2 bug %d times", d1)
 	}
 	t.Logf("PCT d=2 found the bug in %d of %d seeds", pct, budget)
@@ -52,7 +53,7 @@ func TestPCTFindsDepth2BugUniformMisses(t *testing.T) {
 func TestPCTDeterministicPerSeed(t *testing.T) {
 	states := map[string]bool{}
 	for seed := range uint64(8) {
-		cfg := Config{Seed: seed, Scheduler: PCT, PCTDepth: 3, PCTSteps: 50}
+		cfg := Config{Seed: seed, Scheduling: Scheduling{Scheduler: PCT, PCTDepth: 3, PCTSteps: 50}}
 		first := streamRun(t, cfg, streamWorkload)
 		if again := streamRun(t, cfg, streamWorkload); again != first {
 			t.Fatalf("seed %d: PCT runs differ: %s, %s", seed, first, again)
@@ -62,9 +63,9 @@ func TestPCTDeterministicPerSeed(t *testing.T) {
 	if len(states) < 2 {
 		t.Fatalf("8 PCT seeds gave %d audit state(s)", len(states))
 	}
-	rec := &Stream{}
-	want := streamRun(t, Config{Seed: 3, Scheduler: PCT, Record: rec}, streamWorkload)
-	if got := streamRun(t, Config{Seed: 4, Scheduler: PCT, Replay: rec}, streamWorkload); got != want {
+	rec := &decision.Stream{}
+	want := streamRun(t, Config{Seed: 3, Scheduling: Scheduling{Scheduler: PCT}, Hooks: Hooks{Record: rec}}, streamWorkload)
+	if got := streamRun(t, Config{Seed: 4, Replay: rec, Scheduling: Scheduling{Scheduler: PCT}}, streamWorkload); got != want {
 		t.Fatalf("PCT replay: %s, recorded %s", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/telemetry/audit"
 )
@@ -113,7 +114,7 @@ const assertSkip = 2
 
 // AssertProperty implements simrt.Asserter; call simrt.Always, Sometimes,
 // Reachable, Unreachable or AlwaysOrUnreachable instead. It counts the
-// evaluation for Config.Coverage (evaluations are not audited) and, when
+// evaluation for Config.Hooks.Coverage (evaluations are not audited) and, when
 // the property fails, stops the run: the runtime records a
 // *simrt.PropertyError as the run's failure (the first one wins), and the
 // calling task panics with it. Finding the call site makes an evaluation
@@ -137,9 +138,9 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 	if cond {
 		p.trues++
 		if p.trues == 1 && (kind == simrt.PropertySometimes || kind == simrt.PropertyReachable) {
-			hk := HitSometimes
+			hk := decision.HitSometimes
 			if kind == simrt.PropertyReachable {
-				hk = HitReachable
+				hk = decision.HitReachable
 			}
 			rt.notifyHit(hk, message, p.site)
 		}
@@ -164,7 +165,7 @@ func (c *Context) AssertProperty(kind simrt.PropertyKind, cond bool, message str
 
 // BuggifySite implements simrt.Asserter; call simrt.Buggify instead. With
 // Config.Buggify.Disabled it reports false and draws nothing (the call is
-// still counted for Config.Coverage). Otherwise the first call of a site
+// still counted for Config.Hooks.Coverage). Otherwise the first call of a site
 // draws whether it is enabled for the run
 // (Config.Buggify.SiteProbability); each call of an enabled site draws
 // whether it fires (FireProbability). Each draw comes from the run's
@@ -193,23 +194,23 @@ func (c *Context) BuggifySite(name string) bool {
 	}
 	s.fires++
 	if s.fires == 1 {
-		rt.notifyHit(HitBuggify, name, s.site)
+		rt.notifyHit(decision.HitBuggify, name, s.site)
 	}
 	return true
 }
 
 // notifyHit tells a Config.Replay that is a HitObserver that the run first
 // reached a goal, at the stream's current position.
-func (rt *runtime) notifyHit(kind HitKind, name string, site simrt.CallSite) {
-	if o, ok := rt.stream.replay.(HitObserver); ok {
-		o.FirstHit(Hit{Kind: kind, Name: name, Site: site, Position: rt.stream.pos})
+func (rt *runtime) notifyHit(kind decision.HitKind, name string, site simrt.CallSite) {
+	if o, ok := rt.stream.replay.(decision.HitObserver); ok {
+		o.FirstHit(decision.Hit{Kind: kind, Name: name, Site: site, Position: rt.stream.pos})
 	}
 }
 
 // drawBuggify draws one event of probability p for site and audits its
 // outcome.
 func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
-	hit := float64(rt.stream.next(KindBuggify)>>11)*0x1p-53 < p
+	hit := float64(rt.stream.next(decision.KindBuggify)>>11)*0x1p-53 < p
 	outcome := no
 	if hit {
 		outcome = yes
@@ -218,9 +219,9 @@ func (rt *runtime) drawBuggify(site string, p float64, yes, no string) bool {
 	return hit
 }
 
-// finishProperties adds the run's record to Config.Coverage, if set.
+// finishProperties adds the run's record to Config.Hooks.Coverage, if set.
 func (rt *runtime) finishProperties() {
-	if cov := rt.cfg.Coverage; cov != nil {
+	if cov := rt.cfg.Hooks.Coverage; cov != nil {
 		cov.add(rt.props)
 		cov.addFaults(rt.faults())
 		cov.addEffects(rt.faultEffects())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // failAfterDraws runs a simulation whose root draws extra values from its
@@ -38,8 +39,8 @@ func failAfterDraws(t *testing.T, cfg deterministic.Config, extra int) *simrt.Pr
 // position is a replay point: replaying that many decisions of the run's
 // stream, with another seed after them, fails at the same position.
 func TestPropertyErrorStreamPosition(t *testing.T) {
-	rec := &deterministic.Stream{}
-	base := failAfterDraws(t, deterministic.Config{Seed: 7, Record: rec}, 0)
+	rec := &decision.Stream{}
+	base := failAfterDraws(t, deterministic.Config{Seed: 7, Hooks: deterministic.Hooks{Record: rec}}, 0)
 	if base.StreamPosition == 0 || base.StreamPosition > uint64(len(rec.Decisions)) {
 		t.Fatalf("stream position %d, want 1..%d (the run's decisions)", base.StreamPosition, len(rec.Decisions))
 	}
@@ -50,7 +51,7 @@ func TestPropertyErrorStreamPosition(t *testing.T) {
 	if more.StreamPosition != base.StreamPosition+5 {
 		t.Errorf("five more draws before the failure: stream position %d, want %d", more.StreamPosition, base.StreamPosition+5)
 	}
-	prefix := &deterministic.Stream{Decisions: rec.Decisions[:base.StreamPosition]}
+	prefix := &decision.Stream{Decisions: rec.Decisions[:base.StreamPosition]}
 	again := failAfterDraws(t, deterministic.Config{Seed: 99, Replay: prefix}, 0)
 	if again.StreamPosition != base.StreamPosition || again.Position != base.Position {
 		t.Errorf("replaying the first %d decisions: stream position %d, step %d; want %d, %d",

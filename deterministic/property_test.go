@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // value Start panicked with.
 func runCovered(cfg deterministic.Config, root func(ctx *deterministic.Context)) (cov *deterministic.Coverage, panicked any) {
 	cov = &deterministic.Coverage{}
-	cfg.Coverage = cov
+	cfg.Hooks.Coverage = cov
 	defer func() { panicked = recover() }()
 	deterministic.New(cfg).Start(root)
 	return cov, nil
@@ -172,7 +173,7 @@ func falseOnce(ps []deterministic.PropertyCoverage) (a, b deterministic.Property
 func TestCoverageCountsRunsNotEvaluations(t *testing.T) {
 	cov := &deterministic.Coverage{}
 	for seed := range uint64(10) {
-		deterministic.New(deterministic.Config{Seed: seed, Coverage: cov}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coverage: cov}}).Start(func(ctx *deterministic.Context) {
 			for range 4 {
 				odd := ctx.Rand().IntN(2) == 1
 				simrt.Sometimes(ctx, odd, "an odd draw")
@@ -242,11 +243,11 @@ func TestBuggifyDeterministicPerSeed(t *testing.T) {
 	cfg := deterministic.Config{Seed: 5, Buggify: deterministic.BuggifyConfig{SiteProbability: 1, FireProbability: 0.5}}
 	a, sa := buggifyRun(cfg, sites, 50)
 	b, sb := buggifyRun(cfg, sites, 50)
-	if !slicesEqual(a, b) || sa != sb {
+	if !slices.Equal(a, b) || sa != sb {
 		t.Fatalf("one seed gave two Buggify sequences or audit states (%s, %s)", sa, sb)
 	}
 	cfg.Seed = 6
-	if c, _ := buggifyRun(cfg, sites, 50); slicesEqual(a, c) {
+	if c, _ := buggifyRun(cfg, sites, 50); slices.Equal(a, c) {
 		t.Errorf("seeds 5 and 6 fired the same 150 calls")
 	}
 	fires := 0
@@ -260,18 +261,6 @@ func TestBuggifyDeterministicPerSeed(t *testing.T) {
 	}
 }
 
-func slicesEqual(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestBuggifySiteProbability: over many seeds, a site is enabled in about
 // the fraction p of runs, and an enabled site fires on about the fraction
 // q of its calls (within four standard deviations). The seeds are fixed,
@@ -282,8 +271,9 @@ func TestBuggifySiteProbability(t *testing.T) {
 	for _, c := range []struct{ p, q float64 }{{0, 0}, {0.1, 0.9}, {1, 0.05}} {
 		cov := &deterministic.Coverage{}
 		for seed := range uint64(seeds) {
-			cfg := deterministic.Config{Seed: seed, Coverage: cov,
-				Buggify: deterministic.BuggifyConfig{SiteProbability: c.p, FireProbability: c.q}}
+			cfg := deterministic.Config{Seed: seed, Buggify: deterministic.BuggifyConfig{SiteProbability: c.p, FireProbability: c.q},
+				Hooks: deterministic.Hooks{Coverage: cov},
+			}
 			buggifyRun(cfg, []string{"site"}, 10)
 		}
 		p, q := c.p, c.q

@@ -20,7 +20,7 @@ import (
 func TestStallDescribesNewerPrimitives(t *testing.T) {
 	var sendLine, recvLine, tickerLine int
 	// NoYield: the expected order of parks assumes tasks switch only where they park.
-	v := verdictOf(t, deterministic.Config{Seed: 1, YieldProbability: deterministic.NoYield}, func(ctx *deterministic.Context) {
+	v := verdictOf(t, deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}, func(ctx *deterministic.Context) {
 		var wg simrt.WaitGroup
 		wg.Add(2)
 		var held, read simrt.RWMutex

@@ -50,7 +50,7 @@ func parkedLine(t *testing.T, text, name string) string {
 func TestStallListsParkedTasks(t *testing.T) {
 	var chanLine int
 	// NoYield: the expected times assume tasks switch only where they park.
-	v := verdictOf(t, deterministic.Config{Seed: 1, YieldProbability: deterministic.NoYield}, func(ctx *deterministic.Context) {
+	v := verdictOf(t, deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}, func(ctx *deterministic.Context) {
 		var ch *simrt.Chan[int]
 		ch, chanLine = simrt.NewChan[int](1), callerLine() // one line: the creation site
 		var mu simrt.Mutex

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/rtapi"
 )
 
@@ -46,7 +47,7 @@ type Checkpoint struct {
 }
 
 // Auditor returns a copy of the auditor as it was when the run ended: its
-// State, and its event log when Config.EventLog kept one. The copy stays as
+// State, and its event log when Config.Hooks.EventLog kept one. The copy stays as
 // it is after the checkpoint is resumed (the resumed run continues from
 // another copy), and events recorded on it change nothing else. Each call
 // returns a new copy, so with a large event log keep the one you need.
@@ -142,7 +143,7 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 // network also works through.
 func (rt *runtime) rootContext() *Context {
 	c := &Context{rt: rt}
-	c.Init(rt.sh.NewScope("", nil), rt.sh.Tree.Root())
+	shell.Init(&c.shellContext, rt.sh.NewScope("", nil), rt.sh.Tree.Root())
 	return c
 }
 
@@ -170,14 +171,7 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 		}
 		rt.finish(t)
 	}
-	if p := rt.cfg.Coroutines; p != nil {
-		p.put(rt.idle)
-	} else {
-		for _, c := range rt.idle {
-			c.stop()
-		}
-	}
-	rt.idle = nil
+	rt.giveBack()
 	rt.ready, rt.spare = nil, nil
 	storage := rt.crashStorage()
 	disks := rt.crashNodes()

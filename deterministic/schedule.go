@@ -3,6 +3,7 @@ package deterministic
 import (
 	"math"
 
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/core"
 )
 
@@ -24,7 +25,7 @@ type schedState struct {
 
 // initSchedule sets up scheduling points from the config.
 func (rt *runtime) initSchedule() {
-	p := rt.cfg.YieldProbability
+	p := rt.cfg.Scheduling.YieldProbability
 	switch {
 	case p >= 1:
 		rt.sched.always = true
@@ -32,15 +33,15 @@ func (rt *runtime) initSchedule() {
 	case p > 0:
 		rt.sched.yieldAt = uint64(p * (1 << 64))
 	}
-	rt.sched.biased = rt.cfg.BiasedSelect
-	if rt.cfg.Scheduler == PCT {
+	rt.sched.biased = rt.cfg.Scheduling.BiasedSelect
+	if rt.cfg.Scheduling.Scheduler == PCT {
 		rt.sched.yieldAt, rt.sched.always = 0, false
-		rt.sched.pct = newPCT(rt.stream, rt.cfg.PCTDepth, rt.cfg.PCTSteps)
+		rt.sched.pct = newPCT(rt.stream, rt.cfg.Scheduling.PCTDepth, rt.cfg.Scheduling.PCTSteps)
 	}
 }
 
 // yields makes a decision of kind k with the yield probability.
-func (rt *runtime) yields(k Kind) bool {
+func (rt *runtime) yields(k decision.Kind) bool {
 	v := rt.stream.next(k)
 	return rt.sched.always || v < rt.sched.yieldAt
 }
@@ -69,7 +70,7 @@ func (rt *runtime) Point() {
 		rt.pctPoint(t)
 		return
 	}
-	if rt.yields(KindYield) {
+	if rt.yields(decision.KindYield) {
 		t.Yield()
 	}
 }
@@ -79,7 +80,7 @@ func (rt *runtime) Choose(n int) int {
 	if rt.sched.biased || rt.closing {
 		return 0
 	}
-	return int(rt.stream.bounded(KindSelect, uint64(n)))
+	return int(rt.stream.bounded(decision.KindSelect, uint64(n)))
 }
 
 // spawned is the scheduling point of a spawn: child, just admitted (the
@@ -97,7 +98,7 @@ func (rt *runtime) spawned(child *task) {
 			rt.pctPoint(parent)
 			return
 		}
-	} else if !rt.yields(KindSpawn) {
+	} else if !rt.yields(decision.KindSpawn) {
 		return
 	}
 	rt.ready = rt.ready[:len(rt.ready)-1] // child stays queued, in front

@@ -18,7 +18,7 @@ func BenchmarkSchedulingPoint(b *testing.B) {
 	}{{"NoYield", NoYield}, {"default", 0}, {"always", 1}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			New(Config{YieldProbability: tc.p}).Start(func(ctx *Context) {
+			New(Config{Scheduling: Scheduling{YieldProbability: tc.p}}).Start(func(ctx *Context) {
 				var mu simrt.Mutex
 				for b.Loop() {
 					mu.Lock(ctx)

@@ -37,10 +37,10 @@ func TestSpawnedTaskRunsFirstOnSomeSeeds(t *testing.T) {
 	if hits == 0 || hits == 200 {
 		t.Fatalf("the child ran first on %d of 200 seeds, want some but not all", hits)
 	}
-	if hits := overSeeds(200, Config{YieldProbability: NoYield}, childFirst); hits != 0 {
+	if hits := overSeeds(200, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, childFirst); hits != 0 {
 		t.Fatalf("with NoYield the child ran first on %d seeds", hits)
 	}
-	if hits := overSeeds(20, Config{YieldProbability: 1}, childFirst); hits != 20 {
+	if hits := overSeeds(20, Config{Scheduling: Scheduling{YieldProbability: 1}}, childFirst); hits != 20 {
 		t.Fatalf("with probability 1 the child ran first on %d of 20 seeds", hits)
 	}
 }
@@ -69,7 +69,7 @@ func TestYieldBetweenUncontendedLocksOnSomeSeeds(t *testing.T) {
 	if hits := overSeeds(300, Config{}, interleavedLocks); hits == 0 {
 		t.Fatal("b never ran between a's two uncontended locks in 300 seeds")
 	}
-	if hits := overSeeds(300, Config{YieldProbability: NoYield}, interleavedLocks); hits != 0 {
+	if hits := overSeeds(300, Config{Scheduling: Scheduling{YieldProbability: NoYield}}, interleavedLocks); hits != 0 {
 		t.Fatalf("with NoYield b ran between a's locks on %d seeds", hits)
 	}
 }
@@ -79,7 +79,7 @@ func TestYieldBetweenUncontendedLocksOnSomeSeeds(t *testing.T) {
 // scheduling point yields: a yield there would unwind it again before the
 // operation.
 func TestUnwindingTaskDoesNotYield(t *testing.T) {
-	New(Config{YieldProbability: 1}).Start(func(ctx *Context) {
+	New(Config{Scheduling: Scheduling{YieldProbability: 1}}).Start(func(ctx *Context) {
 		var mu simrt.Mutex
 		last := simrt.NewChan[int](1)
 		started := simrt.NewSignal()
@@ -137,8 +137,8 @@ func TestSelectTakesEveryReadyCase(t *testing.T) {
 	}{
 		{"random", Config{}, false, [3]bool{true, false, true}},
 		{"SelectBiased", Config{}, true, [3]bool{true, false, false}},
-		{"Config.BiasedSelect", Config{BiasedSelect: true}, false, [3]bool{true, false, false}},
-		{"NoYield", Config{YieldProbability: NoYield}, false, [3]bool{true, false, true}},
+		{"Config.Scheduling.BiasedSelect", Config{Scheduling: Scheduling{BiasedSelect: true}}, false, [3]bool{true, false, false}},
+		{"NoYield", Config{Scheduling: Scheduling{YieldProbability: NoYield}}, false, [3]bool{true, false, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var taken [3]bool
@@ -155,7 +155,7 @@ func TestSelectTakesEveryReadyCase(t *testing.T) {
 }
 
 func TestYieldProbabilityValidated(t *testing.T) {
-	mustPanic(t, "Config.YieldProbability must be at most 1", func() { New(Config{YieldProbability: 1.5}) })
-	mustPanic(t, "Config.Scheduler is unknown", func() { New(Config{Scheduler: 9}) })
-	mustPanic(t, "Config.PCTDepth must not be negative", func() { New(Config{PCTDepth: -1}) })
+	mustPanic(t, "Config.Scheduling.YieldProbability must be at most 1", func() { New(Config{Scheduling: Scheduling{YieldProbability: 1.5}}) })
+	mustPanic(t, "Config.Scheduling.Scheduler is unknown", func() { New(Config{Scheduling: Scheduling{Scheduler: 9}}) })
+	mustPanic(t, "Config.Scheduling.PCTDepth must not be negative", func() { New(Config{Scheduling: Scheduling{PCTDepth: -1}}) })
 }

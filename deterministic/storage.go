@@ -11,14 +11,6 @@ import (
 	"github.com/simrt/simrt/storage/memory"
 )
 
-// StorageFaults configures injected storage faults (Config.StorageFaults,
-// and live through Context.StorageFaultConfig). The zero value injects none
-// and loses every unsynced write at the crash that ends each run.
-type StorageFaults = faulty.Config
-
-// StorageDigest is a CRC-32C digest of durable storage contents.
-type StorageDigest = memory.Digest
-
 // storageState is the runtime's simulated storage: the stack (see
 // storageStack) and its two ends.
 type storageState struct {
@@ -34,12 +26,12 @@ type storageState struct {
 // after the crash, and the fault configuration as it was then.
 type storageCheckpoint struct {
 	snap   *memory.Snapshot
-	faults StorageFaults
+	faults faulty.Config
 }
 
 // storageStack builds a simulated disk: the shell's stack (scheduling
 // points of rt (iopoints.go) → metered → audited) over faulty over memory.
-func storageStack(rt *runtime, mem *memory.Storage, rng *rand.Rand, faults StorageFaults, rec shell.Recorder, reg prometheus.Registerer) storageState {
+func storageStack(rt *runtime, mem *memory.Storage, rng *rand.Rand, faults faulty.Config, rec shell.Recorder, reg prometheus.Registerer) storageState {
 	f := faulty.New(mem, rng, faults)
 	points := func(s simrt.Storage) simrt.Storage { return withStoragePoints(s, rt) }
 	return storageState{mem: mem, fault: f, stack: shell.StorageStack(f, rec, reg, points)}
@@ -82,7 +74,7 @@ func (rt *runtime) Storage(c *shell.Context) simrt.Storage {
 // through the pointer applies from the next storage operation, and the
 // configuration as it is when the run ends is what a checkpoint resumes
 // with. The pointer must not be used after the run.
-func (c *Context) StorageFaultConfig() *StorageFaults {
+func (c *Context) StorageFaultConfig() *faulty.Config {
 	c.rt.check()
 	return c.rt.storage.fault.Config()
 }
@@ -90,7 +82,7 @@ func (c *Context) StorageFaultConfig() *StorageFaults {
 // StorageAudit returns a digest of the durable contents of every blob. It
 // changes with synced data only: two runs that leave the same durable
 // state have the same digest.
-func (c *Context) StorageAudit() StorageDigest {
+func (c *Context) StorageAudit() memory.Digest {
 	c.rt.check()
 	return c.rt.storage.mem.Audit()
 }

@@ -20,7 +20,7 @@ var quiet = faulty.Config{
 // writes wrap around within it.
 const window = 64 << 20
 
-func benchStack(b *testing.B, faults deterministic.StorageFaults, f func(ctx *deterministic.Context, blob simrt.Blob)) {
+func benchStack(b *testing.B, faults faulty.Config, f func(ctx *deterministic.Context, blob simrt.Blob)) {
 	b.Helper()
 	b.ReportAllocs()
 	start(b, deterministic.New(deterministic.Config{StorageFaults: faults}), func(ctx *deterministic.Context) {
@@ -42,7 +42,7 @@ func sizes(b *testing.B, f func(b *testing.B, size int)) {
 	}
 }
 
-func benchWrite(b *testing.B, faults deterministic.StorageFaults) {
+func benchWrite(b *testing.B, faults faulty.Config) {
 	sizes(b, func(b *testing.B, size int) {
 		data := make([]byte, size)
 		b.SetBytes(int64(size))
@@ -59,7 +59,7 @@ func benchWrite(b *testing.B, faults deterministic.StorageFaults) {
 
 // BenchmarkStorageWrite is sequential writes through metered → audited →
 // faulty → memory with faults off.
-func BenchmarkStorageWrite(b *testing.B) { benchWrite(b, deterministic.StorageFaults{}) }
+func BenchmarkStorageWrite(b *testing.B) { benchWrite(b, faulty.Config{}) }
 
 // BenchmarkStorageWriteFaultsQuiet is BenchmarkStorageWrite with every
 // fault configured but never firing.
@@ -69,7 +69,7 @@ func BenchmarkStorageRead(b *testing.B) {
 	sizes(b, func(b *testing.B, size int) {
 		p := make([]byte, size)
 		b.SetBytes(int64(size))
-		benchStack(b, deterministic.StorageFaults{}, func(_ *deterministic.Context, blob simrt.Blob) {
+		benchStack(b, faulty.Config{}, func(_ *deterministic.Context, blob simrt.Blob) {
 			b.StopTimer()
 			must(b, blob.WriteAt(0, 0, make([]byte, 16*size)))
 			b.StartTimer()
@@ -83,7 +83,7 @@ func BenchmarkStorageRead(b *testing.B) {
 // BenchmarkStorageSync is a 4 KiB write then Sync, on a 1 MiB blob.
 func BenchmarkStorageSync(b *testing.B) {
 	data := make([]byte, 4<<10)
-	benchStack(b, deterministic.StorageFaults{}, func(_ *deterministic.Context, blob simrt.Blob) {
+	benchStack(b, faulty.Config{}, func(_ *deterministic.Context, blob simrt.Blob) {
 		b.StopTimer()
 		must(b, blob.WriteAt(0, 0, make([]byte, 1<<20)))
 		b.StartTimer()
@@ -95,7 +95,7 @@ func BenchmarkStorageSync(b *testing.B) {
 }
 
 func BenchmarkStorageOpenClose(b *testing.B) {
-	benchStack(b, deterministic.StorageFaults{}, func(ctx *deterministic.Context, _ simrt.Blob) {
+	benchStack(b, faulty.Config{}, func(ctx *deterministic.Context, _ simrt.Blob) {
 		name := []byte("other")
 		for i := 0; i < b.N; i++ {
 			blob, _, err := ctx.Open("bench", name)

@@ -6,15 +6,16 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/storage"
+	"github.com/simrt/simrt/storage/memory"
 )
 
 // blobSpec is one durable blob: its partition, name and logical contents.
 type blobSpec struct{ partition, name, data string }
 
 // digestOf returns the storage digest of a run that durably writes blobs.
-func digestOf(t *testing.T, blobs ...blobSpec) deterministic.StorageDigest {
+func digestOf(t *testing.T, blobs ...blobSpec) memory.Digest {
 	t.Helper()
-	var d deterministic.StorageDigest
+	var d memory.Digest
 	start(t, deterministic.New(deterministic.Config{}), func(ctx *deterministic.Context) {
 		for _, s := range blobs {
 			b, _ := open(t, ctx, s.partition, s.name)

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/storage/memory"
 )
 
 // Crash, recovery and fault injection of the simulated storage.
@@ -43,7 +45,7 @@ func TestRecoverUnsyncedStorageDoesNotPersist(t *testing.T) {
 }
 
 func TestRecoverSnapshotsFaultConfiguration(t *testing.T) {
-	var stale *deterministic.StorageFaults
+	var stale *faulty.Config
 	cp := startAndRecover(t, deterministic.New(deterministic.Config{}), func(ctx *deterministic.Context) {
 		stale = ctx.StorageFaultConfig()
 		*stale = faulty.Config{OpenRate: 1}
@@ -74,9 +76,9 @@ func TestRecoverRetainedSuccessfulResize(t *testing.T) {
 	// script feeds the fault model only: no scheduling points (every
 	// storage call is one) draw from it.
 	cfg := deterministic.Config{
-		Source:           &script{vals: []uint64{math.MaxUint64, 0}},
-		StorageFaults:    faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 0.5}},
-		YieldProbability: deterministic.NoYield,
+		Source:        &script{vals: []uint64{math.MaxUint64, 0}},
+		StorageFaults: faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 0.5}},
+		Scheduling:    deterministic.Scheduling{YieldProbability: deterministic.NoYield},
 	}
 	cp := startAndRecover(t, deterministic.New(cfg), func(ctx *deterministic.Context) {
 		b, _ := open(t, ctx, "crash_resize", "blob")
@@ -91,7 +93,7 @@ func TestRecoverRetainedSuccessfulResize(t *testing.T) {
 
 func TestRecoverRandomCrashWritesIsSeededAndEpochScoped(t *testing.T) {
 	const stable, pending = 32, 256
-	run := func(seed uint64) ([]byte, deterministic.StorageDigest) {
+	run := func(seed uint64) ([]byte, memory.Digest) {
 		cfg := deterministic.Config{
 			Seed:          seed,
 			StorageFaults: faulty.Config{Write: faulty.WriteConfig{RetentionRate: 0.5, Mode: faulty.Subset}},
@@ -103,7 +105,7 @@ func TestRecoverRandomCrashWritesIsSeededAndEpochScoped(t *testing.T) {
 			must(t, b.WriteAt(stable, 0, bytes.Repeat([]byte{0x5A}, pending)))
 		})
 		var out []byte
-		var digest deterministic.StorageDigest
+		var digest memory.Digest
 		start(t, deterministic.FromCheckpoint(cp), func(ctx *deterministic.Context) {
 			b, n := open(t, ctx, "crash_epoch", "blob")
 			out = make([]byte, stable+pending)
@@ -238,24 +240,12 @@ func TestStorageFaultDeterminismMultiTask(t *testing.T) {
 		return results
 	}
 	a, b, c := run(42), run(42), run(99999)
-	if !equalInts(a, b) {
+	if !slices.Equal(a, b) {
 		t.Fatalf("same seed, different results: %v %v", a, b)
 	}
-	if equalInts(a, c) {
+	if slices.Equal(a, c) {
 		t.Fatalf("different seeds, same results: %v", a)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestOpenBlobsMetricReturnsToZero(t *testing.T) {

@@ -74,7 +74,7 @@ func readAll(t testing.TB, b simrt.Blob, n int) string {
 	return string(p)
 }
 
-func retainAll() deterministic.StorageFaults {
+func retainAll() faulty.Config {
 	return faulty.Config{Write: faulty.WriteConfig{RetentionRate: 1, Mode: faulty.Prefix}}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // TestDefaultStreamIsPlain runs a program that yields, selects, spawns and
@@ -12,9 +13,9 @@ import (
 // draw loops), every draw is the first choice, and the recorded stream is
 // all defaults.
 func TestDefaultStreamIsPlain(t *testing.T) {
-	rec := &deterministic.Stream{}
+	rec := &decision.Stream{}
 	var draws []int
-	cfg := deterministic.Config{Seed: 7, YieldProbability: 0.5, Replay: deterministic.DefaultAfter{}, Record: rec}
+	cfg := deterministic.Config{Seed: 7, Replay: decision.DefaultAfter{}, Scheduling: deterministic.Scheduling{YieldProbability: 0.5}, Hooks: deterministic.Hooks{Record: rec}}
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
 		var hs []*simrt.Handle[int]
 		for i := range 4 {
@@ -40,17 +41,5 @@ func TestDefaultStreamIsPlain(t *testing.T) {
 	}
 	if n := rec.NonDefault(); n != 0 {
 		t.Errorf("%d of %d recorded decisions are not defaults", n, len(rec.Decisions))
-	}
-}
-
-func TestKindDefault(t *testing.T) {
-	for k := deterministic.KindSchedule; k <= deterministic.KindBuggify; k++ {
-		d := deterministic.Decision{Kind: k, Value: k.Default()}
-		if !d.IsDefault() {
-			t.Errorf("%v: its default is not IsDefault", k)
-		}
-		if (deterministic.Decision{Kind: k, Value: 12345}).IsDefault() {
-			t.Errorf("%v: 12345 counted as default", k)
-		}
 	}
 }

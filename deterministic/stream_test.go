@@ -2,11 +2,12 @@ package deterministic
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // streamWorkload draws from every kind of decision: a contended mutex and
@@ -56,30 +57,30 @@ func streamWorkload(ctx *Context) {
 // streamRun runs the workload and returns its audit state.
 func streamRun(t *testing.T, cfg Config, root func(*Context)) string {
 	t.Helper()
-	cfg.StorageFaults = StorageFaults{SyncRate: 0.3, OpenRate: 0.2}
+	cfg.StorageFaults = faulty.Config{SyncRate: 0.3, OpenRate: 0.2}
 	cp := New(cfg).StartAndRecover(root)
 	return cp.Auditor().State()
 }
 
 func TestStreamRecordReplaySameRun(t *testing.T) {
-	rec := &Stream{}
-	want := streamRun(t, Config{Seed: 7, Record: rec}, streamWorkload)
+	rec := &decision.Stream{}
+	want := streamRun(t, Config{Seed: 7, Hooks: Hooks{Record: rec}}, streamWorkload)
 	if plain := streamRun(t, Config{Seed: 7}, streamWorkload); plain != want {
 		t.Fatalf("recording changed the run: %s, without recording %s", want, plain)
 	}
-	kinds := map[Kind]int{}
+	kinds := map[decision.Kind]int{}
 	for _, d := range rec.Decisions {
 		kinds[d.Kind]++
 	}
-	for _, k := range []Kind{KindSchedule, KindYield, KindSpawn, KindSelect, KindFault, KindRand} {
+	for _, k := range []decision.Kind{decision.KindSchedule, decision.KindYield, decision.KindSpawn, decision.KindSelect, decision.KindFault, decision.KindRand} {
 		if kinds[k] == 0 {
 			t.Errorf("no %v decision recorded (%v)", k, kinds)
 		}
 	}
 	// The stream alone is the run: replayed under another seed it gives
 	// the same audit state.
-	again := &Stream{}
-	if got := streamRun(t, Config{Seed: 99, Replay: rec, Record: again}, streamWorkload); got != want {
+	again := &decision.Stream{}
+	if got := streamRun(t, Config{Seed: 99, Replay: rec, Hooks: Hooks{Record: again}}, streamWorkload); got != want {
 		t.Fatalf("replay under seed 99: %s, recorded run %s", got, want)
 	}
 	if len(again.Decisions) != len(rec.Decisions) {
@@ -89,7 +90,7 @@ func TestStreamRecordReplaySameRun(t *testing.T) {
 	if _, err := rec.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadStream(&buf)
+	back, err := decision.ReadStream(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +103,9 @@ func TestStreamRecordReplaySameRun(t *testing.T) {
 }
 
 func TestStreamReplayTruncated(t *testing.T) {
-	rec := &Stream{}
-	want := streamRun(t, Config{Seed: 11, Record: rec}, streamWorkload)
-	half := &Stream{Decisions: rec.Decisions[:len(rec.Decisions)/2]}
+	rec := &decision.Stream{}
+	want := streamRun(t, Config{Seed: 11, Hooks: Hooks{Record: rec}}, streamWorkload)
+	half := &decision.Stream{Decisions: rec.Decisions[:len(rec.Decisions)/2]}
 	// Past the end the seeded generator decides, in step with the replayed
 	// part: same seed, same run.
 	if got := streamRun(t, Config{Seed: 11, Replay: half}, streamWorkload); got != want {
@@ -112,31 +113,31 @@ func TestStreamReplayTruncated(t *testing.T) {
 	}
 	// Under another seed the replayed prefix is kept and the rest is the
 	// other seed's.
-	again := &Stream{}
-	streamRun(t, Config{Seed: 12, Replay: half, Record: again}, streamWorkload)
+	again := &decision.Stream{}
+	streamRun(t, Config{Seed: 12, Replay: half, Hooks: Hooks{Record: again}}, streamWorkload)
 	for i, d := range half.Decisions {
 		if again.Decisions[i] != d {
 			t.Fatalf("decision %d: replayed %+v, recorded %+v", i, again.Decisions[i], d)
 		}
 	}
 	// Empty: the seed's own run.
-	if got := streamRun(t, Config{Seed: 11, Replay: &Stream{}}, streamWorkload); got != want {
+	if got := streamRun(t, Config{Seed: 11, Replay: &decision.Stream{}}, streamWorkload); got != want {
 		t.Fatalf("empty replay: %s, want %s", got, want)
 	}
 }
 
 func TestStreamReplayAfterCodeChange(t *testing.T) {
-	rec := &Stream{}
-	streamRun(t, Config{Seed: 5, Record: rec}, streamWorkload)
+	rec := &decision.Stream{}
+	streamRun(t, Config{Seed: 5, Hooks: Hooks{Record: rec}}, streamWorkload)
 	// The edited program makes an extra fault draw at its start, so every
 	// later position is shifted: where the kinds differ, the seed decides.
 	changed := func(ctx *Context) {
 		ctx.rt.rng.Uint64()
 		streamWorkload(ctx)
 	}
-	again := &Stream{}
-	streamRun(t, Config{Seed: 5, Replay: rec, Record: again}, changed)
-	if len(again.Decisions) == 0 || again.Decisions[0].Kind != KindFault {
+	again := &decision.Stream{}
+	streamRun(t, Config{Seed: 5, Replay: rec, Hooks: Hooks{Record: again}}, changed)
+	if len(again.Decisions) == 0 || again.Decisions[0].Kind != decision.KindFault {
 		t.Fatalf("the changed program's first decision is %+v", again.Decisions[:1])
 	}
 	matched := 0
@@ -150,34 +151,5 @@ func TestStreamReplayAfterCodeChange(t *testing.T) {
 	}
 	if matched == 0 {
 		t.Fatal("no recorded decision was replayed")
-	}
-}
-
-func TestReadStreamBadInput(t *testing.T) {
-	good := &Stream{Decisions: []Decision{{KindYield, 1}, {KindRand, 2}}}
-	var buf bytes.Buffer
-	good.WriteTo(&buf)
-	raw := buf.Bytes()
-	for name, in := range map[string][]byte{
-		"empty":     nil,
-		"header":    []byte("not a stream at all\n"),
-		"truncated": raw[:len(raw)-3],
-		"kind":      append(append([]byte{}, raw...), 0x7f, 0, 0, 0, 0, 0, 0, 0, 0),
-	} {
-		s, err := ReadStream(bytes.NewReader(in))
-		if !errors.Is(err, ErrBadStream) {
-			t.Errorf("%s: err %v, want ErrBadStream", name, err)
-		}
-		if name == "truncated" && (s == nil || len(s.Decisions) != 1) {
-			t.Errorf("truncated: kept %+v, want the one complete decision", s)
-		}
-	}
-	path := t.TempDir() + "/s"
-	if err := good.WriteFile(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadStreamFile(path)
-	if err != nil || len(back.Decisions) != 2 || back.Decisions[1] != (Decision{KindRand, 2}) {
-		t.Fatalf("file round trip: %+v, %v", back, err)
 	}
 }

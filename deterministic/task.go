@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
@@ -130,7 +131,7 @@ func (t *task) run() {
 
 // logPanic writes the record the production runtime writes for a task's
 // panic (realtime's finish): an ERROR "task panicked" with the panic's
-// value and stack, through Config.LogHandler, stamped like a context's
+// value and stack, through Config.Hooks.LogHandler, stamped like a context's
 // record with the simulated time, the seed and the task (see
 // Context.Logger). It is written for every panic, caught or not, before the
 // runtime reacts to it, so that an uncaught one, which Start re-raises as
@@ -138,7 +139,7 @@ func (t *task) run() {
 // panic's without what varies from run to run (see stableStack), so that
 // one seed still logs the same bytes.
 func (rt *runtime) logPanic(task string, p *core.Panic) {
-	inner := rt.cfg.LogHandler
+	inner := rt.cfg.Hooks.LogHandler
 	if inner == nil {
 		inner = slog.NewTextHandler(os.Stderr, nil) // as Context.Logger
 	}
@@ -269,44 +270,48 @@ func (t *task) release() {
 	c.stop()
 }
 
-// Coroutines keeps idle task coroutines from one simulation to the next.
-// A worker that runs simulation after simulation (a seed sweep) gives each
-// run the same Coroutines through Config.Coroutines, and the tasks of every
-// run after the first reuse parked goroutines instead of creating new ones.
-// Coroutines carry no simulation state, so runs stay independent and
-// deterministic.
-//
-// One Coroutines serves one simulation at a time; using it in two running
-// simulations at once panics. Close stops the coroutines it holds. The zero
-// value is ready to use.
-type Coroutines struct {
+// pooled is what a run leaves in a pool.Coroutines: its idle coroutines
+// and the profiler labels they carry (watchdog.go), which every run that
+// borrows the pool shares.
+type pooled struct {
 	idle    []*coroutine
-	inUse   bool
-	labels  context.Context // profiler labels of the runs that use the pool (watchdog.go)
+	labels  context.Context
 	labelID string
 }
 
-// take hands the pool's coroutines to a starting runtime.
-func (p *Coroutines) take() []*coroutine {
-	if p.inUse {
-		panic("deterministic.Coroutines: used by two running simulations at once (use one per worker)")
-	}
-	p.inUse = true
-	idle := p.idle
-	p.idle = nil
-	return idle
-}
+var _ pool.Held = (*pooled)(nil)
 
-// put takes back a finished runtime's idle coroutines.
-func (p *Coroutines) put(idle []*coroutine) {
-	p.inUse = false
-	p.idle = idle
-}
-
-// Close stops every coroutine the pool holds. The pool can be used again.
-func (p *Coroutines) Close() {
+// Close implements pool.Held: it stops the idle coroutines.
+func (p *pooled) Close() {
 	for _, c := range p.idle {
 		c.stop()
 	}
 	p.idle = nil
+}
+
+// borrow takes the idle coroutines of p, when p is set (Config.Hooks.Coroutines).
+func (rt *runtime) borrow(p *pool.Coroutines) {
+	if p == nil {
+		return
+	}
+	h, _ := p.Take().(*pooled)
+	if h == nil {
+		h = &pooled{}
+		h.labels, h.labelID = newLabels(h)
+	}
+	rt.pooled, rt.idle, h.idle = h, h.idle, nil
+}
+
+// giveBack returns the run's idle coroutines to its pool, or stops them
+// when the run borrowed none.
+func (rt *runtime) giveBack() {
+	if h := rt.pooled; h != nil {
+		h.idle = rt.idle
+		rt.cfg.Hooks.Coroutines.Put(h)
+	} else {
+		for _, c := range rt.idle {
+			c.stop()
+		}
+	}
+	rt.idle, rt.pooled = nil, nil
 }

@@ -32,13 +32,13 @@ func TestTaskLayout(t *testing.T) {
 		}
 	}
 	ct := unsafe.Offsetof(tk.ct)
-	scope := unsafe.Offsetof(tk.own) + unsafe.Offsetof(tk.own.Context)
+	scope := unsafe.Offsetof(tk.own) + unsafe.Offsetof(tk.own.shellContext)
 	if ct < line || ct+unsafe.Sizeof(tk.ct) > 2*line {
 		t.Errorf("task.ct at bytes %d..%d, want it inside the second cache line", ct, ct+unsafe.Sizeof(tk.ct))
 	}
-	if scope < line || scope+unsafe.Sizeof(tk.own.Context) > 2*line {
+	if scope < line || scope+unsafe.Sizeof(tk.own.shellContext) > 2*line {
 		t.Errorf("own's shell.Context at bytes %d..%d, want it inside the second cache line",
-			scope, scope+unsafe.Sizeof(tk.own.Context))
+			scope, scope+unsafe.Sizeof(tk.own.shellContext))
 	}
 	if w := unsafe.Offsetof(tk.waiter); w/line != (w+unsafe.Sizeof(tk.waiter)-1)/line {
 		t.Errorf("task.waiter at bytes %d..%d straddles two cache lines", w, w+unsafe.Sizeof(tk.waiter))

@@ -22,7 +22,7 @@ import (
 // after the start): most runs of a sweep end long before, and then all the
 // watchdog cost them is one runtime timer, not a goroutine and a ticker.
 func (rt *runtime) startWatchdog() (stop func()) {
-	limit := rt.cfg.Watchdog
+	limit := rt.cfg.Hooks.Watchdog
 	if limit < 0 {
 		return func() {}
 	}
@@ -101,10 +101,7 @@ func newLabels(owner any) (labels context.Context, id string) {
 // initLabels gives rt the label set of its task coroutines: its pool's,
 // when it borrows one, so that pooled coroutines keep theirs.
 func (rt *runtime) initLabels() {
-	if p := rt.cfg.Coroutines; p != nil {
-		if p.labels == nil {
-			p.labels, p.labelID = newLabels(p)
-		}
+	if p := rt.pooled; p != nil {
 		rt.labels, rt.labelID = p.labels, p.labelID
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // TestWatchdogNamesStuckTask runs, in a child process, a simulation whose
@@ -18,9 +19,9 @@ import (
 func TestWatchdogNamesStuckTask(t *testing.T) {
 	switch mode := os.Getenv("SIMRT_WATCHDOG_CHILD"); mode {
 	case "plain", "pooled":
-		cfg := Config{Watchdog: 200 * time.Millisecond}
+		cfg := Config{Hooks: Hooks{Watchdog: 200 * time.Millisecond}}
 		if mode == "pooled" {
-			cfg.Coroutines = &Coroutines{}
+			cfg.Hooks.Coroutines = &pool.Coroutines{}
 			New(cfg).Start(func(ctx *Context) { spawnMany(ctx) })
 		}
 		New(cfg).Start(func(ctx *Context) {
@@ -50,7 +51,7 @@ func TestWatchdogNamesStuckTask(t *testing.T) {
 // TestWatchdogSparesBusyTask: a task that computes for longer than the
 // watchdog's limit without parking is slow, not stuck; the run goes on.
 func TestWatchdogSparesBusyTask(t *testing.T) {
-	New(Config{Watchdog: 50 * time.Millisecond}).Start(func(ctx *Context) {
+	New(Config{Hooks: Hooks{Watchdog: 50 * time.Millisecond}}).Start(func(ctx *Context) {
 		end := time.Now().Add(300 * time.Millisecond) // wall clock: the test is about real time
 		n := 0
 		for time.Now().Before(end) {
@@ -71,7 +72,7 @@ func TestWatchdogIgnoresOtherSimulations(t *testing.T) {
 		pacing, release := make(chan struct{}), make(chan struct{})
 		paced := make(chan int, 1)
 		go func() {
-			New(Config{Watchdog: 50 * time.Millisecond}).Start(func(ctx *Context) {
+			New(Config{Hooks: Hooks{Watchdog: 50 * time.Millisecond}}).Start(func(ctx *Context) {
 				paced <- Pace(ctx, 0, func() int {
 					close(pacing)
 					<-release // real work that outlasts the other run's watchdog
@@ -80,7 +81,7 @@ func TestWatchdogIgnoresOtherSimulations(t *testing.T) {
 			})
 		}()
 		<-pacing
-		New(Config{Watchdog: 50 * time.Millisecond}).Start(func(ctx *Context) {
+		New(Config{Hooks: Hooks{Watchdog: 50 * time.Millisecond}}).Start(func(ctx *Context) {
 			end := time.Now().Add(500 * time.Millisecond) // wall clock: ten watchdog spans of computing
 			for time.Now().Before(end) {
 			}
@@ -106,7 +107,7 @@ func TestWatchdogIgnoresOtherSimulations(t *testing.T) {
 func TestWatchdogSparesGoroutineOfTask(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	New(Config{Watchdog: 50 * time.Millisecond}).Start(func(ctx *Context) {
+	New(Config{Hooks: Hooks{Watchdog: 50 * time.Millisecond}}).Start(func(ctx *Context) {
 		started := make(chan struct{})
 		go func() { // a native goroutine by design: what the watchdog must tell apart
 			close(started)
@@ -129,12 +130,12 @@ func TestWatchdogStartsLazily(t *testing.T) {
 		return strings.Count(stacks, "deterministic.(*runtime).startWatchdog") +
 			strings.Count(stacks, "deterministic.(*runtime).watch(")
 	}
-	New(Config{Watchdog: time.Hour}).Start(func(ctx *Context) {
+	New(Config{Hooks: Hooks{Watchdog: time.Hour}}).Start(func(ctx *Context) {
 		if n := watchdogs(); n != 0 {
 			t.Errorf("a run younger than its watchdog's first look has %d watchdog goroutine(s)", n)
 		}
 	})
-	New(Config{Watchdog: 400 * time.Millisecond}).Start(func(ctx *Context) {
+	New(Config{Hooks: Hooks{Watchdog: 400 * time.Millisecond}}).Start(func(ctx *Context) {
 		// Compute (never block: that is what the watchdog reports) until
 		// the first look, due 100 ms in.
 		deadline := time.Now().Add(5 * time.Second) // wall clock: the test is about real time

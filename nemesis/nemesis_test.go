@@ -356,7 +356,7 @@ func hosts(c *fakeCluster, a, b string) [2]netip.Addr {
 
 // quiet returns a runner that discards the log.
 func quiet() *deterministic.Runner {
-	return deterministic.New(deterministic.Config{Seed: 1, LogHandler: slog.DiscardHandler})
+	return deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{LogHandler: slog.DiscardHandler}})
 }
 
 // Draw and the shrinkers panic at the call, naming themselves, when given

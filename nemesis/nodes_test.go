@@ -121,7 +121,7 @@ func (h *heartbeats) allHeard(now time.Time) bool {
 }
 
 func quiet(seed uint64) *deterministic.Runner {
-	return deterministic.New(deterministic.Config{Seed: seed, LogHandler: slog.DiscardHandler})
+	return deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{LogHandler: slog.DiscardHandler}})
 }
 
 // runHB runs the heartbeat cluster with a schedule (drawn from the seed

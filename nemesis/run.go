@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/storage/faulty"
 )
 
@@ -96,7 +95,7 @@ func (m *Nemesis) Healed() bool {
 }
 
 // WaitHealed parks the calling task until the heal has happened.
-func (m *Nemesis) WaitHealed(ctx rtapi.Plumbing) { m.healed.Wait(ctx) }
+func (m *Nemesis) WaitHealed(ctx simrt.Caller) { m.healed.Wait(ctx) }
 
 // Report returns the schedule and what became of each event, for a
 // failure report: one line per event ("applied", "undone at", errors).

@@ -103,7 +103,7 @@ func TestShrinkRunOnFake(t *testing.T) {
 		}
 		return nil
 	}
-	dcfg := deterministic.Config{Seed: 4, LogHandler: slog.DiscardHandler}
+	dcfg := deterministic.Config{Seed: 4, Hooks: deterministic.Hooks{LogHandler: slog.DiscardHandler}}
 	var s Schedule
 	for seed := uint64(0); ; seed++ {
 		if seed == 50 {

@@ -26,9 +26,15 @@ import (
 // but a task must block only through its own Context: blocking through
 // another task's Context panics if both block at once, or once that task
 // has ended. Using a Context after Start has returned panics.
+// shellContext is the shell's context under a name of this package, so
+// that Context embeds it as an unexported field: its methods make Context
+// a simrt.Context, and nothing else of the shell is reachable from a
+// user's Context.
+type shellContext = shell.Context
+
 type Context struct {
-	shell.Context       // first field: the runtime's backend converts (see ctxOf)
-	task          *task // the task the context belongs to
+	shellContext       // first field: the runtime's backend converts (see ctxOf)
+	task         *task // the task the context belongs to
 }
 
 var _ simrt.Context = (*Context)(nil)
@@ -36,14 +42,14 @@ var _ simrt.Context = (*Context)(nil)
 // ctxOf returns the Context whose shell c is (see shell.Outer).
 func ctxOf(c *shell.Context) *Context { return shell.Outer[Context](c) }
 
-var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.Context)] // shell.Outer needs the shell first
+var _ = [1]struct{}{}[unsafe.Offsetof(Context{}.shellContext)] // shell.Outer needs the shell first
 
 // From returns the production context behind ctx. It panics if ctx does not
 // come from this package's runtime.
 func From(ctx simrt.Context) *Context { return shell.From[Context](ctx, "realtime") }
 
 // rt returns the context's runtime.
-func (c *Context) rt() *runtime { return c.Scope().Runtime().Backend().(*runtime) }
+func (c *Context) rt() *runtime { return shell.ScopeOf(&c.shellContext).Runtime().Backend().(*runtime) }
 
 // Logger returns the runtime's logger (Config.Logger) through a
 // telemetry/logging handler: every record carries the name of this
@@ -60,7 +66,7 @@ var _ shell.Backend = (*runtime)(nil)
 // task.
 func (rt *runtime) Derive(parent *shell.Context, s *shell.Scope, n *supervise.Node) simrt.Context {
 	d := &Context{task: ctxOf(parent).task}
-	d.Init(s, n)
+	shell.Init(&d.shellContext, s, n)
 	return d
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/simrt/simrt/internal/shell"
 )
 
 // Interrupting network I/O.
@@ -283,7 +285,7 @@ func (t *task) markGoroutine() {
 	}
 	t.ct.SetWaiter(&x.waiter) // this is the task's goroutine, about to block
 	x.unmarked = getProfLabel()
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), t.ctx.Scope().ProfLabels()))
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), shell.ScopeOf(&t.ctx.shellContext).ProfLabels()))
 	m := getProfLabel()
 	x.marker.Store((*struct{})(m))
 	t.rt().marked.add(m, t)

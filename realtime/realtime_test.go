@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -240,7 +241,7 @@ func TestStrategyOutlivesRuntime(t *testing.T) {
 	var s simrt.Strategy
 	start(realtime.Config{Parallelism: 2}, func(ctx simrt.Context) { s = ctx.Strategy(4) })
 	got := simrt.Map(s, []int{1, 2, 3}, func(v int) int { return v * v })
-	if want := []int{1, 4, 9}; !slicesEqual(got, want) {
+	if want := []int{1, 4, 9}; !slices.Equal(got, want) {
 		t.Errorf("Map = %v, want %v", got, want)
 	}
 }
@@ -307,18 +308,6 @@ func catch(f func()) (v any) {
 	defer func() { v = recover() }()
 	f()
 	return nil
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAbortRacingCompletion aborts tasks while they return: Await reports

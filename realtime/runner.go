@@ -6,6 +6,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/shell"
 )
 
 // Runner runs one production runtime. Make it with New and call Start once.
@@ -69,7 +70,7 @@ func (r *Runner) Start(root func(ctx simrt.Context)) (stop int, err error) {
 	rt.root.ct.SetBackend(rt.root)
 	ctx := &rt.root.ctx
 	ctx.task = rt.root
-	ctx.Init(rt.sh.NewScope("", nil), rt.sh.Tree.Root())
+	shell.Init(&ctx.shellContext, rt.sh.NewScope("", nil), rt.sh.Tree.Root())
 	// A stop signal taken and released at once holds up no Stop, and
 	// tells the stop value once Stop has been called.
 	stopped := rt.sh.Shutdown.Stopped(nil)

@@ -65,7 +65,7 @@ func (rt *runtime) check() { rt.sh.Check() }
 // rtapi.RecordSpawner.SpawnRecord with the record rec (nil for none).
 func (rt *runtime) spawn(ctx *Context, work rtapi.Task, rec *core.TaskRecord) rtapi.Aborter {
 	rt.check()
-	s := ctx.Scope()
+	s := shell.ScopeOf(&ctx.shellContext)
 	label := s.TaskLabel()
 	label.Spawned.Add(1)
 	label.Running.Add(1)
@@ -73,9 +73,9 @@ func (rt *runtime) spawn(ctx *Context, work rtapi.Task, rec *core.TaskRecord) rt
 	t.work = work // its series is label, through its scope
 	t.ct.SetBackend(t)
 	t.ctx.task = t
-	t.ctx.Init(s, nil) // the same runtime, name and attributes
+	shell.Init(&t.ctx.shellContext, s, nil) // the same runtime, name and attributes
 	rt.live.Add(1)
-	if rt.closing.Load() || !ctx.Supervisor().SpawnAt(&t.node) {
+	if rt.closing.Load() || !shell.NodeOf(&ctx.shellContext).SpawnAt(&t.node) {
 		rt.leave()
 		t.endAndRelease()
 		work.Done(simrt.ErrClosed)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
+	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/metrics"
@@ -78,7 +79,7 @@ type taskIO struct {
 	unmarked unsafe.Pointer           // the label set the goroutine had before, for tasks it spawns
 }
 
-func (t *task) name() string { return t.ctx.Scope().Name() }
+func (t *task) name() string { return shell.ScopeOf(&t.ctx.shellContext).Name() }
 
 // rt returns the task's runtime.
 func (t *task) rt() *runtime { return t.ctx.rt() }
@@ -92,7 +93,7 @@ func (t *task) label() *metrics.TaskLabel {
 	if t.isRoot() {
 		return t.rt().rootLabel
 	}
-	return t.ctx.Scope().TaskLabel()
+	return shell.ScopeOf(&t.ctx.shellContext).TaskLabel()
 }
 
 // hasEnded reports whether the task's function has returned or unwound.

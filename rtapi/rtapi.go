@@ -1,7 +1,10 @@
 // Package rtapi is what a runtime implements so that simrt's primitives and
 // simrt.Spawn run on it. User code never needs it: it writes against
-// simrt.Context, which embeds Plumbing. A runtime author implements
-// Plumbing (and the rest of simrt.Context) and keeps one Shutdown.
+// simrt.Context, and passes it to the primitives as their simrt.Caller.
+// A runtime author implements Plumbing (and the rest of simrt.Context).
+//
+// The types are defined in simrt's internal core, where the primitives and
+// both runtimes share them; the names here are the same types (aliases).
 //
 // The smallest use is a runtime's spawn entry point handing a Task its
 // context and its outcome:
@@ -12,61 +15,28 @@
 //	}
 package rtapi
 
-import (
-	"time"
-
-	"github.com/simrt/simrt/internal/core"
-)
+import "github.com/simrt/simrt/internal/core"
 
 // Plumbing is the scheduler interface the blocking primitives (Chan, Mutex,
-// Select, Timeout, ...) and simrt.Spawn are written against. Every
-// simrt.Context is one; both runtimes implement it.
-type Plumbing interface {
-	// SpawnTask starts t as a new task below this context: the runtime calls
-	// t.Run on the new task with the task's simrt.Context, then t.Done with
-	// the outcome (nil after Run returned, a *simrt.PanicError after a
-	// caught panic, simrt.ErrClosed when the task was aborted or could not
-	// start). Done may be called again later (an aborted task reports
-	// ErrClosed at once and again when it has unwound); only the first call
-	// counts. The returned Aborter aborts the task and everything below it.
-	// User code calls simrt.Spawn instead.
-	SpawnTask(t Task) Aborter
-	// CurrentTask returns the task that is making this call.
-	CurrentTask() *core.Task
-	// AfterFunc calls f once d of runtime time has passed, unless the
-	// returned timer is stopped first. f runs outside any task and must only
-	// wake tasks; it must not block.
-	AfterFunc(d time.Duration, f func()) Timer
-}
+// Select, Timeout, ...) and simrt.Spawn are written against: SpawnTask,
+// CurrentTask and AfterFunc. Every simrt.Context is one; both runtimes
+// implement it.
+type Plumbing = core.Plumbing
 
-// Task is the work SpawnTask runs. simrt.Spawn provides one; runtimes call
-// Run on the new task, passing their simrt.Context as ctx, and Done with
-// its outcome.
-type Task interface {
-	Run(ctx Plumbing)
-	Done(err error)
-}
+// Task is the work Plumbing.SpawnTask runs. simrt.Spawn provides one;
+// runtimes call Run on the new task, passing their simrt.Context as ctx,
+// and Done with its outcome.
+type Task = core.Body
 
-// RecordSpawner is a Plumbing whose runtime keeps each task in a
-// core.TaskRecord. simrt.Spawn allocates the record together with the
-// task's handle, one object for both, and calls SpawnRecord instead of
-// SpawnTask, which it is in every other way. The record is zero; the runtime
-// owns it from the call on. A nil rec makes the runtime allocate its own.
-type RecordSpawner interface {
-	SpawnRecord(t Task, rec *core.TaskRecord) Aborter
-}
+// RecordSpawner is a Plumbing whose runtime keeps each task in a task
+// record allocated with the task's handle (see core.RecordSpawner).
+type RecordSpawner = core.RecordSpawner
 
 // Aborter stops a task and everything below it.
-type Aborter interface {
-	Abort()
-}
+type Aborter = core.Aborter
 
 // Timer is a pending AfterFunc call. *time.Timer is one.
-type Timer interface {
-	// Stop prevents the call and reports true, or reports false if the
-	// call already happened or the timer was already stopped.
-	Stop() bool
-}
+type Timer = core.Timer
 
 // TaskFuncs adapts two functions to a Task. Either may be nil.
 type TaskFuncs struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -152,7 +153,7 @@ func TestHelperSpawnTask(t *testing.T) {
 	if !helper(t) {
 		return
 	}
-	simtest.Run(t, deterministic.Config{YieldProbability: 1}, func(t *testing.T, ctx *deterministic.Context) {
+	simtest.Run(t, deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: 1}}, func(t *testing.T, ctx *deterministic.Context) {
 		simrt.Spawn(ctx.Child("w"), func(ctx simrt.Context) int { ctx.Sleep(0); return 1 }).Await(ctx)
 	})
 }
@@ -187,7 +188,7 @@ func TestReplayNamesTheRecordingTest(t *testing.T) {
 		t.Fatalf("recording failed:\n%s", out)
 	}
 	const pkg = "github.com/simrt/simrt/simtest"
-	s, err := deterministic.ReadStreamFile(path)
+	s, err := decision.ReadStreamFile(path)
 	if err != nil || s.Test != "TestHelperDrawRand" || s.Package != pkg {
 		t.Fatalf("the recorded file names test %q of package %q (%v), want TestHelperDrawRand of %s", s.Test, s.Package, err, pkg)
 	}
@@ -203,7 +204,7 @@ func TestReplayNamesTheRecordingTest(t *testing.T) {
 	}
 
 	old := filepath.Join(dir, "old.stream")
-	if err := (&deterministic.Stream{Decisions: s.Decisions}).WriteFile(old); err != nil {
+	if err := (&decision.Stream{Decisions: s.Decisions}).WriteFile(old); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = runHelperStatus(t, "TestHelperSpawnTask", "-simrt.replay="+old)

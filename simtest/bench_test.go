@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkEventLog(b *testing.B) {
 		b.Run("log="+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := range b.N {
-				deterministic.New(deterministic.Config{Seed: uint64(i), EventLog: c.log, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+				deterministic.New(deterministic.Config{Seed: uint64(i), Hooks: deterministic.Hooks{EventLog: c.log, Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 					workload50(nil, ctx)
 				})
 			}
@@ -51,7 +52,7 @@ func BenchmarkExplore(b *testing.B) {
 			for range b.N {
 				ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
 					[]testing.InternalTest{{Name: "BenchmarkSweep", F: func(t *testing.T) {
-						simtest.Explore(t, deterministic.Config{Watchdog: -1}, workload50)
+						simtest.Explore(t, deterministic.Config{Hooks: deterministic.Hooks{Watchdog: -1}}, workload50)
 					}}})
 				if !ok {
 					b.Fatal("sweep failed")
@@ -77,10 +78,10 @@ func BenchmarkSimulation(b *testing.B) {
 				done := make(chan struct{})
 				for range workers {
 					go func() {
-						var pool deterministic.Coroutines
-						defer pool.Close()
+						var coros pool.Coroutines
+						defer coros.Close()
 						for s := range seeds {
-							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1, Coroutines: &pool}).Start(func(ctx *deterministic.Context) {
+							deterministic.New(deterministic.Config{Seed: s, Hooks: deterministic.Hooks{Watchdog: -1, Coroutines: &coros}}).Start(func(ctx *deterministic.Context) {
 								workload50(nil, ctx)
 							})
 						}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // BranchOptions configures Branch and BranchSearch.
@@ -37,7 +39,7 @@ const defaultBranchRuns = 1000
 type BranchSite struct {
 	// Hit is the goal and its stream position in the run that first
 	// reached it.
-	Hit deterministic.Hit
+	Hit decision.Hit
 	// Run is that run's number, counting from 1.
 	Run int
 	// Depth is how many earlier goals lie on the prefix that run replayed:
@@ -60,7 +62,7 @@ type BranchReport struct {
 	// Failing is the complete decision stream of the first failing run,
 	// nil if none failed. Replaying it (Config.Replay) reruns that run
 	// whatever the seed, since the stream makes every choice.
-	Failing *deterministic.Stream
+	Failing *decision.Stream
 	// FailingSeed is the seed that run continued its prefix with.
 	FailingSeed uint64
 }
@@ -68,7 +70,7 @@ type BranchReport struct {
 // prefix is a stored start of a run: the decisions up to a goal's first
 // hit, and how many goals lie on it (that one included).
 type prefix struct {
-	decisions []deterministic.Decision
+	decisions []decision.Decision
 	depth     int
 }
 
@@ -77,16 +79,16 @@ type prefix struct {
 // the same up to there) and then leaves the choices to the run's fresh
 // seed, and it collects the run's first hits.
 type brancher struct {
-	deterministic.Stream
-	hits []deterministic.Hit
+	decision.Stream
+	hits []decision.Hit
 }
 
-// FirstHit implements deterministic.HitObserver.
-func (b *brancher) FirstHit(h deterministic.Hit) { b.hits = append(b.hits, h) }
+// FirstHit implements decision.HitObserver.
+func (b *brancher) FirstHit(h decision.Hit) { b.hits = append(b.hits, h) }
 
 // hitKey identifies a goal across runs.
 type hitKey struct {
-	kind deterministic.HitKind
+	kind decision.HitKind
 	name string
 	file string
 	line int
@@ -115,17 +117,17 @@ func BranchSearch(cfg deterministic.Config, opts BranchOptions, try func(cfg det
 		budget = defaultBranchRuns
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6272616e6368)) // "branch"
-	pool := []prefix{{}}
+	prefixes := []prefix{{}}
 	seen := make(map[hitKey]bool)
 	var rep BranchReport
 	for rep.Runs < budget {
 		rep.Runs++
-		p := pool[rng.IntN(len(pool))]
+		p := prefixes[rng.IntN(len(prefixes))]
 		seed := rng.Uint64()
-		dec := &brancher{Stream: deterministic.Stream{Decisions: p.decisions}}
-		rec := &deterministic.Stream{}
+		dec := &brancher{Stream: decision.Stream{Decisions: p.decisions}}
+		rec := &decision.Stream{}
 		c := cfg
-		c.Seed, c.Replay, c.Record = seed, dec, rec
+		c.Seed, c.Replay, c.Hooks.Record = seed, dec, rec
 		failed := try(c)
 		for _, h := range dec.hits {
 			k := hitKey{h.Kind, h.Name, h.Site.File, h.Site.Line}
@@ -135,7 +137,7 @@ func BranchSearch(cfg deterministic.Config, opts BranchOptions, try func(cfg det
 			seen[k] = true
 			rep.Sites = append(rep.Sites, BranchSite{Hit: h, Run: rep.Runs, Depth: p.depth})
 			if h.Position <= uint64(len(rec.Decisions)) {
-				pool = append(pool, prefix{decisions: rec.Decisions[:h.Position:h.Position], depth: p.depth + 1})
+				prefixes = append(prefixes, prefix{decisions: rec.Decisions[:h.Position:h.Position], depth: p.depth + 1})
 			}
 		}
 		if !failed {
@@ -183,13 +185,13 @@ func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOption
 	if st.events == autoEvents {
 		st.events = 0
 	}
-	if cfg.EventLog == 0 {
-		cfg.EventLog = st.events
+	if cfg.Hooks.EventLog == 0 {
+		cfg.Hooks.EventLog = st.events
 	}
-	var pool deterministic.Coroutines
-	defer pool.Close()
-	if cfg.Coroutines == nil {
-		cfg.Coroutines = &pool
+	var coros pool.Coroutines
+	defer coros.Close()
+	if cfg.Hooks.Coroutines == nil {
+		cfg.Hooks.Coroutines = &coros
 	}
 	n := 0
 	rep := BranchSearch(cfg, opts, func(c deterministic.Config) bool {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // twoRare fails only when Buggify site "first_rare" fires in its first
@@ -55,9 +57,9 @@ func tryBody(cfg deterministic.Config, body func(*deterministic.Context) bool) (
 
 // explored is what the test saw of one run of the explorer.
 type explored struct {
-	prefix []deterministic.Decision
-	record *deterministic.Stream
-	events []deterministic.Event
+	prefix []decision.Decision
+	record *decision.Stream
+	events []audit.Event
 	// eventsAt[k] is how many events the run had audited when it made
 	// decision k.
 	eventsAt []int
@@ -80,7 +82,7 @@ type watcher struct {
 	at  *[]int
 }
 
-func (w watcher) Decide(pos uint64, k deterministic.Kind) (uint64, bool) {
+func (w watcher) Decide(pos uint64, k decision.Kind) (uint64, bool) {
 	n := 0
 	if *w.aud != nil {
 		n = int((*w.aud).Log().Total())
@@ -96,9 +98,9 @@ func (w watcher) Decide(pos uint64, k deterministic.Kind) (uint64, bool) {
 func TestBranchReplaysPrefixExactly(t *testing.T) {
 	var runs []explored
 	cfg := twoRareConfig
-	cfg.EventLog = -1
+	cfg.Hooks.EventLog = -1
 	rep := BranchSearch(cfg, BranchOptions{Runs: 400, KeepGoing: true}, func(c deterministic.Config) bool {
-		e := explored{prefix: c.Replay.(*brancher).Decisions, record: c.Record}
+		e := explored{prefix: c.Replay.(*brancher).Decisions, record: c.Hooks.Record}
 		var aud *deterministic.Auditor
 		c.Replay = watcher{c.Replay.(*brancher), &aud, &e.eventsAt}
 		failed := tryBody(c, func(ctx *deterministic.Context) bool {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -92,7 +93,7 @@ func TestBranchReportsReproduction(t *testing.T) {
 	if b, err := seedOnly.CombinedOutput(); err != nil {
 		t.Errorf("the failing run's seed alone fails too; the prefix should be needed:\n%s", b)
 	}
-	s, err := deterministic.ReadStreamFile(out)
+	s, err := decision.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

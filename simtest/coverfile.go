@@ -7,77 +7,19 @@ import (
 	"strings"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest/coverfile"
 )
 
-// CoverRecord is one line of a -simrt.coverfile: what one Explore sweep
-// covered. simrt sweep reads these lines back from each of its processes
-// and merges them.
-type CoverRecord struct {
-	// Test is the name of the test that called Explore.
-	Test string `json:"test"`
-	// Runs is the number of runs (seeds) the sweep added.
-	Runs uint64 `json:"runs"`
-	// Faults counts the faults injected over all runs, by kind (see
-	// deterministic.Context.Faults).
-	Faults map[string]uint64 `json:"faults"`
-	// Effects sums what the faults did over all runs, by counter (see
-	// deterministic.Coverage.Effects): "sends_held", "ops_failed", ...
-	Effects map[string]uint64 `json:"effects"`
-	// Properties are the properties some run reached.
-	Properties []CoverProperty `json:"properties"`
-	// Buggify are the Buggify sites some run called.
-	Buggify []CoverBuggify `json:"buggify"`
-	// Unreached are the calls found in the package's source (with a
-	// constant message or site name) that no run reached. simrt sweep
-	// reports a site as never reached when every process's record lists it.
-	Unreached []CoverSite `json:"unreached"`
-}
-
-// CoverSite is a call of a property function or of Buggify found in the
-// source that no run reached.
-type CoverSite struct {
-	Kind    string `json:"kind"`    // "Always", ..., or "Buggify"
-	Message string `json:"message"` // the message, or Buggify's site name
-	File    string `json:"file"`    // the last directory and the file name
-	Line    int    `json:"line"`    // the call's first line
-}
-
-// CoverProperty is one property of a CoverRecord, as in
-// deterministic.PropertyCoverage.
-type CoverProperty struct {
-	Kind        string `json:"kind"`
-	Message     string `json:"message"`
-	File        string `json:"file"`
-	Line        int    `json:"line"`
-	Runs        uint64 `json:"runs"`
-	TrueRuns    uint64 `json:"true_runs"`
-	FalseRuns   uint64 `json:"false_runs"`
-	Evaluations uint64 `json:"evaluations"`
-}
-
-// CoverBuggify is one Buggify site of a CoverRecord, as in
-// deterministic.BuggifyCoverage.
-type CoverBuggify struct {
-	Name        string `json:"name"`
-	File        string `json:"file"`
-	Line        int    `json:"line"`
-	Runs        uint64 `json:"runs"`
-	EnabledRuns uint64 `json:"enabled_runs"`
-	FiredRuns   uint64 `json:"fired_runs"`
-	Calls       uint64 `json:"calls"`
-	Fires       uint64 `json:"fires"`
-}
-
 // coverRecord renders cov as the record of test.
-func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSite) CoverRecord {
-	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{}, Effects: map[string]uint64{},
-		Properties: []CoverProperty{}, Buggify: []CoverBuggify{}, Unreached: []CoverSite{}}
+func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSite) coverfile.Record {
+	r := coverfile.Record{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{}, Effects: map[string]uint64{},
+		Properties: []coverfile.Property{}, Buggify: []coverfile.Buggify{}, Unreached: []coverfile.Site{}}
 	for _, s := range unreached {
 		kind := "Buggify"
 		if s.kind != 0 {
 			kind = s.kind.String()
 		}
-		r.Unreached = append(r.Unreached, CoverSite{Kind: kind, Message: s.message, File: s.file, Line: s.from})
+		r.Unreached = append(r.Unreached, coverfile.Site{Kind: kind, Message: s.message, File: s.file, Line: s.from})
 	}
 	for _, f := range cov.Faults() {
 		r.Faults[f.Kind] = f.Count
@@ -86,12 +28,12 @@ func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSit
 		r.Effects[e.Kind] = e.Count
 	}
 	for _, p := range cov.Properties() {
-		r.Properties = append(r.Properties, CoverProperty{Kind: p.Kind.String(), Message: p.Message,
+		r.Properties = append(r.Properties, coverfile.Property{Kind: p.Kind.String(), Message: p.Message,
 			File: p.Site.File, Line: p.Site.Line, Runs: p.Runs, TrueRuns: p.TrueRuns, FalseRuns: p.FalseRuns,
 			Evaluations: p.Evaluations})
 	}
 	for _, s := range cov.Buggify() {
-		r.Buggify = append(r.Buggify, CoverBuggify{Name: s.Name, File: s.Site.File, Line: s.Site.Line,
+		r.Buggify = append(r.Buggify, coverfile.Buggify{Name: s.Name, File: s.Site.File, Line: s.Site.Line,
 			Runs: s.Runs, EnabledRuns: s.EnabledRuns, FiredRuns: s.FiredRuns, Calls: s.Calls, Fires: s.Fires})
 	}
 	return r

@@ -11,6 +11,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/simtest"
+	"github.com/simrt/simrt/simtest/coverfile"
 )
 
 // TestHelperFaults sweeps a partition and a Sometimes true on some seeds.
@@ -55,7 +56,7 @@ func TestSweepReportsFaultsAndProperties(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("coverage file has %d lines, want 1:\n%s", len(lines), data)
 	}
-	var rec simtest.CoverRecord
+	var rec coverfile.Record
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatalf("coverage file: %v:\n%s", err, data)
 	}

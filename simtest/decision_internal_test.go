@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // TestDecisionStringSaysWhatItMeant: a decision prints what it decided
@@ -13,15 +13,15 @@ import (
 // its kind and raw bits.
 func TestDecisionStringSaysWhatItMeant(t *testing.T) {
 	for _, c := range []struct {
-		d    deterministic.Decision
+		d    decision.Decision
 		want string
 	}{
-		{deterministic.Decision{Kind: deterministic.KindYield, Value: 0x0268000000000000}, "the task yielded"},
-		{deterministic.Decision{Kind: deterministic.KindYield, Value: math.MaxUint64}, "the task went on"},
-		{deterministic.Decision{Kind: deterministic.KindSpawn, Value: 1 << 62}, "the creator went on"},
-		{deterministic.Decision{Kind: deterministic.KindSchedule, Value: math.MaxUint64}, "ready list: a shuffle step that keeps the order"},
-		{deterministic.Decision{Kind: deterministic.KindSchedule, Value: 0x2f53000000000000}, "ready list: a shuffle step, draw 0.1849"},
-		{deterministic.Decision{Kind: deterministic.KindSelect, Value: 1}, "Select: tries its first case first"},
+		{decision.Decision{Kind: decision.KindYield, Value: 0x0268000000000000}, "the task yielded"},
+		{decision.Decision{Kind: decision.KindYield, Value: math.MaxUint64}, "the task went on"},
+		{decision.Decision{Kind: decision.KindSpawn, Value: 1 << 62}, "the creator went on"},
+		{decision.Decision{Kind: decision.KindSchedule, Value: math.MaxUint64}, "ready list: a shuffle step that keeps the order"},
+		{decision.Decision{Kind: decision.KindSchedule, Value: 0x2f53000000000000}, "ready list: a shuffle step, draw 0.1849"},
+		{decision.Decision{Kind: decision.KindSelect, Value: 1}, "Select: tries its first case first"},
 	} {
 		got := decisionString(c.d)
 		if !strings.Contains(got, c.want) || !strings.Contains(got, c.d.Kind.String()+" 0x") {

@@ -37,9 +37,9 @@ func CheckDeterminism(t *testing.T, cfg deterministic.Config, root Func) {
 // when the runs agree (or when the first run failed, which is reported).
 func checkDeterminism(t *testing.T, cfg deterministic.Config, root Func, crypto bool) *Divergence {
 	t.Helper()
-	cfg.EventLog = -1
-	cfg.Coverage = nil // repeats of the seed are no more coverage
-	var runs [2][]deterministic.Event
+	cfg.Hooks.EventLog = -1
+	cfg.Hooks.Coverage = nil // repeats of the seed are no more coverage
+	var runs [2][]audit.Event
 	for i := range runs {
 		if crypto {
 			cryptotest.SetGlobalRandom(t, cfg.Seed)
@@ -65,7 +65,7 @@ type Divergence struct {
 	Index uint64
 	// First and Second are that event in each run; nil when that run had
 	// no more events.
-	First, Second *deterministic.Event
+	First, Second *audit.Event
 	// Causes lists the likely causes, the likeliest first.
 	Causes []string
 }
@@ -73,7 +73,7 @@ type Divergence struct {
 // Compare returns where two event streams of the same seed first differ,
 // or nil when they are identical. Events are compared by kind, task,
 // simulated time and fields.
-func Compare(first, second []deterministic.Event) *Divergence {
+func Compare(first, second []audit.Event) *Divergence {
 	n := min(len(first), len(second))
 	for i := range n {
 		if !sameEvent(first[i], second[i]) {
@@ -95,7 +95,7 @@ func Compare(first, second []deterministic.Event) *Divergence {
 	return d
 }
 
-func sameEvent(a, b deterministic.Event) bool {
+func sameEvent(a, b audit.Event) bool {
 	if a.Label != b.Label || a.Task != b.Task || !a.Time.Equal(b.Time) || len(a.Fields) != len(b.Fields) {
 		return false
 	}
@@ -111,7 +111,7 @@ func sameEvent(a, b deterministic.Event) bool {
 func (d *Divergence) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "first divergent event: #%d\n", d.Index)
-	for i, e := range []*deterministic.Event{d.First, d.Second} {
+	for i, e := range []*audit.Event{d.First, d.Second} {
 		fmt.Fprintf(&b, "  run %d: ", i+1)
 		if e == nil {
 			b.WriteString("(no event: this run had ended)\n")
@@ -169,7 +169,7 @@ const (
 )
 
 // causes ranks the usual causes by what the divergent events show.
-func causes(a, b *deterministic.Event) []string {
+func causes(a, b *audit.Event) []string {
 	e := a
 	if e == nil {
 		e = b

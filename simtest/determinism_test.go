@@ -76,7 +76,7 @@ func TestDeterminismCheckNamesFirstDivergence(t *testing.T) {
 }
 
 func TestCompareLongerRun(t *testing.T) {
-	a := []deterministic.Event{{Index: 0, Label: audit.Spawn}, {Index: 1, Label: audit.Rand}}
+	a := []audit.Event{{Index: 0, Label: audit.Spawn}, {Index: 1, Label: audit.Rand}}
 	if d := Compare(a, a[:1]); d == nil || d.Index != 1 || d.First == nil || d.Second != nil {
 		t.Errorf("Compare = %+v", d)
 	}

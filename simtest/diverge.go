@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // watchedStream replays a stream file through inner (the file's stream,
-// or with -simrt.replaydefaults a deterministic.DefaultAfter of it) and
+// or with -simrt.replaydefaults a decision.DefaultAfter of it) and
 // warns once, on t, at the first decision whose kind differs from the
 // run's: the file was recorded by another test or program, or the code
 // changed, and from there on the seed (or the default) decides where the
@@ -19,24 +19,24 @@ import (
 type watchedStream struct {
 	t        *testing.T
 	path     string
-	s        *deterministic.Stream
-	inner    deterministic.Decider
+	s        *decision.Stream
+	inner    decision.Decider
 	defaults bool // inner answers the default where s has no decision
 	warned   bool
 }
 
 // watchStream returns the Decider that replays s, read from path, for t:
-// with defaults, as deterministic.DefaultAfter does.
-func watchStream(t *testing.T, path string, s *deterministic.Stream, defaults bool) deterministic.Decider {
+// with defaults, as decision.DefaultAfter does.
+func watchStream(t *testing.T, path string, s *decision.Stream, defaults bool) decision.Decider {
 	w := &watchedStream{t: t, path: path, s: s, inner: s, defaults: defaults}
 	if defaults {
-		w.inner = deterministic.DefaultAfter{Stream: s}
+		w.inner = decision.DefaultAfter{Stream: s}
 	}
 	return w
 }
 
-// Decide implements deterministic.Decider.
-func (w *watchedStream) Decide(pos uint64, kind deterministic.Kind) (uint64, bool) {
+// Decide implements decision.Decider.
+func (w *watchedStream) Decide(pos uint64, kind decision.Kind) (uint64, bool) {
 	if !w.warned && pos < uint64(len(w.s.Decisions)) && w.s.Decisions[pos].Kind != kind {
 		w.warned = true
 		flags, decides := "-simrt.replay="+w.path, "the seed decides"
@@ -56,7 +56,7 @@ func (w *watchedStream) Decide(pos uint64, kind deterministic.Kind) (uint64, boo
 // at the first decision that differs. A stream that names no test (format
 // 1, or made by hand) is not checked; nor is the package when either side
 // does not know it.
-func warnOtherRecorder(t *testing.T, path, name string, s *deterministic.Stream) {
+func warnOtherRecorder(t *testing.T, path, name string, s *decision.Stream) {
 	pkg := testPackage()
 	if s.Test == "" || s.Test == name && (s.Package == "" || pkg == "" || s.Package == pkg) {
 		return
@@ -89,9 +89,9 @@ func testPackage() string {
 }
 
 // recorded returns s named as recorded by test name of this binary's
-// package, for a stream file: a copy, so that a Config.Record of the
+// package, for a stream file: a copy, so that a Config.Hooks.Record of the
 // caller's is left as it was.
-func recorded(s *deterministic.Stream, name string) *deterministic.Stream {
+func recorded(s *decision.Stream, name string) *decision.Stream {
 	c := *s
 	c.Test, c.Package = name, testPackage()
 	return &c

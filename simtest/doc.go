@@ -74,7 +74,7 @@
 // waits on and since when (see deterministic.Verdict). The last events
 // before the failure follow, with task names and decoded ids and timers,
 // the failing task's marked '>'. Each simulation's log (simrt.Logger, see
-// deterministic.Config.LogHandler) is captured, and its last 100 records
+// deterministic.Config.Hooks.LogHandler) is captured, and its last 100 records
 // are printed in the report of a failing seed, never for a passing one.
 //
 // A log.Fatal (Fatalf, Fatalln) called from a simulated task does not end
@@ -119,7 +119,7 @@
 //
 // # Minimal reproductions
 //
-// Every run is a stream of decisions (deterministic.Stream). With
+// Every run is a stream of decisions (decision.Stream). With
 // -simrt.shrink (SIMRT_SHRINK) a failing seed is shrunk: its stream is cut
 // to the shortest prefix that still fails and its decisions are set to
 // their kinds' defaults (no yield, first choice, no fault) by delta

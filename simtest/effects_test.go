@@ -8,6 +8,7 @@ import (
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/simtest"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // TestHelperEffects fails after a partition refused a dial and a failed
@@ -25,7 +26,7 @@ func TestHelperEffects(t *testing.T) {
 		}
 		ca.Dial(netip.AddrPortFrom(b, 80))
 		ctx.Sleep(time.Second)
-		ctx.SetDiskFault(deterministic.DiskFault{Fail: true})
+		ctx.SetDiskFault(faulty.DiskFault{Fail: true})
 		ctx.Open("p", []byte("b"))
 		t.Error("planted failure")
 	})

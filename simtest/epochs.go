@@ -83,8 +83,8 @@ func ExploreEpochs(t *testing.T, cfg deterministic.Config, epochs int, root Epoc
 // is the test to replay.
 func runEpochsSeed(t *testing.T, name string, cfg deterministic.Config, st settings, epochs int, root EpochFunc) {
 	t.Helper()
-	if cfg.EventLog == 0 {
-		cfg.EventLog = st.events
+	if cfg.Hooks.EventLog == 0 {
+		cfg.Hooks.EventLog = st.events
 	}
 	if f := simulateEpochs(t, name, cfg, epochs, root); f != nil {
 		f.events = lastEvents(f.events, st.events)

@@ -8,6 +8,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/simtest"
+	"github.com/simrt/simrt/telemetry/audit"
 )
 
 // elect stands for system code: it takes a simrt.Context and never learns
@@ -73,9 +74,9 @@ func ExampleSeedCrypto() {
 
 // Compare finds where two event streams of one seed part.
 func ExampleCompare() {
-	run := func(peer string) []deterministic.Event {
-		var log []deterministic.Event
-		deterministic.New(deterministic.Config{EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	run := func(peer string) []audit.Event {
+		var log []audit.Event
+		deterministic.New(deterministic.Config{Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 			simrt.Spawn(ctx.Child(peer), func(ctx simrt.Context) int { return 0 }).Await(ctx)
 			log = ctx.Auditor().Log().Events()
 		})

@@ -39,7 +39,7 @@ import (
 // package's source (and in the packages of its module it imports) that no
 // seed reached, and the faults the runs injected by kind ("faults
 // injected: clog 12, partition 41"; see deterministic.Context.Faults). With
-// -simrt.coverfile it also appends them to a file as JSON (CoverRecord).
+// -simrt.coverfile it also appends them to a file as JSON (coverfile.Record).
 // With -simrt.strict (SIMRT_STRICT) a missed goal (an Always
 // or Reachable never reached, a Sometimes never true, a Buggify site that
 // never fired) fails the test. cfg.Coverage, when set, receives the runs'
@@ -74,7 +74,7 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 		}
 	}
 
-	cov := cfg.Coverage
+	cov := cfg.Hooks.Coverage
 	if cov == nil {
 		cov = &deterministic.Coverage{}
 	}
@@ -83,11 +83,11 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	rep := sweepSubtests(t, st, workers, gc, func(t *testing.T, w *sweep.Worker, seed uint64) {
 		c := cfg
 		c.Seed = seed
-		c.Coverage = cov
-		if c.Coroutines == nil {
+		c.Hooks.Coverage = cov
+		if c.Hooks.Coroutines == nil {
 			// The worker's simulations run one after another, so they can
 			// share idle task coroutines instead of each making its own.
-			c.Coroutines = w.Coroutines
+			c.Hooks.Coroutines = w.Coroutines
 		}
 		runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
 		if t.Failed() {

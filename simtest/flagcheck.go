@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/nemesis"
 )
 
@@ -30,7 +30,7 @@ func checkPaths(st settings) error {
 		}
 	}
 	if st.replay != "" {
-		if _, err := deterministic.ReadStreamFile(st.replay); err != nil {
+		if _, err := decision.ReadStreamFile(st.replay); err != nil {
 			// The words of the check in setupStreams, which it forestalls.
 			return fmt.Errorf("simrt: -simrt.replay=%s: %w", st.replay, err)
 		}

@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // Fuzz makes f a fuzz test of root over the simulator's decision stream:
 // each input is one run, its bytes fed to the stream through
-// deterministic.Bytes (the first 8 bytes are the seed, then one byte per
+// decision.Bytes (the first 8 bytes are the seed, then one byte per
 // decision: schedule, yields, faults, draws, Buggify; past the input's end
 // the seed decides). So
 //
@@ -64,11 +65,11 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 				st.events = 0
 			}
 		}
-		d := deterministic.NewBytes(data)
+		d := decision.NewBytes(data)
 		c := cfg
 		c.Seed, c.Replay = d.Seed(), d
-		if c.EventLog == 0 {
-			c.EventLog = st.events
+		if c.Hooks.EventLog == 0 {
+			c.Hooks.EventLog = st.events
 		}
 		name := t.Name()
 		seed := slices.IndexFunc(seeds, func(s []byte) bool { return bytes.Equal(s, data) })

@@ -18,7 +18,7 @@ import (
 // counter under a mutex while the fuzzer's bytes pick the schedule. Plain
 // go test runs its seed inputs; go test -fuzz FuzzCounter explores.
 func FuzzCounter(f *testing.F) {
-	simtest.Fuzz(f, deterministic.Config{YieldProbability: 0.5}, func(t *testing.T, ctx *deterministic.Context) {
+	simtest.Fuzz(f, deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: 0.5}}, func(t *testing.T, ctx *deterministic.Context) {
 		var mu simrt.Mutex
 		n := 0
 		var hs []*simrt.Handle[int]

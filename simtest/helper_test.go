@@ -67,7 +67,7 @@ func TestHelperStall(t *testing.T) {
 	}
 	// NoYield: the waiter must be the last task to run before the stall
 	// (a spawned task that runs first leaves the root last).
-	simtest.Run(t, deterministic.Config{Seed: 7, YieldProbability: deterministic.NoYield}, func(t *testing.T, ctx *deterministic.Context) {
+	simtest.Run(t, deterministic.Config{Seed: 7, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}, func(t *testing.T, ctx *deterministic.Context) {
 		ch := simrt.NewChan[int](1)
 		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v }).Await(ctx)
 	})
@@ -98,7 +98,7 @@ func TestHelperError(t *testing.T) {
 		return
 	}
 	// NoYield: the expected times assume tasks switch only where they park.
-	simtest.Run(t, deterministic.Config{Seed: 7, YieldProbability: deterministic.NoYield}, func(t *testing.T, ctx *deterministic.Context) {
+	simtest.Run(t, deterministic.Config{Seed: 7, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}, func(t *testing.T, ctx *deterministic.Context) {
 		h := simrt.Spawn(ctx.Child("checker"), func(ctx simrt.Context) int {
 			ctx.Sleep(2 * time.Millisecond)
 			simrt.Logger(ctx).Info("checking", "want", 42)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // decisionsAround is how many decisions either side of the inevitable one
@@ -20,7 +21,7 @@ const decisionsAround = 4
 // replaying that prefix and continuing with fresh seeds nearly all fail
 // the same way. It logs the decision that ends the prefix, the decisions
 // and the events around it.
-func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *deterministic.Stream) {
+func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *decision.Stream) {
 	t.Helper()
 	p := newProber(t, name, 0, st)
 	class, out, err := p.run(probe{stream: orig, seed: seed, mark: -1})
@@ -36,7 +37,7 @@ func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *d
 	var runErr error
 	seen := map[[2]int]bool{} // (prefix, continuation): failed the same way
 	rate := func(prefix, stopEarly int) (failed, ran int) {
-		s := &deterministic.Stream{Decisions: orig.Decisions[:prefix]}
+		s := &decision.Stream{Decisions: orig.Decisions[:prefix]}
 		return continuations(st.continuations, st.inevitableRate, stopEarly, func(i int) bool {
 			if f, ok := seen[[2]int{prefix, i}]; ok {
 				return f
@@ -153,19 +154,19 @@ func continuationSeed(seed uint64, i int) uint64 {
 // the run (a yield, a spawn, a Buggify draw: their probabilities are the
 // Config's, so the draw is shown against the defaults). A task's own draw
 // (rand) is its value.
-func decisionString(d deterministic.Decision) string {
+func decisionString(d decision.Decision) string {
 	s := fmt.Sprintf("%s %#016x", d.Kind, d.Value)
 	if d.IsDefault() {
 		s += " (default)"
 	}
-	if d.Kind == deterministic.KindRand {
+	if d.Kind == decision.KindRand {
 		return s
 	}
 	return s + ": " + decisionMeaning(d)
 }
 
 // decisionMeaning says what d decided, in words.
-func decisionMeaning(d deterministic.Decision) string {
+func decisionMeaning(d decision.Decision) string {
 	u := float64(d.Value>>11) * 0x1p-53 // the draw in [0, 1), as the runtime reads it
 	byDefault := func(p float64, yes, no string) string {
 		if d.Value < uint64(p*(1<<64)) {
@@ -174,27 +175,27 @@ func decisionMeaning(d deterministic.Decision) string {
 		return no
 	}
 	switch d.Kind {
-	case deterministic.KindYield:
+	case decision.KindYield:
 		return fmt.Sprintf("scheduling point: draw %.4f, %s", u,
 			byDefault(deterministic.DefaultYieldProbability, "the task yielded (below the default YieldProbability 0.05)", "the task went on (at the default YieldProbability 0.05)"))
-	case deterministic.KindSpawn:
+	case decision.KindSpawn:
 		return fmt.Sprintf("spawn: draw %.4f, %s", u,
 			byDefault(deterministic.DefaultYieldProbability, "the new task ran first (below the default YieldProbability 0.05)", "the creator went on (at the default YieldProbability 0.05)"))
-	case deterministic.KindBuggify:
+	case decision.KindBuggify:
 		return fmt.Sprintf("Buggify draw %.4f: %s", u, byDefault(0.25, "fires or enables a site at the default probability 0.25", "holds a site at the default probability 0.25"))
-	case deterministic.KindSchedule:
+	case decision.KindSchedule:
 		if d.IsDefault() {
 			return "ready list: a shuffle step that keeps the order"
 		}
 		return fmt.Sprintf("ready list: a shuffle step, draw %.4f (swaps the k-th task with the one at ⌊draw·k⌋)", u)
-	case deterministic.KindSelect:
+	case decision.KindSelect:
 		if d.IsDefault() {
 			return "Select: tries its first case first"
 		}
 		return fmt.Sprintf("Select: draw %.4f (tries case ⌊draw·n⌋ of n first)", u)
-	case deterministic.KindFault:
+	case decision.KindFault:
 		return fmt.Sprintf("fault model: draw %.4f (a fault, loss or delay when below its probability)", u)
-	case deterministic.KindPriority:
+	case decision.KindPriority:
 		return "PCT: a priority or change-point draw"
 	}
 	return d.Kind.String()

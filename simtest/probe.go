@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // A prober runs one seed of the test again in a fresh process of the test
@@ -59,7 +60,7 @@ func (p *prober) spent() bool { return p.limit > 0 && p.runs >= p.limit }
 
 // probe is one try.
 type probe struct {
-	stream   *deterministic.Stream
+	stream   *decision.Stream
 	seed     uint64
 	defaults bool   // -simrt.replaydefaults
 	record   string // -simrt.record file, or ""
@@ -150,15 +151,15 @@ const markEnv = "SIMRT_INTERNAL_MARK"
 // every decision on to next and remembers how many events the run had
 // audited when it asked for decision pos.
 type marker struct {
-	next  deterministic.Decider
+	next  decision.Decider
 	pos   uint64
 	aud   **deterministic.Auditor
 	found bool
 	total uint64
 }
 
-// Decide implements deterministic.Decider.
-func (m *marker) Decide(pos uint64, kind deterministic.Kind) (uint64, bool) {
+// Decide implements decision.Decider.
+func (m *marker) Decide(pos uint64, kind decision.Kind) (uint64, bool) {
 	if pos == m.pos && !m.found {
 		m.found = true
 		if a := *m.aud; a != nil {

@@ -29,11 +29,11 @@ type locator struct {
 	task  string
 	time  time.Time
 	// events and total are the event log as it was at that resume.
-	events []deterministic.Event
+	events []audit.Event
 	total  uint64
 }
 
-// hook returns the Config.AfterResume that locates the failure, calling
+// hook returns the Config.Hooks.AfterResume that locates the failure, calling
 // next (the user's hook) too.
 func (l *locator) hook(next func(string, time.Time)) func(string, time.Time) {
 	return func(task string, now time.Time) {
@@ -54,7 +54,7 @@ func (l *locator) hook(next func(string, time.Time)) func(string, time.Time) {
 const reportLogRecords = 100
 
 // logRing keeps the last records a simulation logged through its contexts'
-// loggers (Config.LogHandler), rendered by a text handler, for the report
+// loggers (Config.Hooks.LogHandler), rendered by a text handler, for the report
 // of a failing seed. Passing seeds print nothing.
 type logRing struct {
 	mu      sync.Mutex // a text handler may be shared by goroutines of the user's
@@ -87,7 +87,7 @@ func (r *logRing) lines() ([]string, int) {
 	return out, r.total
 }
 
-// handler returns the Config.LogHandler that captures into r and also
+// handler returns the Config.Hooks.LogHandler that captures into r and also
 // passes every record to user, the handler the test configured, if any.
 func (r *logRing) handler(user slog.Handler) slog.Handler {
 	capture := slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelDebug})
@@ -129,7 +129,7 @@ func (h teeHandler) WithGroup(name string) slog.Handler {
 // task by name, and the fields decoded where the kind is known (task ids
 // as numbers, timers as times) rather than in hex. Events of the task in
 // focus, the one that failed, are marked with '>'.
-func formatEvent(e deterministic.Event, start time.Time, focus string, hasFocus bool) string {
+func formatEvent(e audit.Event, start time.Time, focus string, hasFocus bool) string {
 	var b strings.Builder
 	f := e.Fields
 	resume := e.Label == audit.ProcessTask && len(f) == 2 && len(f[0]) == 8

@@ -95,10 +95,10 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 			return
 		}
 	}
-	if trace != "" && cfg.EventLog >= 0 {
-		cfg.EventLog = -1
-	} else if cfg.EventLog == 0 {
-		cfg.EventLog = st.events
+	if trace != "" && cfg.Hooks.EventLog >= 0 {
+		cfg.Hooks.EventLog = -1
+	} else if cfg.Hooks.EventLog == 0 {
+		cfg.Hooks.EventLog = st.events
 	}
 	var aud *deterministic.Auditor
 	defer func() {
@@ -139,7 +139,7 @@ type failure struct {
 	start  time.Time
 	stack  []byte
 	state  string
-	events []deterministic.Event
+	events []audit.Event
 	total  uint64
 	// first is where the test was first marked failed, when simtest
 	// located it (see locator).
@@ -227,8 +227,8 @@ type watch struct {
 func newWatch(t *testing.T, cfg deterministic.Config, label func(string) string) *watch {
 	h := &watch{t: t, label: label, failedBefore: t.Failed(), logs: &logRing{}}
 	h.loc = &locator{t: t, aud: &h.aud}
-	user := cfg.OnTaskPanic
-	cfg.OnTaskPanic = func(task string, value any, stack []byte) {
+	user := cfg.Hooks.OnTaskPanic
+	cfg.Hooks.OnTaskPanic = func(task string, value any, stack []byte) {
 		if h.ctx0 != nil { // keep the last: it is the one that stops the run
 			h.panicked = &failure{what: fmt.Sprintf("panic: %v", value), task: task, known: true,
 				time: h.ctx0.Now(), stack: stack}
@@ -240,10 +240,10 @@ func newWatch(t *testing.T, cfg deterministic.Config, label func(string) string)
 			user(task, value, stack)
 		}
 	}
-	if cfg.EventLog != 0 && !h.failedBefore {
-		cfg.AfterResume = h.loc.hook(cfg.AfterResume)
+	if cfg.Hooks.EventLog != 0 && !h.failedBefore {
+		cfg.Hooks.AfterResume = h.loc.hook(cfg.Hooks.AfterResume)
 	}
-	cfg.LogHandler = h.logs.handler(cfg.LogHandler)
+	cfg.Hooks.LogHandler = h.logs.handler(cfg.Hooks.LogHandler)
 	h.cfg = cfg
 	return h
 }
@@ -319,7 +319,7 @@ func startTime(cfg deterministic.Config) time.Time {
 	return cfg.StartTime.UTC()
 }
 
-func lastEvents(evs []deterministic.Event, n int) []deterministic.Event {
+func lastEvents(evs []audit.Event, n int) []audit.Event {
 	if len(evs) > n {
 		return evs[len(evs)-n:]
 	}

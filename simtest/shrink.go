@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/shrink"
 )
 
@@ -27,7 +28,7 @@ const (
 // decision for a prober.
 type streams struct {
 	failedBefore bool
-	record       *deterministic.Stream
+	record       *decision.Stream
 	mark         *marker
 	markFile     string
 }
@@ -39,10 +40,10 @@ func setupStreams(t *testing.T, name string, cfg *deterministic.Config, st setti
 	t.Helper()
 	ss := &streams{failedBefore: t.Failed()}
 	if st.replay == "" && st.replayDefaults {
-		cfg.Replay = deterministic.DefaultAfter{} // the plainest run: every decision its default
+		cfg.Replay = decision.DefaultAfter{} // the plainest run: every decision its default
 	}
 	if st.replay != "" {
-		s, err := deterministic.ReadStreamFile(st.replay)
+		s, err := decision.ReadStreamFile(st.replay)
 		if err != nil {
 			t.Fatalf("simrt: -simrt.replay=%s: %v", st.replay, err)
 		}
@@ -50,16 +51,16 @@ func setupStreams(t *testing.T, name string, cfg *deterministic.Config, st setti
 		cfg.Replay = watchStream(t, st.replay, s, st.replayDefaults) // warns where the run diverges from the file
 	}
 	if st.record != "" || st.shrink || st.inevitable {
-		if cfg.Record == nil {
-			cfg.Record = &deterministic.Stream{}
+		if cfg.Hooks.Record == nil {
+			cfg.Hooks.Record = &decision.Stream{}
 		}
-		ss.record = cfg.Record
+		ss.record = cfg.Hooks.Record
 	}
 	if pos, file, ok := parseMark(); ok {
 		ss.mark = &marker{next: cfg.Replay, pos: pos, aud: aud}
 		ss.markFile = file
 		cfg.Replay = ss.mark
-		cfg.EventLog = -1 // the events around the mark, not just the last few
+		cfg.Hooks.EventLog = -1 // the events around the mark, not just the last few
 	}
 	return ss
 }
@@ -92,7 +93,7 @@ func (ss *streams) after(t *testing.T, name string, cfg deterministic.Config, st
 // shrinkFailure shrinks the decision stream of a failed seed: it reruns
 // candidate streams in fresh processes, keeps those that fail the same
 // way, saves the smallest and logs the command that replays it.
-func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *deterministic.Stream) {
+func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *decision.Stream) {
 	t.Helper()
 	p := newProber(t, name, st.shrinkRuns, st)
 	class, out, err := p.run(probe{stream: orig, seed: seed, mark: -1})
@@ -105,7 +106,7 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 			"the failure depends on something outside the simulation (state left by another test, the environment)\n%s", seed, out)
 		return
 	}
-	fails := func(c *deterministic.Stream) bool {
+	fails := func(c *decision.Stream) bool {
 		if p.spent() {
 			return false
 		}
@@ -127,8 +128,8 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 	// run exactly; the run is checked once more from the file.
 	final, _, err := p.run(probe{stream: cand, seed: seed, defaults: true, record: path, mark: -1})
 	if err == nil && final == class {
-		var saved *deterministic.Stream
-		if saved, err = deterministic.ReadStreamFile(path); err == nil {
+		var saved *decision.Stream
+		if saved, err = decision.ReadStreamFile(path); err == nil {
 			final, _, err = p.run(probe{stream: saved, seed: seed, mark: -1})
 			cand = saved
 		}
@@ -150,7 +151,7 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 const shownDecisions = 20
 
 // nonDefaultList renders the decisions of s that are not defaults.
-func nonDefaultList(s *deterministic.Stream) string {
+func nonDefaultList(s *decision.Stream) string {
 	var b strings.Builder
 	n := s.NonDefault()
 	if n == 0 {
@@ -181,22 +182,22 @@ func nonDefaultList(s *deterministic.Stream) string {
 // are not, and last drops the defaults at the end. It calls fails at most
 // budget times (no limit when budget <= 0); once the budget is spent it
 // returns the smallest failing stream found so far.
-func ShrinkStream(orig *deterministic.Stream, budget int, fails func(*deterministic.Stream) bool) *deterministic.Stream {
+func ShrinkStream(orig *decision.Stream, budget int, fails func(*decision.Stream) bool) *decision.Stream {
 	calls := 0
-	try := func(s *deterministic.Stream) bool {
+	try := func(s *decision.Stream) bool {
 		calls++
 		return fails(s)
 	}
 	spent := func() bool { return budget > 0 && calls >= budget }
 	ds := orig.Decisions
-	build := func(keep []int) *deterministic.Stream {
+	build := func(keep []int) *decision.Stream {
 		n := 0
 		if len(keep) > 0 {
 			n = keep[len(keep)-1] + 1
 		}
-		s := &deterministic.Stream{Decisions: make([]deterministic.Decision, n)}
+		s := &decision.Stream{Decisions: make([]decision.Decision, n)}
 		for i := range s.Decisions {
-			s.Decisions[i] = deterministic.Decision{Kind: ds[i].Kind, Value: ds[i].Kind.Default()}
+			s.Decisions[i] = decision.Decision{Kind: ds[i].Kind, Value: ds[i].Kind.Default()}
 		}
 		for _, i := range keep {
 			s.Decisions[i] = ds[i]

@@ -3,28 +3,28 @@ package simtest
 import (
 	"testing"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 // TestShrinkStreamSynthetic shrinks a stream whose "run" fails when
 // decision 30 keeps its value and decision 70 is a fault that is not the
 // default: the result must keep those two only, and end at 71.
 func TestShrinkStreamSynthetic(t *testing.T) {
-	orig := &deterministic.Stream{}
+	orig := &decision.Stream{}
 	for i := range 200 {
-		k := deterministic.KindYield
+		k := decision.KindYield
 		if i == 70 {
-			k = deterministic.KindFault
+			k = decision.KindFault
 		}
-		orig.Decisions = append(orig.Decisions, deterministic.Decision{Kind: k, Value: uint64(i) * 0x9e3779b97f4a7c15})
+		orig.Decisions = append(orig.Decisions, decision.Decision{Kind: k, Value: uint64(i) * 0x9e3779b97f4a7c15})
 	}
 	runs := 0
-	fails := func(s *deterministic.Stream) bool {
+	fails := func(s *decision.Stream) bool {
 		runs++
-		r := deterministic.DefaultAfter{Stream: s}
-		v30, _ := r.Decide(30, deterministic.KindYield)
-		v70, _ := r.Decide(70, deterministic.KindFault)
-		return v30 == orig.Decisions[30].Value && v70 != deterministic.KindFault.Default()
+		r := decision.DefaultAfter{Stream: s}
+		v30, _ := r.Decide(30, decision.KindYield)
+		v70, _ := r.Decide(70, decision.KindFault)
+		return v30 == orig.Decisions[30].Value && v70 != decision.KindFault.Default()
 	}
 	got := ShrinkStream(orig, 0, fails)
 	if len(got.Decisions) != 71 || got.NonDefault() != 2 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -38,7 +39,7 @@ func plantedDraws(t *testing.T, ctx *deterministic.Context) {
 	}
 }
 
-var shrinkConfig = deterministic.Config{Seed: 1, YieldProbability: 0.5}
+var shrinkConfig = deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: 0.5}}
 
 func TestHelperShrinkPlanted(t *testing.T) {
 	if !helper(t) {
@@ -88,16 +89,16 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	}
 
 	// The stream, through the API: the same panic, and the same stream.
-	s, err := deterministic.ReadStreamFile(out)
+	s, err := decision.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Decisions) != shortN || s.NonDefault() != j {
 		t.Errorf("file holds %d decisions (%d non-default), report says %d (%d)", len(s.Decisions), s.NonDefault(), shortN, j)
 	}
-	rec := &deterministic.Stream{}
+	rec := &decision.Stream{}
 	cfg := shrinkConfig
-	cfg.Replay, cfg.Record = s, rec
+	cfg.Replay, cfg.Hooks.Record = s, rec
 	got := func() (r any) {
 		defer func() { r = recover() }()
 		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { plantedDraws(t, ctx) })

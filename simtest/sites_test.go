@@ -60,7 +60,7 @@ func TestSummaryReportsSitesThatNeverRan(t *testing.T) {
 	cov := &deterministic.Coverage{}
 	var line int
 	for seed := range uint64(3) {
-		deterministic.New(deterministic.Config{Seed: seed, Coverage: cov, Buggify: deterministic.BuggifyConfig{Disabled: true}}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Seed: seed, Buggify: deterministic.BuggifyConfig{Disabled: true}, Hooks: deterministic.Hooks{Coverage: cov}}).Start(func(ctx *deterministic.Context) {
 			line = reachOnce(ctx)
 		})
 	}

@@ -5,12 +5,12 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/trace"
 )
 
 // writeTrace writes the trace-event file of one simulation.
-func writeTrace(path string, seed uint64, events []deterministic.Event) error {
+func writeTrace(path string, seed uint64, events []audit.Event) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

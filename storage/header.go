@@ -182,6 +182,8 @@ func allZero(b []byte) bool {
 // HeaderErrorKind says what is wrong with a header.
 type HeaderErrorKind uint8
 
+//go:generate stringer -type=HeaderErrorKind -output=headererrorkind_string.go
+
 const (
 	// InvalidMagic: the first four bytes name no known layout.
 	InvalidMagic HeaderErrorKind = iota + 1
@@ -194,23 +196,6 @@ const (
 	// Truncated: the blob is shorter than its header.
 	Truncated
 )
-
-// String names the kind.
-func (k HeaderErrorKind) String() string {
-	switch k {
-	case InvalidMagic:
-		return "InvalidMagic"
-	case UnsupportedRuntimeVersion:
-		return "UnsupportedRuntimeVersion"
-	case InvalidChecksum:
-		return "InvalidChecksum"
-	case InvalidPadding:
-		return "InvalidPadding"
-	case Truncated:
-		return "Truncated"
-	}
-	return "HeaderErrorKind(" + strconv.Itoa(int(k)) + ")"
-}
 
 // HeaderError is why a header was rejected. Storages return it as the Cause
 // of a *simrt.BlobError matching simrt.ErrBlobCorrupt. An InvalidChecksum

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/sweep"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkRun(b *testing.B) {
 			for range b.N {
 				_, err := sweep.Run(sweep.Config[struct{}]{Seeds: set, Workers: workers, KeepGoing: true},
 					func(w *sweep.Worker, seed uint64) (struct{}, error) {
-						deterministic.New(deterministic.Config{Seed: seed, Watchdog: -1, Coroutines: w.Coroutines}).Start(small)
+						deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Watchdog: -1, Coroutines: w.Coroutines}}).Start(small)
 						return struct{}{}, nil
 					})
 				if err != nil {
@@ -56,10 +57,10 @@ func BenchmarkHandLoop(b *testing.B) {
 				done := make(chan struct{})
 				for range workers {
 					go func() {
-						var pool deterministic.Coroutines
-						defer pool.Close()
+						var coros pool.Coroutines
+						defer coros.Close()
 						for s := range seeds {
-							deterministic.New(deterministic.Config{Seed: s, Watchdog: -1, Coroutines: &pool}).Start(small)
+							deterministic.New(deterministic.Config{Seed: s, Hooks: deterministic.Hooks{Watchdog: -1, Coroutines: &coros}}).Start(small)
 						}
 						done <- struct{}{}
 					}()

@@ -17,7 +17,7 @@
 //	set, _ := sweep.Parse("0..99")
 //	rep, err := sweep.Run(sweep.Config[struct{}]{Seeds: set, Workers: 4},
 //		func(w *sweep.Worker, seed uint64) (struct{}, error) {
-//			deterministic.New(deterministic.Config{Seed: seed, Coroutines: w.Coroutines}).Start(root)
+//			deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coroutines: w.Coroutines}}).Start(root)
 //			return struct{}{}, nil // a panic (a failed simulation) fails the seed
 //		})
 //

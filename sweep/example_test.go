@@ -21,7 +21,7 @@ func ExampleRun() {
 	rep, err := sweep.Run(sweep.Config[time.Duration]{Seeds: set, Workers: runtime.GOMAXPROCS(0), KeepGoing: true},
 		func(w *sweep.Worker, seed uint64) (time.Duration, error) {
 			var took time.Duration
-			deterministic.New(deterministic.Config{Seed: seed, Coroutines: w.Coroutines}).Start(func(ctx *deterministic.Context) {
+			deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{Coroutines: w.Coroutines}}).Start(func(ctx *deterministic.Context) {
 				start := ctx.Now()
 				done := simrt.NewChan[int](2)
 				for i := range 2 {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // Config describes a sweep whose body returns an R for each seed.
@@ -97,10 +97,10 @@ type Worker struct {
 	// ID numbers the workers from 0.
 	ID int
 	// Coroutines is the worker's pool of idle simulator coroutines: give
-	// it to each simulation the body runs (deterministic.Config.Coroutines)
+	// it to each simulation the body runs (deterministic.Config.Hooks.Coroutines)
 	// and they reuse each other's goroutines. Simulations on one worker
 	// run one after another, as a pool requires.
-	Coroutines *deterministic.Coroutines
+	Coroutines *pool.Coroutines
 }
 
 // PanicError is the failure of a seed whose body panicked.
@@ -258,7 +258,7 @@ func (e *engine[R]) run() {
 
 // work is one worker: it takes batches until none is left.
 func (e *engine[R]) work(id int) {
-	w := &Worker{ID: id, Coroutines: &deterministic.Coroutines{}}
+	w := &Worker{ID: id, Coroutines: &pool.Coroutines{}}
 	defer func() { w.Coroutines.Close() }()
 	seeds := make([]uint64, e.size)
 	reported := make([]bool, e.size)
@@ -297,7 +297,7 @@ func (e *engine[R]) batch(w *Worker, start uint64, seeds []uint64, reported []bo
 		// A panic fails the first seed not reported; the pool may still
 		// be marked in use by the simulation that panicked.
 		w.Coroutines.Close()
-		w.Coroutines = &deterministic.Coroutines{}
+		w.Coroutines = &pool.Coroutines{}
 		for from < len(seeds) && reported[from] {
 			from++
 		}

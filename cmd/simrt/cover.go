@@ -10,48 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/simrt/simrt/simtest/coverfile"
 )
-
-// coverRecord is one line a test process writes to its -simrt.coverfile
-// (simtest.CoverRecord): what one Explore call covered.
-// The CLI decodes its own copy of the fields it reads rather than import
-// simtest, whose init registers the -simrt.* flags and which links package
-// testing into the binary; TestSweepReportsCoverage keeps the two in step.
-type coverRecord struct {
-	Faults     map[string]uint64 `json:"faults"`
-	Effects    map[string]uint64 `json:"effects"`
-	Properties []propertyRecord  `json:"properties"`
-	Buggify    []buggifyRecord   `json:"buggify"`
-	Unreached  []siteRecord      `json:"unreached"` // nil from a simtest that predates it
-}
-
-// siteRecord is a call found in the source that no run of one process
-// reached (simtest.CoverSite).
-type siteRecord struct {
-	Kind    string `json:"kind"` // "Always", ..., or "Buggify"
-	Message string `json:"message"`
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-}
-
-type propertyRecord struct {
-	Kind      string `json:"kind"`
-	Message   string `json:"message"`
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Runs      uint64 `json:"runs"`
-	TrueRuns  uint64 `json:"true_runs"`
-	FalseRuns uint64 `json:"false_runs"`
-}
-
-type buggifyRecord struct {
-	Name        string `json:"name"`
-	File        string `json:"file"`
-	Line        int    `json:"line"`
-	Runs        uint64 `json:"runs"`
-	EnabledRuns uint64 `json:"enabled_runs"`
-	FiredRuns   uint64 `json:"fired_runs"`
-}
 
 // propertyReport is one property in a sweepReport: where it is and how
 // many seeds reached it, made it true and made it false (for Always, the
@@ -126,7 +87,7 @@ func (c *coverage) read(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var rec coverRecord
+		var rec coverfile.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return fmt.Errorf("coverage file: %w", err)
 		}

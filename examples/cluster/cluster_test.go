@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage/faulty"
 )
 
 // addrs are the simulated nodes' listening addresses.
@@ -39,7 +40,7 @@ func runCluster(t *testing.T, seed uint64, script func(ctx *deterministic.Contex
 		Seed:    seed,
 		Timeout: time.Minute,
 		// A power loss keeps no byte of a write that was never synced.
-		StorageFaults: deterministic.StorageFaults{},
+		StorageFaults: faulty.Config{},
 	})
 	r.Start(func(ctx *deterministic.Context) {
 		o.audit = ""

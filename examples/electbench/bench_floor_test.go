@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/examples/internal/unitfloor"
+	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -16,7 +19,7 @@ type runAnatomy struct {
 	res       Result
 	labels    map[audit.Label]int
 	audited   int // every audited event
-	decisions map[deterministic.Kind]int
+	decisions map[decision.Kind]int
 	draws     int // every ChaCha8 draw (every decision)
 }
 
@@ -25,12 +28,11 @@ type runAnatomy struct {
 // (TestCountedRunIsRunSim holds it to RunSim's result and audit state) and
 // counts what the simulator did.
 func countedRun(seed uint64) runAnatomy {
-	rec := &deterministic.Stream{}
+	rec := &decision.Stream{}
 	r := deterministic.New(deterministic.Config{
-		Seed:     seed,
-		Network:  deterministic.NetworkConfig{HoldTimeout: holdTimeout},
-		EventLog: -1,
-		Record:   rec,
+		Seed:    seed,
+		Network: simnet.Config{HoldTimeout: holdTimeout},
+		Hooks:   deterministic.Hooks{EventLog: -1, Record: rec},
 	})
 	run := &simRun{cfg: SimConfig{eventLog: -1}, check: NewChecker(), split: forever, heal: forever}
 	r.Start(func(ctx *deterministic.Context) {
@@ -39,7 +41,7 @@ func countedRun(seed uint64) runAnatomy {
 		run.log = ctx.Auditor().Log()
 	})
 	run.res.finish(run.nodes, run.check)
-	a := runAnatomy{res: run.res, labels: map[audit.Label]int{}, decisions: map[deterministic.Kind]int{}}
+	a := runAnatomy{res: run.res, labels: map[audit.Label]int{}, decisions: map[decision.Kind]int{}}
 	if run.err != nil {
 		a.res.Audit = "error: " + run.err.Error()
 	}
@@ -69,7 +71,7 @@ func TestCountedRunIsRunSim(t *testing.T) {
 		}
 		t.Logf("seed %d: %d resumes, %d audited events, %d timers, %d draws (%d schedule, %d spawn, %d rand), %d/%d sends/receives attempted, %d dials attempted",
 			seed, got.labels[audit.ProcessTask], got.audited, got.labels[audit.Timer], got.draws,
-			got.decisions[deterministic.KindSchedule], got.decisions[deterministic.KindSpawn], got.decisions[deterministic.KindRand],
+			got.decisions[decision.KindSchedule], got.decisions[decision.KindSpawn], got.decisions[decision.KindRand],
 			got.labels[audit.SendAttempt], got.labels[audit.RecvAttempt], got.labels[audit.DialAttempt])
 		sum := 0
 		for _, n := range got.labels {
@@ -105,7 +107,7 @@ func BenchmarkRunFloor(b *testing.B) {
 		audited, draws int
 		loopEvents     int // events the event loop runs, the same seeds
 		labelSum       = map[audit.Label]int{}
-		decisions      = map[deterministic.Kind]int{}
+		decisions      = map[decision.Kind]int{}
 	)
 	for seed := range uint64(floorRuns) {
 		a := countedRun(seed)
@@ -129,8 +131,8 @@ func BenchmarkRunFloor(b *testing.B) {
 	u := unitfloor.Measure(time.Now, tasks, 32)
 	sim := resumes*u.Resume + events*u.Event + timers*u.Timer + drawn*u.Draw
 
-	pool := &deterministic.Coroutines{}
-	defer pool.Close()
+	coros := &pool.Coroutines{}
+	defer coros.Close()
 	var wall, cpu [2]time.Duration
 	seed := uint64(0)
 	b.ResetTimer()
@@ -141,7 +143,7 @@ func BenchmarkRunFloor(b *testing.B) {
 			if i == 0 {
 				_, err = RunFloor(seed)
 			} else {
-				_, err = RunSim(seed, SimConfig{Coroutines: pool})
+				_, err = RunSim(seed, SimConfig{Coroutines: coros})
 			}
 			if err != nil {
 				b.Fatalf("driver %d, seed %d: %v", i, seed, err)
@@ -178,7 +180,7 @@ func BenchmarkRunFloor(b *testing.B) {
 			b.ReportMetric(perRun(labelSum[l]), string(l)+"/run")
 		}
 	}
-	for k := deterministic.KindSchedule; k <= deterministic.KindBuggify; k++ {
+	for k := decision.KindSchedule; k <= decision.KindBuggify; k++ {
 		if decisions[k] > 0 {
 			b.ReportMetric(perRun(decisions[k]), "draw-"+k.String()+"/run")
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // runner runs one seed; each worker goroutine of a benchmark makes its own
@@ -22,8 +22,8 @@ var benchDrivers = []struct {
 }{
 	{"floor", func() (runner, func()) { return RunFloor, func() {} }},
 	{"simrt", func() (runner, func()) {
-		pool := &deterministic.Coroutines{}
-		return func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool}) }, pool.Close
+		coros := &pool.Coroutines{}
+		return func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: coros}) }, coros.Close
 	}},
 }
 
@@ -127,14 +127,14 @@ func BenchmarkSweep(b *testing.B) {
 // BenchmarkRun keeps them apart.)
 func BenchmarkPaired(b *testing.B) {
 	runFloor, _ := benchDrivers[0].runner()
-	pool := &deterministic.Coroutines{}
-	defer pool.Close()
+	coros := &pool.Coroutines{}
+	defer coros.Close()
 	names := []string{"floor", "simrt", "direct", "hop"}
 	runs := []runner{
 		runFloor,
-		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool}) },
-		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, direct: true}) },
-		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: pool, inboxHop: true}) },
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: coros}) },
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: coros, direct: true}) },
+		func(seed uint64) (Result, error) { return RunSim(seed, SimConfig{Coroutines: coros, inboxHop: true}) },
 	}
 	var wall, cpu [4]time.Duration
 	seed := uint64(0)
@@ -176,13 +176,13 @@ func BenchmarkDirect(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			pool := &deterministic.Coroutines{}
-			defer pool.Close()
+			coros := &pool.Coroutines{}
+			defer coros.Close()
 			var t tally
 			seed := uint64(0)
 			start, cpu := time.Now(), cpuTime()
 			for b.Loop() {
-				r, err := RunSim(seed, SimConfig{Coroutines: pool, direct: direct})
+				r, err := RunSim(seed, SimConfig{Coroutines: coros, direct: direct})
 				if err != nil {
 					b.Fatalf("seed %d: %v", seed, err)
 				}
@@ -198,11 +198,11 @@ func BenchmarkDirect(b *testing.B) {
 // listeners and node tasks, twenty connections dialled, then the end of
 // the run (every task unwound) before the scenario's clock starts.
 func BenchmarkSetup(b *testing.B) {
-	pool := &deterministic.Coroutines{}
-	defer pool.Close()
+	coros := &pool.Coroutines{}
+	defer coros.Close()
 	seed := uint64(0)
 	for b.Loop() {
-		if _, err := RunSim(seed, SimConfig{Coroutines: pool, setupOnly: true}); err != nil {
+		if _, err := RunSim(seed, SimConfig{Coroutines: coros, setupOnly: true}); err != nil {
 			b.Fatal(err)
 		}
 		seed++

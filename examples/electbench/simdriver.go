@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/rtapi"
 )
@@ -52,10 +53,10 @@ var errBadFrame = errors.New("electbench: malformed frame")
 // SimConfig tunes how the simrt driver runs, not what it runs.
 type SimConfig struct {
 	// Coroutines, when set, lends the run the idle coroutines of earlier
-	// runs (one pool per worker goroutine; see deterministic.Coroutines).
-	Coroutines *deterministic.Coroutines
+	// runs (one pool per worker goroutine; see pool.Coroutines).
+	Coroutines *pool.Coroutines
 
-	// eventLog is Config.EventLog for the run (the anatomy benchmark
+	// eventLog is Config.Hooks.EventLog for the run (the anatomy benchmark
 	// counts events by label).
 	eventLog int
 	// setupOnly ends the run as soon as the cluster has connected: the
@@ -160,10 +161,9 @@ func runSim(seed uint64, cfg SimConfig) *simRun {
 		hold = 0
 	}
 	r := deterministic.New(deterministic.Config{
-		Seed:       seed,
-		Network:    deterministic.NetworkConfig{HoldTimeout: hold},
-		Coroutines: cfg.Coroutines,
-		EventLog:   cfg.eventLog,
+		Seed:    seed,
+		Network: simnet.Config{HoldTimeout: hold},
+		Hooks:   deterministic.Hooks{Coroutines: cfg.Coroutines, EventLog: cfg.eventLog},
 	})
 	run := &simRun{cfg: cfg, check: NewChecker(), split: forever, heal: forever}
 	r.Start(func(ctx *deterministic.Context) {

@@ -64,11 +64,11 @@ type Sched struct {
 // Schedulers returns the table's scheduler configurations.
 func Schedulers() []Sched {
 	return []Sched{
-		{"uniform/noyield", deterministic.Config{YieldProbability: deterministic.NoYield}},
+		{"uniform/noyield", deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}},
 		{"uniform/0.05", deterministic.Config{}},
-		{"pct/d=1", deterministic.Config{Scheduler: deterministic.PCT, PCTDepth: 1}},
-		{"pct/d=2", deterministic.Config{Scheduler: deterministic.PCT, PCTDepth: 2}},
-		{"pct/d=3", deterministic.Config{Scheduler: deterministic.PCT, PCTDepth: 3}},
+		{"pct/d=1", deterministic.Config{Scheduling: deterministic.Scheduling{Scheduler: deterministic.PCT, PCTDepth: 1}}},
+		{"pct/d=2", deterministic.Config{Scheduling: deterministic.Scheduling{Scheduler: deterministic.PCT, PCTDepth: 2}}},
+		{"pct/d=3", deterministic.Config{Scheduling: deterministic.Scheduling{Scheduler: deterministic.PCT, PCTDepth: 3}}},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -102,11 +103,11 @@ func seedSweep(cfg deterministic.Config, k Kernel, n int) (first, hits int) {
 }
 
 // FuzzInputLen is how many bytes FuzzRandom gives each execution: the 8
-// seed bytes of deterministic.Bytes and 248 decisions.
+// seed bytes of decision.Bytes and 248 decisions.
 const FuzzInputLen = 256
 
 // FuzzRandom is the fuzz strategy for a fixed budget of n executions: the
-// decision stream fed by deterministic.Bytes (as simtest.Fuzz does), each
+// decision stream fed by decision.Bytes (as simtest.Fuzz does), each
 // execution with FuzzInputLen random bytes (execution i draws them from a
 // PCG seeded with i). It is the fuzzer without coverage guidance, which
 // only go test -fuzz has: the baseline of what the byte encoding gives.
@@ -117,7 +118,7 @@ func FuzzRandom(cfg deterministic.Config, k Kernel, n int) (first, hits int) {
 		for j := 0; j < len(buf); j += 8 {
 			binary.LittleEndian.PutUint64(buf[j:], r.Uint64())
 		}
-		d := deterministic.NewBytes(buf)
+		d := decision.NewBytes(buf)
 		c := cfg
 		c.Seed, c.Replay = d.Seed(), d
 		if Run(c, k) {

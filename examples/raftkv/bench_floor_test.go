@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/examples/internal/unitfloor"
 	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/telemetry/audit"
@@ -20,7 +22,7 @@ type seedAnatomy struct {
 	audited   int                 // every audited event
 	bytes     int                 // bytes of the audited events' fields
 	byLabel   map[audit.Label]int // those bytes by label
-	decisions map[deterministic.Kind]int
+	decisions map[decision.Kind]int
 	draws     int // every ChaCha8 draw (every decision)
 }
 
@@ -34,15 +36,12 @@ func countedRun(cfg simConfig) seedAnatomy {
 	for i := range cfg.Clients {
 		s.clients = append(s.clients, newClient(i, cfg.Nodes, s))
 	}
-	rec := &deterministic.Stream{}
+	rec := &decision.Stream{}
 	r := deterministic.New(deterministic.Config{
-		Seed:       cfg.Seed,
-		Timeout:    cfg.Duration + 10*time.Second,
-		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
-		Coroutines: cfg.Coroutines,
-		LogHandler: slogHandler{l: s.log},
-		EventLog:   -1,
-		Record:     rec,
+		Seed:    cfg.Seed,
+		Timeout: cfg.Duration + 10*time.Second,
+		Network: simnet.Config{HoldTimeout: 2 * time.Second},
+		Hooks:   deterministic.Hooks{Coroutines: cfg.Coroutines, LogHandler: slogHandler{l: s.log}, EventLog: -1, Record: rec},
 	})
 	var a seedAnatomy
 	a.out.Seed = cfg.Seed
@@ -66,7 +65,7 @@ func countedRun(cfg simConfig) seedAnatomy {
 			a.byLabel[e.Label] += len(f)
 		}
 	}
-	a.decisions = map[deterministic.Kind]int{}
+	a.decisions = map[decision.Kind]int{}
 	for _, d := range rec.Decisions {
 		a.decisions[d.Kind]++
 	}
@@ -87,7 +86,7 @@ func TestCountedRunIsRunSeed(t *testing.T) {
 		}
 		t.Logf("seed %d: %d resumes, %d audited events (%d bytes), %d timers, %d draws (%d yield, %d schedule, %d fault, %d rand), %d/%d sends/receives attempted, %d writes, %d spawns",
 			seed, got.labels[audit.ProcessTask], got.audited, got.bytes, got.labels[audit.Timer], got.draws,
-			got.decisions[deterministic.KindYield], got.decisions[deterministic.KindSchedule], got.decisions[deterministic.KindFault], got.decisions[deterministic.KindRand],
+			got.decisions[decision.KindYield], got.decisions[decision.KindSchedule], got.decisions[decision.KindFault], got.decisions[decision.KindRand],
 			got.labels[audit.SendAttempt], got.labels[audit.RecvAttempt], got.labels[audit.WriteAt], got.labels[audit.Spawn])
 		sum := 0
 		for _, n := range got.labels {
@@ -128,7 +127,7 @@ func BenchmarkSeedFloor(b *testing.B) {
 		raftWant  raftStats
 		labelSum  = map[audit.Label]int{}
 		bytesSum  = map[audit.Label]int{}
-		decisions = map[deterministic.Kind]int{}
+		decisions = map[decision.Kind]int{}
 	)
 	for seed := range uint64(floorSeeds) {
 		a := countedRun(simConfig{Seed: seed})
@@ -174,12 +173,12 @@ func BenchmarkSeedFloor(b *testing.B) {
 	sim := resumes*u.Resume + audited*u.Event + timers*u.Timer + draws*u.Draw + hashed*u.Hash + copied*u.Copy
 	floor := raftNs + sim // and raftkv's own, once the seeds are timed
 
-	pool := &deterministic.Coroutines{}
-	defer pool.Close()
+	coros := &pool.Coroutines{}
+	defer coros.Close()
 	seed := uint64(0)
 	b.ResetTimer()
 	for b.Loop() {
-		o := runSeed(simConfig{Seed: seed, Coroutines: pool})
+		o := runSeed(simConfig{Seed: seed, Coroutines: coros})
 		if o.Failure != "" {
 			b.Fatalf("seed %d: %s", seed, o.Failure)
 		}
@@ -208,7 +207,7 @@ func BenchmarkSeedFloor(b *testing.B) {
 			b.ReportMetric(perSeed(labelSum[l]), string(l)+"/seed")
 		}
 	}
-	for k := deterministic.KindSchedule; k <= deterministic.KindBuggify; k++ {
+	for k := decision.KindSchedule; k <= decision.KindBuggify; k++ {
 		if decisions[k] > 0 {
 			b.ReportMetric(perSeed(decisions[k]), "draw-"+k.String()+"/seed")
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 )
 
 // BenchmarkSeed runs whole seeds of the healthy 5-node cluster with faults
@@ -14,10 +14,10 @@ func BenchmarkSeed(b *testing.B) {
 	var sim time.Duration
 	start := time.Now()
 	seed := uint64(0)
-	pool := &deterministic.Coroutines{}
-	defer pool.Close()
+	coros := &pool.Coroutines{}
+	defer coros.Close()
 	for b.Loop() {
-		o := runSeed(simConfig{Seed: seed, Coroutines: pool})
+		o := runSeed(simConfig{Seed: seed, Coroutines: coros})
 		if o.Failure != "" {
 			b.Fatalf("seed %d: %s", seed, o.Failure)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/nemesis"
 )
 
@@ -76,7 +77,7 @@ func (o findOptions) apply(cfg *simConfig) error {
 		cfg.Schedule = &s
 	}
 	if o.replay != "" {
-		s, err := deterministic.ReadStreamFile(o.replay)
+		s, err := decision.ReadStreamFile(o.replay)
 		if err != nil {
 			return fmt.Errorf("-replay: %s: %w", o.replay, err)
 		}

@@ -5,13 +5,13 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 )
 
 var fuzzBug = flag.String("raftkv.bug", "", "FuzzRaftkv plants this bug (a name of -bug)")
 
 // FuzzRaftkv runs one raftkv run per input, its decisions fed by the
-// input's bytes (deterministic.NewBytes: the first 8 bytes are the seed,
+// input's bytes (decision.NewBytes: the first 8 bytes are the seed,
 // then one byte per decision, the seed's generator past the end), so that
 // go test -fuzz explores the schedule, the faults the nemesis draws and
 // the clients' choices guided by code coverage. It fails on any failure
@@ -32,7 +32,7 @@ func FuzzRaftkv(f *testing.F) {
 	execs := 0 // this process's executions, for the failure message
 	f.Fuzz(func(t *testing.T, data []byte) {
 		execs++
-		d := deterministic.NewBytes(data)
+		d := decision.NewBytes(data)
 		o := runSeed(simConfig{Seed: d.Seed(), Replay: d, Bugs: bs})
 		if o.Failure != "" {
 			t.Fatalf("raftkv (bugs: %v), input of %d bytes (seed %d, then %d decisions), execution %d of this process: %s",

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 )
@@ -128,12 +128,12 @@ func msg(typ pb.MessageType, from, term uint64) *pb.Message {
 // hitRecorder is a decision stream with no decisions (the seed makes
 // every choice) that records the run's first hits of goals.
 type hitRecorder struct {
-	deterministic.Stream
-	hits []deterministic.Hit
+	decision.Stream
+	hits []decision.Hit
 }
 
-// FirstHit implements deterministic.HitObserver.
-func (h *hitRecorder) FirstHit(hit deterministic.Hit) { h.hits = append(h.hits, hit) }
+// FirstHit implements decision.HitObserver.
+func (h *hitRecorder) FirstHit(hit decision.Hit) { h.hits = append(h.hits, hit) }
 
 // TestLeaseGoal checks raftkv's goal for the branching explorer: in
 // lease-ticks' seed 3 a leader steps down while its lease holds (and the
@@ -150,7 +150,7 @@ func TestLeaseGoal(t *testing.T) {
 	} {
 		rec := &hitRecorder{}
 		runSeed(simConfig{Seed: 3, Bugs: tc.bugs, Replay: rec})
-		got := slices.ContainsFunc(rec.hits, func(h deterministic.Hit) bool { return h.Name == goal })
+		got := slices.ContainsFunc(rec.hits, func(h decision.Hit) bool { return h.Name == goal })
 		if got != tc.want {
 			t.Errorf("bugs %v, seed 3: goal %q reached %v, want %v (hits %v)", tc.bugs, goal, got, tc.want, rec.hits)
 		}

@@ -36,7 +36,7 @@ type options struct {
 	keepGoing bool
 	cpuProf   string
 	noSwarm   bool
-	yield     float64 // deterministic.Config.YieldProbability
+	yield     float64 // deterministic.Config.Scheduling.YieldProbability
 	find      findOptions
 }
 

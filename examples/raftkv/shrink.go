@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/nemesis"
 	"github.com/simrt/simrt/simtest"
 )
@@ -45,7 +45,7 @@ type shrunk struct {
 	from, to nemesis.Schedule
 	// streamFrom is the recorded stream of the run with the shrunk
 	// schedule; stream that of the final run, every decision it made.
-	streamFrom, stream *deterministic.Stream
+	streamFrom, stream *decision.Stream
 	runs               int
 	steps              []string // what each phase did, for the report
 }
@@ -87,7 +87,7 @@ type shrinker struct {
 	r      *shrunk
 	max    int
 	seed   uint64
-	replay deterministic.Decider
+	replay decision.Decider
 }
 
 // fails runs c and reports whether it fails the same way, within budget.
@@ -195,8 +195,8 @@ func (k *shrinker) schedulePhase(from nemesis.Schedule) nemesis.Schedule {
 }
 
 // record returns the decision stream of the current run with sched.
-func (k *shrinker) record(sched nemesis.Schedule) (*deterministic.Stream, error) {
-	s := &deterministic.Stream{}
+func (k *shrinker) record(sched nemesis.Schedule) (*decision.Stream, error) {
+	s := &decision.Stream{}
 	c := k.cfg
 	c.Seed, c.Schedule, c.Replay, c.Record = k.seed, &sched, k.replay, s
 	k.r.runs++
@@ -213,13 +213,13 @@ func (k *shrinker) record(sched nemesis.Schedule) (*deterministic.Stream, error)
 func (k *shrinker) streamPhase(sched nemesis.Schedule) nemesis.Schedule {
 	r := k.r
 	at := r.runs
-	cand := shrinkStream(r.streamFrom, int(float64(k.max-r.runs-finishRuns+1)*streamShare), func(s *deterministic.Stream) bool {
+	cand := shrinkStream(r.streamFrom, int(float64(k.max-r.runs-finishRuns+1)*streamShare), func(s *decision.Stream) bool {
 		c := k.cfg
-		c.Seed, c.Schedule, c.Replay = k.seed, &sched, deterministic.DefaultAfter{Stream: s}
+		c.Seed, c.Schedule, c.Replay = k.seed, &sched, decision.DefaultAfter{Stream: s}
 		return k.fails(c)
 	})
 	k.step("stream: %s -> %s non-default decisions (%d runs)", commas(r.streamFrom.NonDefault()), commas(cand.NonDefault()), r.runs-at)
-	k.replay = deterministic.DefaultAfter{Stream: cand}
+	k.replay = decision.DefaultAfter{Stream: cand}
 	at = r.runs
 	to := k.faults(sched, k.max-r.runs-finishRuns+1, 0)
 	k.step("faults with that stream: %d -> %d (%d runs)", len(sched.Events), len(to.Events), r.runs-at)
@@ -228,8 +228,8 @@ func (k *shrinker) streamPhase(sched nemesis.Schedule) nemesis.Schedule {
 
 // finish makes the final run, recorded whole so that a plain replay of
 // the file is that run, and checks it once more from the record.
-func (r *shrunk) finish(cfg simConfig, replay deterministic.Decider) error {
-	r.stream = &deterministic.Stream{}
+func (r *shrunk) finish(cfg simConfig, replay decision.Decider) error {
+	r.stream = &decision.Stream{}
 	c := cfg
 	c.Seed, c.Schedule, c.Replay, c.Record = r.run, &r.to, replay, r.stream
 	o := runSeed(c)
@@ -246,7 +246,7 @@ func (r *shrunk) finish(cfg simConfig, replay deterministic.Decider) error {
 
 // shrinkStream shrinks a recorded stream for fails within budget runs
 // (simtest.ShrinkStream); with no budget left it returns orig.
-func shrinkStream(orig *deterministic.Stream, budget int, fails func(*deterministic.Stream) bool) *deterministic.Stream {
+func shrinkStream(orig *decision.Stream, budget int, fails func(*decision.Stream) bool) *decision.Stream {
 	if budget <= 0 {
 		return orig
 	}

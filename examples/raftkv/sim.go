@@ -8,6 +8,8 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/nemesis"
 	"github.com/simrt/simrt/network/simnet"
 )
@@ -21,14 +23,14 @@ type simConfig struct {
 	Duration time.Duration // simulated length of the run; 10s by default
 	Verbose  io.Writer     // where to log the run's events; nil: nowhere
 	OutDir   string        // where to write the visualisation of a failure; "": nowhere
-	// YieldProbability is deterministic.Config.YieldProbability: zero is
+	// YieldProbability is deterministic.Config.Scheduling.YieldProbability: zero is
 	// the simulator's default, deterministic.NoYield turns scheduling
 	// points off.
 	YieldProbability float64
 
 	// Coroutines, when set, lends the run the idle task coroutines of the
-	// worker's earlier runs (one pool per worker: see deterministic.Coroutines).
-	Coroutines *deterministic.Coroutines
+	// worker's earlier runs (one pool per worker: see pool.Coroutines).
+	Coroutines *pool.Coroutines
 
 	// NoSwarm turns the nemesis's swarm testing off: every seed draws from
 	// every fault kind, evenly.
@@ -41,8 +43,8 @@ type simConfig struct {
 
 	// Replay and Record are deterministic.Config's, for the whole run
 	// (every epoch): a decision stream to replay, one to record into.
-	Replay deterministic.Decider
-	Record *deterministic.Stream
+	Replay decision.Decider
+	Record *decision.Stream
 
 	// Schedule, when set, replaces the nemesis schedule the seed draws
 	// (which is still drawn, so that the run's other choices are the
@@ -152,14 +154,9 @@ func runSeed(cfg simConfig) (out outcome) {
 		Seed:       cfg.Seed,
 		Timeout:    cfg.Duration + 10*time.Second,
 		Network:    simnet.Config{HoldTimeout: 2 * time.Second},
-		Coroutines: cfg.Coroutines,
-		LogHandler: slogHandler{l: s.log},
-
-		YieldProbability: cfg.YieldProbability,
-		Scheduler:        cfg.Scheduler,
-		PCTDepth:         cfg.PCTDepth,
-		Replay:           cfg.Replay,
-		Record:           cfg.Record,
+		Replay:     cfg.Replay,
+		Scheduling: deterministic.Scheduling{YieldProbability: cfg.YieldProbability, Scheduler: cfg.Scheduler, PCTDepth: cfg.PCTDepth},
+		Hooks:      deterministic.Hooks{Coroutines: cfg.Coroutines, LogHandler: slogHandler{l: s.log}, Record: cfg.Record},
 	})
 	for {
 		cp := r.StartAndRecover(s.runEpoch)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/pool"
 	"github.com/simrt/simrt/simtest"
 )
 
@@ -41,15 +42,15 @@ func seedRuns(set func(c *simConfig)) func(cfg simConfig, seeds []uint64, parall
 		var wg sync.WaitGroup
 		for range max(1, parallel) {
 			wg.Go(func() {
-				pool := &deterministic.Coroutines{}
-				defer pool.Close()
+				coros := &pool.Coroutines{}
+				defer coros.Close()
 				for {
 					i := int(next.Add(1) - 1)
 					if i >= len(seeds) {
 						return
 					}
 					c := cfg
-					c.Seed, c.Coroutines = seeds[i], pool
+					c.Seed, c.Coroutines = seeds[i], coros
 					failed[i] = runSeed(c).Failure != ""
 				}
 			})
@@ -67,7 +68,7 @@ func seedRuns(set func(c *simConfig)) func(cfg simConfig, seeds []uint64, parall
 func branchRuns(cfg simConfig, seeds []uint64, _ int) (int, int) {
 	rep := simtest.BranchSearch(deterministic.Config{}, simtest.BranchOptions{Runs: len(seeds), KeepGoing: true}, func(d deterministic.Config) bool {
 		c := cfg
-		c.Seed, c.Replay, c.Record = d.Seed, d.Replay, d.Record
+		c.Seed, c.Replay, c.Record = d.Seed, d.Replay, d.Hooks.Record
 		return runSeed(c).Failure != ""
 	})
 	return rep.FirstFailure, rep.Failures

@@ -62,23 +62,26 @@ type Context struct {
 	node  atomic.Pointer[supervise.Node] // nil in a task's own context until first needed
 }
 
-// Init sets up a new context in scope s on supervision node n. A task's
+// Init sets up a new context c in scope s on supervision node n. A task's
 // own context may have no node (n nil): it gets one below the task's spawn
 // node (Backend.TaskNode) when it first spawns or makes a Child, so that a
 // task that does neither costs no node.
-func (c *Context) Init(s *Scope, n *supervise.Node) {
+//
+// Init, ScopeOf and NodeOf are functions, not methods, so that a runtime
+// context embedding Context does not offer them to its users.
+func Init(c *Context, s *Scope, n *supervise.Node) {
 	c.scope = s
 	if n != nil {
 		c.node.Store(n)
 	}
 }
 
-// Scope returns the context's scope.
-func (c *Context) Scope() *Scope { return c.scope }
+// ScopeOf returns the scope of c.
+func ScopeOf(c *Context) *Scope { return c.scope }
 
-// Supervisor returns the context's supervision node, making it on first
-// use (see Init).
-func (c *Context) Supervisor() *supervise.Node {
+// NodeOf returns the supervision node of c, making it on first use (see
+// Init).
+func NodeOf(c *Context) *supervise.Node {
 	if n := c.node.Load(); n != nil {
 		return n
 	}
@@ -91,7 +94,7 @@ func (c *Context) Child(label string) simrt.Context {
 	rt := c.scope.rt
 	rt.Check()
 	s := rt.NewScope(supervise.ChildName(c.scope.name, label), c.scope.attrs)
-	return rt.backend.Derive(c, s, c.Supervisor().Child())
+	return rt.backend.Derive(c, s, NodeOf(c).Child())
 }
 
 // WithAttribute implements simrt.Supervisor.WithAttribute.
@@ -99,12 +102,19 @@ func (c *Context) WithAttribute(key, value string) simrt.Context {
 	rt := c.scope.rt
 	rt.Check()
 	s := rt.NewScope(c.scope.name, supervise.WithAttr(c.scope.attrs, key, value))
-	return rt.backend.Derive(c, s, c.Supervisor())
+	return rt.backend.Derive(c, s, NodeOf(c))
 }
 
 // Name implements simrt.Supervisor.Name.
 func (c *Context) Name() simrt.Name {
-	return simrt.Name{Label: c.scope.name, Attributes: append([]simrt.Attribute(nil), c.scope.attrs...)}
+	var attrs []simrt.Attribute
+	if len(c.scope.attrs) > 0 {
+		attrs = make([]simrt.Attribute, len(c.scope.attrs))
+		for i, a := range c.scope.attrs {
+			attrs[i] = simrt.Attribute(a)
+		}
+	}
+	return simrt.Name{Label: c.scope.name, Attributes: attrs}
 }
 
 // SpawnTask implements rtapi.Plumbing.SpawnTask; use simrt.Spawn.

@@ -12,14 +12,16 @@
 // makes every context through Backend.Derive, so that the backend can
 // convert a *Context it is handed back to its own type. The smallest use:
 //
+//	type shellContext = shell.Context // embedded under an unexported name
+//
 //	type Context struct {
-//		shell.Context // first field
-//		host          netip.Addr
+//		shellContext // first field
+//		host         netip.Addr
 //	}
 //
 //	rt.Shell.Init("myruntime", rt, nil, abortSpawned) // rt implements Backend
 //	root := &Context{}
-//	root.Init(rt.Shell.NewScope("", nil), rt.Shell.Tree.Root())
+//	shell.Init(&root.shellContext, rt.Shell.NewScope("", nil), rt.Shell.Tree.Root())
 package shell
 
 import (
@@ -29,7 +31,6 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/internal/supervise"
-	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -54,7 +55,7 @@ type Runtime struct {
 	// Tree is the supervision tree.
 	Tree *supervise.Tree
 	// Shutdown is the Stop and Stopped bookkeeping.
-	Shutdown rtapi.Shutdown[simrt.Signal, *simrt.Signal]
+	Shutdown core.Shutdown[simrt.Signal, *simrt.Signal]
 
 	name    string // the runtime's package name, for messages
 	backend Backend

@@ -24,14 +24,13 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Runtime is what the net.Conn adapters need from a runtime: parking,
 // timers and the time in which deadlines are measured. Every Context
 // satisfies it.
 type Runtime interface {
-	rtapi.Plumbing
+	simrt.Caller
 	// Now returns the runtime's current time.
 	Now() time.Time
 }

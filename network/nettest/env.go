@@ -6,13 +6,12 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/rtapi"
 )
 
 // Env is one task of the runtime a case runs on.
 type Env interface {
 	// Runtime parks the task and runs timers (for simrt.Timeout).
-	rtapi.Plumbing
+	simrt.Caller
 	// Network returns the network under test; every task of a case sees
 	// the same one.
 	Network() simrt.Network

@@ -31,7 +31,7 @@ func benchMessages(b *testing.B, size int, idle bool) {
 	msg := make([]byte, size)
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
-	deterministic.New(deterministic.Config{Seed: 1, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 		if idle {
 			idleFaults(n)

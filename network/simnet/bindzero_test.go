@@ -98,8 +98,8 @@ func TestBindPortZeroExhausted(t *testing.T) {
 // error's text only, as it did before errors said more.
 func TestBindAndDialErrorsSayWhy(t *testing.T) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
-	var events []deterministic.Event
-	deterministic.New(deterministic.Config{Seed: 1, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	var events []audit.Event
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		used := netip.MustParseAddrPort("127.0.0.1:7000")
 		if _, err := ctx.Bind(used); err != nil {
 			t.Fatal(err)

@@ -38,7 +38,7 @@ func TestCutSendDeliversWhatLeft(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			deterministic.New(deterministic.Config{Seed: 1, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+			deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 				n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 				n.SetDefaultLink(simnet.Link{Latency: c.latency})
 				l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:80"))

@@ -18,7 +18,7 @@ import (
 // intact and in order, as one stream.
 func TestInFlightSendsShareOneBuffer(t *testing.T) {
 	const sends, size = 1000, 64
-	deterministic.New(deterministic.Config{Seed: 1, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 		n.SetDefaultLink(simnet.Link{Latency: 10 * time.Millisecond})
 		l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
@@ -67,7 +67,7 @@ func TestInFlightSendsShareOneBuffer(t *testing.T) {
 // as they were.
 func TestSmallRecvsAreCarved(t *testing.T) {
 	const msgs, size = 1000, 36
-	deterministic.New(deterministic.Config{Seed: 1, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{BufferSize: 1 << 20})
 		l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
 		if err != nil {
@@ -120,7 +120,7 @@ func TestSmallRecvsAreCarved(t *testing.T) {
 // handful of chunks, not two per connection.
 func TestFewRecvsPerConnectionShareChunks(t *testing.T) {
 	const conns, msgs, size = 20, 10, 36
-	deterministic.New(deterministic.Config{Seed: 1, Watchdog: -1}).Start(func(ctx *deterministic.Context) {
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{Watchdog: -1}}).Start(func(ctx *deterministic.Context) {
 		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 		l, err := n.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
 		if err != nil {

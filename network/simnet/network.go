@@ -9,7 +9,6 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -39,7 +38,7 @@ var Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 // Runtime is what the network needs from the runtime it lives in: the
 // current task (to park it), timers and the time.
 type Runtime interface {
-	rtapi.Plumbing
+	simrt.Caller
 	// Now returns the runtime's current time.
 	Now() time.Time
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/simrt/simrt"
@@ -423,24 +424,12 @@ func TestSameSeedSameOpenFailures(t *testing.T) {
 		return out
 	}
 	a, b, c := run(12345), run(12345), run(99999)
-	if !slicesEqual(a, b) {
+	if !slices.Equal(a, b) {
 		t.Fatal("same seed, different failures")
 	}
-	if slicesEqual(a, c) {
+	if slices.Equal(a, c) {
 		t.Fatal("different seeds, same failures")
 	}
-}
-
-func slicesEqual(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestDynamicConfig(t *testing.T) {

@@ -17,7 +17,7 @@
 // first field, before the fields listed here.
 //
 // The smallest use, matching the events of a run's log (with
-// deterministic.Config.EventLog set):
+// deterministic.Config.Hooks.EventLog set):
 //
 //	for _, e := range ctx.Auditor().Log().Events() {
 //		if e.Label == audit.Spawn {

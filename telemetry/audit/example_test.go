@@ -11,7 +11,7 @@ import (
 
 // Reading a run's event log: the spawns, by the constants of this package.
 func Example() {
-	cfg := deterministic.Config{EventLog: -1}
+	cfg := deterministic.Config{Hooks: deterministic.Hooks{EventLog: -1}}
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
 		simrt.Spawn(ctx.Child("worker"), func(simrt.Context) int { return 1 }).Await(ctx)
 		for _, e := range ctx.Auditor().Log().Events() {

@@ -35,10 +35,10 @@ func (s *syncBuffer) String() string {
 
 // In the simulator, simrt.Logger stamps each record with the simulated
 // time, the seed, the task and the node (the context's host), and writes to
-// Config.LogHandler.
+// Config.Hooks.LogHandler.
 func TestLoggerInSimulation(t *testing.T) {
 	var buf syncBuffer
-	cfg := deterministic.Config{Seed: 9, LogHandler: slog.NewTextHandler(&buf, nil)}
+	cfg := deterministic.Config{Seed: 9, Hooks: deterministic.Hooks{LogHandler: slog.NewTextHandler(&buf, nil)}}
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
 		node := ctx.WithHost(netip.MustParseAddr("10.0.0.2"))
 		simrt.Spawn(node.Child("raft"), func(ctx simrt.Context) int {

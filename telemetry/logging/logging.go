@@ -7,7 +7,7 @@
 //
 // Every runtime context already has a logger built on this handler:
 // simrt.Logger(ctx) returns it, writing to the runtime's configured handler
-// (deterministic.Config.LogHandler, realtime.Config.Logger); the
+// (deterministic.Config.Hooks.LogHandler, realtime.Config.Logger); the
 // simulator's also stamps node, the context's host when it has one, and
 // simtest captures its records into the report of a failing seed. From a
 // task:

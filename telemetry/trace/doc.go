@@ -3,7 +3,7 @@
 // (ui.perfetto.dev, "Open trace file") and chrome://tracing open.
 //
 // The trace is built from the events the auditor logs (turn the log on with
-// deterministic.Config.EventLog = -1), so it shows exactly what the audit
+// deterministic.Config.Hooks.EventLog = -1), so it shows exactly what the audit
 // fingerprints and nothing else:
 //
 //   - one track per task, named after the task and its id; each resume is a
@@ -31,8 +31,8 @@
 //
 // Smallest use:
 //
-//	var log []deterministic.Event
-//	deterministic.New(deterministic.Config{EventLog: -1}).Start(func(ctx *deterministic.Context) {
+//	var log []audit.Event
+//	deterministic.New(deterministic.Config{Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 //		defer func() { log = ctx.Auditor().Log().Events() }()
 //		// ... the simulation ...
 //	})

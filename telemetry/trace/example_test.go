@@ -8,14 +8,15 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/telemetry/audit"
 	"github.com/simrt/simrt/telemetry/trace"
 )
 
 // Turn on the whole event log, run, and write the trace; open the file at
 // ui.perfetto.dev.
 func ExampleWrite() {
-	var log []deterministic.Event
-	deterministic.New(deterministic.Config{Seed: 1, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	var log []audit.Event
+	deterministic.New(deterministic.Config{Seed: 1, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		simrt.Spawn(ctx.Child("worker"), func(ctx simrt.Context) int {
 			ctx.Sleep(time.Second)
 			return 0

@@ -9,7 +9,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -43,13 +42,13 @@ type File struct {
 
 // Write writes the trace of events (oldest first, as EventLog.Events
 // returns them) to w as one JSON object. Same events, same bytes.
-func Write(w io.Writer, events []deterministic.Event, opts Options) error {
+func Write(w io.Writer, events []audit.Event, opts Options) error {
 	enc := json.NewEncoder(w)
 	return enc.Encode(File{TraceEvents: Build(events, opts), DisplayTimeUnit: "ns"})
 }
 
 // Build returns the trace events that Write encodes.
-func Build(events []deterministic.Event, opts Options) []Event {
+func Build(events []audit.Event, opts Options) []Event {
 	b := &builder{tids: map[int]string{0: "executor"}, spawned: map[uint64]uint64{}}
 	b.title = opts.Title
 	if b.title == "" {
@@ -63,8 +62,8 @@ func Build(events []deterministic.Event, opts Options) []Event {
 // tasks, with the events it caused.
 type segment struct {
 	tid    int
-	start  *deterministic.Event // process_task, nil for executor segments
-	events []deterministic.Event
+	start  *audit.Event // process_task, nil for executor segments
+	events []audit.Event
 	time   time.Time
 }
 
@@ -87,7 +86,7 @@ type builder struct {
 
 func (b *builder) id() uint64 { b.next++; return b.next }
 
-func (b *builder) run(events []deterministic.Event) {
+func (b *builder) run(events []audit.Event) {
 	if len(events) == 0 {
 		return
 	}
@@ -117,7 +116,7 @@ func (b *builder) us(t time.Time) float64 { return float64(t.Sub(b.t0).Nanosecon
 
 // segmentsOf cuts the log into resumes and executor runs, and names the
 // tracks it finds.
-func segmentsOf(events []deterministic.Event, tids map[int]string) []segment {
+func segmentsOf(events []audit.Event, tids map[int]string) []segment {
 	var segs []segment
 	byName := map[string]int{}
 	for i := range events {
@@ -194,7 +193,7 @@ func (b *builder) segment(s *segment, ts, slot float64) {
 
 // instant emits one audited event, with the timers and flows it starts or
 // ends.
-func (b *builder) instant(tid int, ts float64, e deterministic.Event) {
+func (b *builder) instant(tid int, ts float64, e audit.Event) {
 	b.evs = append(b.evs, Event{Name: string(e.Label), Cat: category(e.Label), Ph: "i", S: "t", Ts: ts,
 		Pid: 1, Tid: tid, Args: args(e)})
 	switch {
@@ -332,7 +331,7 @@ func category(label audit.Label) string {
 
 // args renders an event's fields: text as text, the rest as hex, at most
 // 64 bytes each; 8-byte fields also as numbers.
-func args(e deterministic.Event) map[string]any {
+func args(e audit.Event) map[string]any {
 	a := map[string]any{"event": e.Index}
 	for i, f := range e.Fields {
 		key := fmt.Sprintf("f%d", i)

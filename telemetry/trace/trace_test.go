@@ -14,10 +14,10 @@ import (
 )
 
 // simulate runs a small system with the whole event log on.
-func simulate(t *testing.T, seed uint64) []deterministic.Event {
+func simulate(t *testing.T, seed uint64) []audit.Event {
 	t.Helper()
-	var log []deterministic.Event
-	deterministic.New(deterministic.Config{Seed: seed, EventLog: -1}).Start(func(ctx *deterministic.Context) {
+	var log []audit.Event
+	deterministic.New(deterministic.Config{Seed: seed, Hooks: deterministic.Hooks{EventLog: -1}}).Start(func(ctx *deterministic.Context) {
 		defer func() { log = ctx.Auditor().Log().Events() }()
 		ch := simrt.NewChan[int](1)
 		var hs []*simrt.Handle[int]
@@ -149,19 +149,19 @@ func TestTraceOfSimulationParses(t *testing.T) {
 
 func TestNetworkSendsBecomeFlows(t *testing.T) {
 	at := time.Unix(0, 0).UTC()
-	resume := func(i uint64, id uint64, name string) deterministic.Event {
+	resume := func(i uint64, id uint64, name string) audit.Event {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], id)
-		return deterministic.Event{Index: i, Time: at, Task: "<runtime>", Label: audit.ProcessTask, Fields: [][]byte{b[:], []byte(name)}}
+		return audit.Event{Index: i, Time: at, Task: "<runtime>", Label: audit.ProcessTask, Fields: [][]byte{b[:], []byte(name)}}
 	}
-	ev := func(i uint64, task string, label audit.Label, fields ...string) deterministic.Event {
-		e := deterministic.Event{Index: i, Time: at, Task: task, Label: label}
+	ev := func(i uint64, task string, label audit.Label, fields ...string) audit.Event {
+		e := audit.Event{Index: i, Time: at, Task: task, Label: label}
 		for _, f := range fields {
 			e.Fields = append(e.Fields, []byte(f))
 		}
 		return e
 	}
-	log := []deterministic.Event{
+	log := []audit.Event{
 		resume(0, 1, "client"),
 		ev(1, "client", audit.SendAttempt, "10.0.0.2:80", "ping"),
 		ev(2, "client", "send_success", "10.0.0.2:80"),

@@ -1,6 +1,4 @@
-package rtapi
-
-import "github.com/simrt/simrt/internal/core"
+package core
 
 // Event is a signal that fires once with an int value; *simrt.Signal is
 // one. Shutdown fires two of them and leaves the waiting to its caller, who
@@ -25,7 +23,7 @@ type Shutdown[S any, P interface {
 	*S
 	Event
 }] struct {
-	mu      core.Lock
+	mu      Lock
 	stopped bool
 	holders int
 	fired   S // fires with the stop value
@@ -35,7 +33,7 @@ type Shutdown[S any, P interface {
 // Stopped takes a StopSignal for the task t, which releases it when it
 // ends (t may be nil: the caller releases it). Taken after Stop, the signal
 // has already fired and holds nothing.
-func (s *Shutdown[S, P]) Stopped(t *core.Task) *StopSignal[S, P] {
+func (s *Shutdown[S, P]) Stopped(t *Task) *StopSignal[S, P] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -72,7 +70,7 @@ type StopSignal[S any, P interface {
 	Event
 }] struct {
 	s        *Shutdown[S, P]
-	mu       core.Lock
+	mu       Lock
 	released bool
 }
 

@@ -1,4 +1,4 @@
-package deterministic
+package decision
 
 import (
 	"bytes"

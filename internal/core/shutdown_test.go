@@ -1,14 +1,13 @@
-package rtapi_test
+package core_test
 
 import (
 	"testing"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
 )
 
-type shutdown = rtapi.Shutdown[simrt.Signal, *simrt.Signal]
+type shutdown = core.Shutdown[simrt.Signal, *simrt.Signal]
 
 func TestShutdownWithoutHoldersDrainsAtOnce(t *testing.T) {
 	var s shutdown
@@ -53,18 +52,4 @@ func TestShutdownWaitsForEveryHolder(t *testing.T) {
 	if v, ok := byTask.Event().Fired(); !ok || v != 9 {
 		t.Fatalf("the task's signal: Fired() = %d, %v; want 9, true", v, ok)
 	}
-}
-
-func TestTaskFuncsNilIsHarmless(t *testing.T) {
-	var tf rtapi.TaskFuncs
-	tf.Run(nil)
-	tf.Done(nil)
-	ran, done := false, error(nil)
-	tf = rtapi.TaskFuncs{RunFunc: func(rtapi.Plumbing) { ran = true }, DoneFunc: func(err error) { done = err }}
-	tf.Run(nil)
-	tf.Done(simrt.ErrClosed)
-	if !ran || done != simrt.ErrClosed {
-		t.Fatalf("TaskFuncs: ran %v, done %v", ran, done)
-	}
-	rtapi.NoAbort{}.Abort()
 }
