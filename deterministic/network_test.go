@@ -38,7 +38,7 @@ func TestNetworkConformance(t *testing.T) {
 // small budget.
 func TestNetworkConformanceRecvMemory(t *testing.T) {
 	nettest.RunRecvMemory(t, func(t *testing.T, body func(nettest.Env)) {
-		deterministic.New(deterministic.Config{Seed: 3, Network: deterministic.NetworkConfig{MaxRecvMemory: nettest.BudgetRecvMemory}}).Start(func(ctx *deterministic.Context) {
+		deterministic.New(deterministic.Config{Seed: 3, Network: simnet.Config{MaxRecvMemory: nettest.BudgetRecvMemory}}).Start(func(ctx *deterministic.Context) {
 			body(nettest.Task(ctx, ctx))
 		})
 	})
