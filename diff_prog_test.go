@@ -177,18 +177,9 @@ func (c *byteChooser) intn(n int) int {
 	return v % n
 }
 
-// genOptions says what a program may contain.
-type genOptions struct {
-	// timeoutUnbuffered allows a Timeout around an operation on an
-	// unbuffered channel. The production runtime has a window there (see
-	// TestDifferential), so only simulated runs allow it.
-	timeoutUnbuffered bool
-}
-
 // generator builds one program.
 type generator struct {
 	c       chooser
-	o       genOptions
 	p       *program
 	next    int  // the next unique value
 	ordered bool // the channel traffic cannot deadlock (see generate)
@@ -208,8 +199,8 @@ func (g *generator) durations(ds ...time.Duration) time.Duration { return ds[g.c
 // cannot deadlock, so most runs complete and reach deep states. The rest
 // (and closes, timeouts and the other primitives) make runs that
 // legitimately stall, which the model checks too.
-func generate(c chooser, o genOptions) *program {
-	g := &generator{c: c, o: o, p: &program{}}
+func generate(c chooser) *program {
+	g := &generator{c: c, p: &program{}}
 	g.ordered = g.chance(60)
 	p := g.p
 	for range 1 + c.intn(3) {
@@ -454,28 +445,9 @@ func (g *generator) otherCase() (selCase, bool) {
 	return selCase{kind: caseTick, d: g.durations(time.Millisecond, 2*time.Millisecond)}, true
 }
 
-// timeoutOp wraps inner in a Timeout, unless inner works on an unbuffered
-// channel and the options forbid that.
+// timeoutOp wraps inner in a Timeout.
 func (g *generator) timeoutOp(inner op) op {
-	if !g.o.timeoutUnbuffered && g.touchesUnbuffered(inner) {
-		return inner
-	}
 	return op{kind: opTimeout, d: g.durations(time.Millisecond, 2*time.Millisecond, 5*time.Millisecond), inner: &inner}
-}
-
-func (g *generator) touchesUnbuffered(o op) bool {
-	unbuf := func(ch int) bool { c := g.p.chans[ch]; return !c.unbounded && c.capacity == 0 }
-	switch o.kind {
-	case opSend, opRecv:
-		return unbuf(o.obj)
-	case opSelect:
-		for _, sc := range o.cases {
-			if (sc.kind == caseSend || sc.kind == caseRecv) && unbuf(sc.obj) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // otherOp returns an op on the other primitives (or a channel Close,
