@@ -18,8 +18,10 @@ import (
 // it gives the value back when it unwinds: to the next parked receiver, or
 // to the head of a buffered channel (which may then hold one value more
 // than its capacity); on an unbuffered channel with nobody else waiting it
-// is lost with the receiver, whose sender has already returned. The zero value is not
-// usable; use NewChan or NewUnboundedChan.
+// is lost with the receiver, whose sender has already returned. A Send or
+// Recv whose Timeout runs out at the moment a partner completes it returns
+// as completed (the timed function wins the tie, see Timeout). The zero
+// value is not usable; use NewChan or NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
 	site   uintptr
