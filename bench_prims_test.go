@@ -141,3 +141,43 @@ func BenchmarkUnbufferedPingPong(b *testing.B) {
 		close(ping)
 	})
 }
+
+// BenchmarkChanSendFull is one value through a channel of capacity 1 from
+// a sender that runs ahead of its receiver: the sender parks on the full
+// channel and the receive that frees the slot wakes it, the path of a
+// woken sender (Send's retry). The same with two goroutines and a Go
+// channel for comparison. It counts b.N itself (the sender must know how
+// many values to send), so it does not use b.Loop.
+func BenchmarkChanSendFull(b *testing.B) {
+	onRuntimes(b, func(b *testing.B, ctx simrt.Context) {
+		ch := simrt.NewChan[int](1)
+		n := b.N
+		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+			for i := range n + 1 {
+				ch.Send(ctx, i)
+			}
+			return struct{}{}
+		})
+		simrt.Reschedule(ctx) // the sender fills the channel and parks
+		b.ResetTimer()
+		for range n {
+			ch.Recv(ctx)
+		}
+		b.StopTimer()
+		ch.Recv(ctx)
+	})
+	b.Run("go", func(b *testing.B) {
+		b.ReportAllocs()
+		ch := make(chan int, 1)
+		n := b.N
+		go func() {
+			for i := range n + 1 {
+				ch <- i
+			}
+		}()
+		for range n {
+			<-ch
+		}
+		<-ch
+	})
+}

@@ -78,12 +78,20 @@ func (c *chanRecv[T]) BlockedOn() string {
 // chanSend is a channel seen as the wait of a sender.
 type chanSend[T any] Chan[T]
 
-// BlockedOn implements core.Blocker.
+// BlockedOn implements core.Blocker: "send on chan made at node.go:140
+// (capacity 4), full", or, for a channel that has room, how much it holds:
+// "send on chan made at node.go:140 (capacity 4), 1 queued, has room".
+// A sender parked while its channel has room was not woken when a slot
+// freed (a lost wake-up), so the report must not call the channel full.
 func (c *chanSend[T]) BlockedOn() string {
+	ch := (*Chan[T])(c)
 	if c.unbuffered { // unbuffered: it waits for a receiver, not for room
-		return "send on " + (*Chan[T])(c).describe()
+		return "send on " + ch.describe()
 	}
-	return "send on " + (*Chan[T])(c).describe() + ", full"
+	if ch.full() {
+		return "send on " + ch.describe() + ", full"
+	}
+	return "send on " + ch.describe() + ", " + strconv.Itoa(c.n) + " queued, has room"
 }
 
 // Waits that need no more than their kind.

@@ -17,8 +17,10 @@ import (
 // it gives the value back when it unwinds: to the next parked receiver, or
 // to the head of a buffered channel (which may then hold one value more
 // than its capacity); on an unbuffered channel with nobody else waiting it
-// is lost with the receiver, whose sender has already returned. The zero value is not
-// usable; use NewChan or NewUnboundedChan.
+// is lost with the receiver, whose sender has already returned. A Send or
+// Recv whose Timeout runs out at the moment a partner completes it returns
+// as completed (the timed function wins the tie, see Timeout). The zero
+// value is not usable; use NewChan or NewUnboundedChan.
 type Chan[T any] struct {
 	mu     core.Lock
 	site   uintptr
@@ -110,7 +112,7 @@ func (c *Chan[T]) Send(ctx Caller, v T) error {
 	done, err := c.trySend(v)
 	if !done {
 		waitUntilOn(ctx, &c.mu, &c.sendq, (*chanSend[T])(c), c.forwardSend, func() bool {
-			done, err = c.trySend(v)
+			done, err = c.retrySend(v)
 			return done
 		})
 	}
@@ -155,6 +157,20 @@ func (c *Chan[T]) trySend(v T) (done bool, err error) {
 	}
 	c.push(v)
 	return true, nil
+}
+
+// retrySend is trySend for a sender woken on the send queue, which a
+// receiver notified because it freed a slot. If v goes straight to a
+// receiver that parked on the emptied channel meanwhile, the slot is still
+// free, so the wake-up passes on to the next parked sender: kept, it would
+// leave that sender waiting on a channel with room. Called with mu held.
+func (c *Chan[T]) retrySend(v T) (done bool, err error) {
+	n := c.n
+	done, err = c.trySend(v)
+	if done && err == nil && c.n == n { // handed to a receiver, not queued
+		c.forwardSend()
+	}
+	return done, err
 }
 
 // Recv returns the next value, parking while the channel is empty (on an

@@ -207,7 +207,7 @@ func (c *Chan[T]) recvParked(t *core.Task) (v T, ok bool) {
 // completed by whoever takes it off q, which only happens under mu, so a
 // woken task that does not find w Done looks again under mu, where Done
 // is final.
-func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) bool {
+func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker) (completed bool) {
 	c.mu.Bind(w.Task)
 	q.Push(&w.Waiter)
 	c.mu.Unlock()
@@ -216,12 +216,28 @@ func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker
 		if !parked { // unwinding: take w off q, where no partner can reach it
 			c.mu.Lock()
 			q.Remove(&w.Waiter)
-			if q == &c.recvq && w.Done.Load() {
+			done := w.Done.Load()
+			if done && !w.Task.IsAborted() {
+				// A Timeout ran out while a partner completed w (between
+				// the push and the park): the operation has happened, so
+				// it wins the tie and returns; the Timeout's function
+				// unwinds at its next park.
+				c.mu.Unlock()
+				if v := recover(); !isDeadline(v) {
+					panic(v)
+				}
+				completed = true
+				return
+			}
+			if q == &c.recvq && done {
 				c.handBack(w.v)
 			}
 			c.mu.Unlock()
 		}
 	}()
+	if h := beforePark; h != nil {
+		h()
+	}
 	w.Task.ParkOn(on)
 	parked = true
 	if w.Done.Load() {
@@ -238,6 +254,13 @@ func (c *Chan[T]) parkPlain(w *syncWaiter[T], q *core.WaitQueue, on core.Blocker
 	q.Remove(&w.Waiter)
 	return false
 }
+
+// beforePark, when not nil, is called by parkPlain when it has queued its
+// waiter and released the lock, and by a Select when it has opened its
+// selection to partners, just before the task parks: a partner that
+// completes the wait there, after the task's Timeout ran out, is the tie
+// the unwinding decides. Only tests set it, as beforeRecheck.
+var beforePark func()
 
 // beforeRecheck, when not nil, is called by parkPlain when its task has
 // woken and found its waiter not Done, just before it takes the lock to

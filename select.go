@@ -212,17 +212,39 @@ func tryOrder(t *core.Task, biased bool, n int, order []int) []int {
 func parkCases(t *core.Task, cases []Case, sel *core.Selection, sw *selectWait) {
 	ok := false
 	defer func() {
-		if !ok {
-			sel.Close() // unwinding: no partner may complete a case any more
-			for _, c := range cases {
-				if c.disarm() {
-					c.undo()
-				}
+		if ok {
+			return
+		}
+		if !t.IsAborted() && sel.Reclaim() {
+			// A Timeout ran out while a partner completed a case (between
+			// sel.Wait and the park): the case has happened (a value
+			// taken from a send case cannot be given back), so it wins
+			// the tie and Select returns it; the Timeout's function
+			// unwinds at its next park.
+			if v := recover(); !isDeadline(v) {
+				panic(v)
+			}
+			return
+		}
+		sel.Close() // unwinding: no partner may complete a case any more
+		for _, c := range cases {
+			if c.disarm() {
+				c.undo()
 			}
 		}
 	}()
+	if h := beforePark; h != nil {
+		h()
+	}
 	t.ParkOn(sw)
 	ok = true
+}
+
+// isDeadline reports whether v, a value a park panicked with, is a
+// Timeout's deadline (rather than an abort).
+func isDeadline(v any) bool {
+	_, ok := v.(*core.Deadline)
+	return ok
 }
 
 // waitUntil is waitUntilOn for a wait that does not describe itself.

@@ -152,7 +152,7 @@ type testCase struct {
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
 	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
-	interruptCases, propertyCases, handoffCases, spawnAbortCases)
+	interruptCases, propertyCases, handoffCases, spawnAbortCases, wakeupCases)
 
 func concat(lists ...[]testCase) []testCase {
 	var all []testCase
