@@ -24,7 +24,7 @@ var tieRuntimes = []struct {
 		realtime.New(realtime.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Start(root)
 	}},
 	{"deterministic", func(root func(simrt.Context)) {
-		deterministic.New(deterministic.Config{Seed: 1, YieldProbability: deterministic.NoYield}).
+		deterministic.New(deterministic.Config{Seed: 1, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}).
 			Start(func(ctx *deterministic.Context) { root(ctx) })
 	}},
 }

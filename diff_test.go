@@ -13,6 +13,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/realtime"
 )
 
@@ -38,9 +39,9 @@ var diffSchedules = []struct {
 	cfg  deterministic.Config
 }{
 	{"uniform", deterministic.Config{}},
-	{"uniform-noyield", deterministic.Config{YieldProbability: deterministic.NoYield}},
-	{"pct", deterministic.Config{Scheduler: deterministic.PCT}},
-	{"pct-depth5", deterministic.Config{Scheduler: deterministic.PCT, PCTDepth: 5, PCTSteps: 40}},
+	{"uniform-noyield", deterministic.Config{Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}},
+	{"pct", deterministic.Config{Scheduling: deterministic.Scheduling{Scheduler: deterministic.PCT}}},
+	{"pct-depth5", deterministic.Config{Scheduling: deterministic.Scheduling{Scheduler: deterministic.PCT, PCTDepth: 5, PCTSteps: 40}}},
 }
 
 // diffSeeds is how many seeds each program runs with under each schedule.
@@ -233,7 +234,7 @@ func TestDifferentialRealtime(t *testing.T) {
 }
 
 // FuzzDifferential lets the fuzzer choose the program (prog, one byte per
-// choice), the schedule (sched, a deterministic.Bytes decision stream) and
+// choice), the schedule (sched, a decision.Bytes stream) and
 // the scheduler (mode).
 func FuzzDifferential(f *testing.F) {
 	f.Add([]byte{}, []byte{}, uint8(0))
@@ -243,7 +244,7 @@ func FuzzDifferential(f *testing.F) {
 		p := generate(newByteChooser(prog))
 		s := diffSchedules[int(mode)%len(diffSchedules)]
 		cfg := s.cfg
-		d := deterministic.NewBytes(sched)
+		d := decision.NewBytes(sched)
 		cfg.Seed, cfg.Replay = d.Seed(), d
 		o := runSim(p, cfg)
 		if errs := o.check(p, true); len(errs) > 0 {
