@@ -37,6 +37,8 @@ var cases = []struct {
 	{"LargeData", largeData},
 	{"ConnectionErrors", connectionErrors},
 	{"BindZeroAssignsPorts", bindZeroAssignsPorts},
+	{"BindUnspecifiedTakesThePort", bindUnspecifiedTakesThePort},
+	{"BindAfterCloseSucceeds", bindAfterCloseSucceeds},
 	{"Peek", peek},
 	{"CanceledRecvPoisonsStream", canceledRecvPoisonsStream},
 	{"CanceledSendPoisonsSink", canceledSendPoisonsSink},
