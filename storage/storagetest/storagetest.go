@@ -39,6 +39,19 @@ func Run(t *testing.T, newStorage func(t *testing.T) simrt.Storage) {
 	}
 }
 
+// RunIn runs every case of Run as a subtest, each inside a runtime, for
+// storages that must be used from a task (the simulator's): run builds a
+// fresh runtime and storage, calls body with the storage from a task of
+// that runtime, and returns once body has returned.
+func RunIn(t *testing.T, run func(t *testing.T, body func(s simrt.Storage))) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run(t, func(s simrt.Storage) { c.check(t, s) })
+		})
+	}
+}
+
 // Hooks reach under a storage's interface for the cases that need to. A nil
 // field leaves out the cases that need it.
 type Hooks struct {
