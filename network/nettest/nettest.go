@@ -44,6 +44,7 @@ var cases = []struct {
 	{"CanceledSendPoisonsSink", canceledSendPoisonsSink},
 	{"RecvErrorPoisonsStream", recvErrorPoisonsStream},
 	{"SendErrorPoisonsSink", sendErrorPoisonsSink},
+	{"SendToClosedStreamIsAccepted", sendToClosedStreamIsAccepted},
 	{"RecvAboveMaximumFails", recvAboveMaximumFails},
 	{"LargeRecvAllocatesAsBytesArrive", largeRecvAllocatesAsBytesArrive},
 	{"SendTakenByPeerSucceeds", sendTakenByPeerSucceeds},
