@@ -30,7 +30,12 @@ type Network interface {
 	// port taken: in production the kernel picks one from its ephemeral
 	// range; the simulator takes the next free one of 61000-65535 on that
 	// address, the same in every run of a seed (see simnet.Network.Bind),
-	// and fails when all of them are bound there.
+	// and fails when all of them are bound there. An address is taken
+	// until its listener is closed; an unspecified address (0.0.0.0:p,
+	// [::]:p) takes port p on every address of the host, so that a Bind of
+	// 127.0.0.1:p beside it fails, and so does a Bind of 0.0.0.0:p while
+	// 127.0.0.1:p is bound (on every runtime; nettest
+	// BindUnspecifiedTakesThePort, BindAfterCloseSucceeds).
 	Bind(addr netip.AddrPort) (Listener, error)
 	// Dial connects to addr and returns the two halves of the connection,
 	// or ErrConnectionFailed (nobody listens there, or the path is cut), or
@@ -47,8 +52,9 @@ type Listener interface {
 	Accept() (peer netip.AddrPort, sink Sink, stream Stream, err error)
 	// Addr returns the address the listener is bound to.
 	Addr() netip.AddrPort
-	// Close stops accepting; a parked Accept returns ErrClosed. Connections
-	// already accepted stay open. Closing twice does nothing.
+	// Close stops accepting and frees the address, which a new Bind may
+	// take; a parked Accept returns ErrClosed. Connections already
+	// accepted stay open. Closing twice does nothing.
 	Close() error
 }
 
@@ -119,7 +125,11 @@ type Stream interface {
 	// returns an empty slice when nothing is buffered. The slice is valid
 	// until the next Recv or Close; do not modify it.
 	Peek(max int) []byte
-	// Close closes the receiving half; the peer's Send then fails with
-	// ErrSendFailed. Closing twice does nothing.
+	// Close closes the receiving half: bytes already received and not
+	// taken are dropped. The connection stays open while the sink is: the
+	// peer's Send still succeeds, its bytes taken into a buffer nobody
+	// reads, and parks once that is full; it fails with ErrSendFailed once
+	// both halves are closed (nettest SendToClosedStreamIsAccepted).
+	// Closing twice does nothing.
 	Close() error
 }
