@@ -78,10 +78,12 @@ type Sink interface {
 	// simulator it is what the peer's stream had pulled plus at most the
 	// network's buffer beyond it (simnet's Config.BufferSize, 64 KiB by
 	// default); the rest of the Send is dropped. Send fails with
-	// ErrSendFailed when the peer's stream is gone before it has taken the
-	// bytes; once they are taken, Send succeeds even if the peer closes
-	// its stream right after. A Send parked when Close is called on the
-	// same sink, from another task, returns ErrClosed.
+	// ErrSendFailed when the peer has closed both halves (or the
+	// connection was reset) before it took the bytes; once they are taken,
+	// Send succeeds even if the peer closes right after. A peer that
+	// closed only its stream still takes bytes (see Stream.Close). A Send
+	// parked when Close is called on the same sink, from another task,
+	// returns ErrClosed.
 	Send(bufs ...[]byte) error
 	// Close closes the sending half: the peer receives what was sent, and
 	// then its Recv fails with ErrRecvFailed. A later Send returns
