@@ -4,7 +4,7 @@
 // opens and Close, the rules of exclusive opens themselves, and the rules
 // on which the simulator's storage and the disk once disagreed (zero-byte
 // writes, empty reads, name limits, inverted version ranges, handles of
-// removed blobs, poisoned syncs, stray files).
+// removed blobs, poisoned syncs, stray files, unsynced writes at Close).
 //
 // Run it from a test of the implementation, with a constructor that returns
 // a fresh, empty storage:
@@ -14,7 +14,8 @@
 //	}
 //
 // Each case runs as a subtest on its own storage, and says on failure which
-// rule it checks. The suite needs no runtime: it awaits StartSync handles on
+// rule it checks. A storage that must be used from a task of its runtime
+// (the simulator's) runs the suite through RunIn instead. The suite needs no runtime: it awaits StartSync handles on
 // a plain goroutine.
 //
 // A few rules can only be checked by reaching under the interface: a sync
