@@ -95,3 +95,52 @@ func bindAfterCloseSucceeds(t *testing.T, env Env) {
 	defer a.close()
 	expect(t, a.stream, clientData, "the listener bound after Close")
 }
+
+// A Timeout whose time has run out before its function starts (d <= 0)
+// cuts an Accept and a Dial at once, although neither would have to wait:
+// production always asks the kernel, and an interrupted task's call to it
+// unwinds. The Accept leaves the listener open and the connection it did
+// not take queued for the next Accept.
+func expiredTimeoutCutsAcceptAndDial(t *testing.T, env Env) {
+	l := bind(t, env)
+	if l == nil {
+		return
+	}
+	defer l.Close()
+	c, ok := dial(t, env, l.Addr())
+	if !ok {
+		return
+	}
+	defer c.close()
+	if !send(t, c.sink, "client", clientData) {
+		return
+	}
+	env.Sleep(settle) // the connection reaches the listener's queue
+	err := simrt.Timeout(env, 0, func() error {
+		_, si, st, err := l.Accept()
+		if err == nil {
+			conn{si, st}.close()
+		}
+		return err
+	})
+	wantErr(t, err, simrt.ErrTimeout, "Accept under an expired Timeout, a connection queued")
+	err = simrt.Timeout(env, 0, func() error {
+		si, st, err := env.Network().Dial(l.Addr())
+		if err == nil {
+			conn{si, st}.close()
+		}
+		return err
+	})
+	wantErr(t, err, simrt.ErrTimeout, "Dial under an expired Timeout")
+	var a conn
+	if err := simrt.Timeout(env, guard, func() error {
+		_, si, st, err := l.Accept()
+		a = conn{si, st}
+		return err
+	}); err != nil {
+		t.Errorf("Accept after the cut one: %v, want the queued connection", err)
+		return
+	}
+	defer a.close()
+	expect(t, a.stream, clientData, "the connection the cut Accept left queued")
+}

@@ -39,6 +39,7 @@ var cases = []struct {
 	{"BindZeroAssignsPorts", bindZeroAssignsPorts},
 	{"BindUnspecifiedTakesThePort", bindUnspecifiedTakesThePort},
 	{"BindAfterCloseSucceeds", bindAfterCloseSucceeds},
+	{"ExpiredTimeoutCutsAcceptAndDial", expiredTimeoutCutsAcceptAndDial},
 	{"Peek", peek},
 	{"CanceledRecvPoisonsStream", canceledRecvPoisonsStream},
 	{"CanceledSendPoisonsSink", canceledSendPoisonsSink},

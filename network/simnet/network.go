@@ -338,6 +338,7 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	dst = unmap(dst)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.unwindInterrupted()
 	if n.port > 0xffff {
 		panic("ephemeral port range exhausted")
 	}
@@ -587,6 +588,7 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	n := l.n
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.unwindInterrupted()
 	for {
 		if l.closed {
 			return netip.AddrPort{}, nil, nil, simrt.ErrClosed
@@ -598,6 +600,19 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 			return c.peer, c.sink, c.stream, nil
 		}
 		n.waitPassing(&l.q, (*acceptWait)(l), l.passOn)
+	}
+}
+
+// unwindInterrupted unwinds the calling task at once if it has been
+// interrupted (its Timeout ran out, or it was aborted), before an Accept or
+// a Dial changes anything, whether or not the call would park: in
+// production both always ask the kernel, and a task interrupted before
+// the call unwinds there (nettest ExpiredTimeoutCutsAcceptAndDial). A
+// stale interrupt flag is cleared. Called with mu held: the caller's
+// deferred Unlock runs as the task unwinds.
+func (n *Network) unwindInterrupted() {
+	if t := n.rt.CurrentTask(); t.InterruptPending() {
+		t.CheckInterrupt()
 	}
 }
 
