@@ -36,7 +36,7 @@ type task struct {
 	parked   bool
 	root     bool         // cold, but here it fills padding
 	outcome  core.Outcome // cold, likewise
-	wake     wakeState    // how the pending park was first woken (see noteWake)
+	wake     wakeState    // how the pending park was first woken (see wakeState)
 	id       uint64
 	next     func() (bool, bool) // resume: (task finished, coroutine alive)
 	yield    func(bool) bool     // park: yield(false)
@@ -73,7 +73,7 @@ type task struct {
 
 // Park implements core.Backend: yield to the executor until unparked. A
 // park whose deadline passed strictly before the wake that ended it
-// unwinds (see noteWake).
+// unwinds (see wakeState).
 func (t *task) Park() {
 	t.ct.BeforePark()
 	if t.permit {
