@@ -100,7 +100,7 @@ func fullError(err error) error {
 // Bind implements simrt.Network.Bind on the simulated network, with
 // production's rules (see simnet.Network.Bind): a bound address is taken
 // until its listener is closed; 0.0.0.0:p takes port p on every address of
-// the host; a dial reaches only the listener at its exact address. Port 0
+// the host, and a dial to 127.0.0.1:p reaches it. Port 0
 // takes the next free port of [simnet.AssignStart, simnet.AssignEnd) on
 // that address, and the listener's Addr reports it. A failure
 // wraps simrt.ErrBindFailed and names the address and the reason.

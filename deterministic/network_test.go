@@ -76,9 +76,10 @@ func TestBindRefusesEphemeralPortsOnLoopback(t *testing.T) {
 }
 
 // 0.0.0.0:80 takes port 80 on every address of the host, as in
-// production: a Bind of 127.0.0.1:80 beside it fails. A dial reaches only
-// the listener bound at its exact address (a dial to 127.0.0.1:80 does not
-// reach 0.0.0.0:80), and a dial to an address no one bound fails.
+// production: a Bind of 127.0.0.1:80 beside it fails. A dial reaches the
+// listener bound at its exact address; a dial to 127.0.0.1:80, where
+// nothing is bound, reaches 0.0.0.0:80; a dial to another address no one
+// bound fails.
 func TestUnspecifiedAddressTakesThePort(t *testing.T) {
 	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
 		any80, err := ctx.Bind(netip.MustParseAddrPort("0.0.0.0:80"))
@@ -109,10 +110,18 @@ func TestUnspecifiedAddressTakesThePort(t *testing.T) {
 				t.Errorf("listener %v received %q, %v; want the dial to its own address", l.Addr(), got, err)
 			}
 		}
-		for _, a := range []string{"127.0.0.1:80", "10.0.0.7:80"} {
-			if _, _, err := ctx.Dial(netip.MustParseAddrPort(a)); !errors.Is(err, simrt.ErrConnectionFailed) {
-				t.Errorf("Dial(%s) with only 0.0.0.0:80 and 127.0.0.1:81 bound = %v, want ErrConnectionFailed", a, err)
-			}
+		si, _, err := ctx.Dial(netip.MustParseAddrPort("127.0.0.1:80"))
+		if err != nil {
+			t.Fatalf("Dial(127.0.0.1:80) with 0.0.0.0:80 bound: %v", err)
+		}
+		si.Send([]byte("loopback"))
+		if _, _, st, err := any80.Accept(); err != nil {
+			t.Errorf("Accept on 0.0.0.0:80 after a dial to 127.0.0.1:80: %v", err)
+		} else if got, err := st.Recv(8); err != nil || string(got) != "loopback" {
+			t.Errorf("0.0.0.0:80 received %q, %v; want the dial to 127.0.0.1:80", got, err)
+		}
+		if _, _, err := ctx.Dial(netip.MustParseAddrPort("10.0.0.7:80")); !errors.Is(err, simrt.ErrConnectionFailed) {
+			t.Errorf("Dial(10.0.0.7:80) with only 0.0.0.0:80 and 127.0.0.1:81 bound = %v, want ErrConnectionFailed", err)
 		}
 	})
 }

@@ -144,3 +144,35 @@ func expiredTimeoutCutsAcceptAndDial(t *testing.T, env Env) {
 	defer a.close()
 	expect(t, a.stream, clientData, "the connection the cut Accept left queued")
 }
+
+// A Dial to 127.0.0.1:p reaches a listener bound at 0.0.0.0:p, which
+// takes every address of the host, as the kernel does for a main that
+// binds ":p" and a client on the same host.
+func dialLoopbackReachesUnspecified(t *testing.T, env Env) {
+	l, err := env.Network().Bind(netip.AddrPortFrom(netip.IPv4Unspecified(), 0))
+	if err != nil {
+		t.Errorf("Bind(0.0.0.0:0): %v", err)
+		return
+	}
+	defer l.Close()
+	addr := netip.AddrPortFrom(anyPort.Addr(), l.Addr().Port())
+	c, ok := dial(t, env, addr)
+	if !ok {
+		return
+	}
+	defer c.close()
+	if !send(t, c.sink, "client of "+addr.String(), clientData) {
+		return
+	}
+	var a conn
+	if err := simrt.Timeout(env, guard, func() error {
+		_, si, st, err := l.Accept()
+		a = conn{si, st}
+		return err
+	}); err != nil {
+		t.Errorf("Accept on %v after a Dial to %v: %v", l.Addr(), addr, err)
+		return
+	}
+	defer a.close()
+	expect(t, a.stream, clientData, "the listener at "+l.Addr().String())
+}

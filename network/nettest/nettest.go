@@ -39,6 +39,7 @@ var cases = []struct {
 	{"BindZeroAssignsPorts", bindZeroAssignsPorts},
 	{"BindUnspecifiedTakesThePort", bindUnspecifiedTakesThePort},
 	{"BindAfterCloseSucceeds", bindAfterCloseSucceeds},
+	{"DialLoopbackReachesUnspecified", dialLoopbackReachesUnspecified},
 	{"ExpiredTimeoutCutsAcceptAndDial", expiredTimeoutCutsAcceptAndDial},
 	{"Peek", peek},
 	{"CanceledRecvPoisonsStream", canceledRecvPoisonsStream},

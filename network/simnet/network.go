@@ -185,8 +185,11 @@ func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 // bound, a Bind of any address of the host on p fails, and it fails itself
 // while any address of the host is bound on p (EADDRINUSE in production).
 // Addresses bound by other hosts (Host, or a node's context) are not the
-// default host's. A dial still reaches only the listener bound at its
-// exact address: one to 127.0.0.1:p does not reach 0.0.0.0:p.
+// default host's. A dial reaches the listener bound at its exact address,
+// and a dial to a loopback address (127.0.0.1:p, [::1]:p) with none there
+// reaches the default host's 0.0.0.0:p or [::]:p, as in production; a dial
+// to another address does not reach a listener at 0.0.0.0 (which host's
+// address it is, the simulator cannot tell).
 //
 // Port 0 asks for a port, as in production: Bind takes the first port of
 // [AssignStart, AssignEnd) that the address can bind, counting from the
@@ -359,6 +362,9 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 		n.sleep(rtt)
 	}
 	l := n.listeners[dst]
+	if l == nil {
+		l = n.loopbackWildcard(dst)
+	}
 	if l == nil {
 		return nil, nil, opError("dial", dst, simrt.ErrConnectionFailed, "connection refused: nothing listens there")
 	}
@@ -601,6 +607,23 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 		}
 		n.waitPassing(&l.q, (*acceptWait)(l), l.passOn)
 	}
+}
+
+// loopbackWildcard returns the listener a dial to dst reaches when nothing
+// is bound at dst itself: for a loopback address (127.0.0.0/8, ::1), the
+// default host's listener at 0.0.0.0 or [::] on dst's port, which takes
+// every address of the host, as in production; nil otherwise. Called with
+// mu held.
+func (n *Network) loopbackWildcard(dst netip.AddrPort) *listener {
+	if !dst.Addr().IsLoopback() {
+		return nil
+	}
+	for _, any := range [2]netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
+		if l := n.listeners[netip.AddrPortFrom(any, dst.Port())]; l != nil && l.host == Loopback {
+			return l
+		}
+	}
+	return nil
 }
 
 // unwindInterrupted unwinds the calling task at once if it has been
