@@ -270,6 +270,20 @@ func (s *timeoutScope) bind(c *TaskContext) {
 // scope with DeadlineExceeded, then expires the deadline, which unwinds
 // the timed function.
 func (s *timeoutScope) expire() {
+	s.cancelBound()
+	s.dl.Expire()
+}
+
+// expireAtCall is expire for a Timeout whose time has run out before f
+// starts (d <= 0), called from the task itself.
+func (s *timeoutScope) expireAtCall() {
+	s.cancelBound()
+	s.dl.ExpireOwn()
+}
+
+// cancelBound marks the scope expired and cancels the contexts bound to
+// it with DeadlineExceeded.
+func (s *timeoutScope) cancelBound() {
 	s.mu.Lock()
 	if s.state == scopeActive {
 		s.state = scopeExpired
@@ -279,7 +293,6 @@ func (s *timeoutScope) expire() {
 	for _, c := range ctxs {
 		c.cancel(context.DeadlineExceeded)
 	}
-	s.dl.Expire()
 }
 
 // end runs as the Timeout returns: it cancels the contexts still bound

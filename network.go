@@ -39,7 +39,12 @@ type Network interface {
 	// port taken: in production the kernel picks one from its ephemeral
 	// range; the simulator takes the next free one of 61000-65535 on that
 	// address, the same in every run of a seed (see simnet.Network.Bind),
-	// and fails when all of them are bound there.
+	// and fails when all of them are bound there. An address is taken
+	// until its listener is closed; an unspecified address (0.0.0.0:p,
+	// [::]:p) takes port p on every address of the host, so that a Bind of
+	// 127.0.0.1:p beside it fails, and so does a Bind of 0.0.0.0:p while
+	// 127.0.0.1:p is bound (on every runtime; nettest
+	// BindUnspecifiedTakesThePort, BindAfterCloseSucceeds).
 	Bind(addr netip.AddrPort) (Listener, error)
 	// Dial connects to addr and returns the two halves of the connection,
 	// or ErrConnectionFailed (nobody listens there, or the path is cut), or
@@ -56,8 +61,9 @@ type Listener interface {
 	Accept() (peer netip.AddrPort, sink Sink, stream Stream, err error)
 	// Addr returns the address the listener is bound to.
 	Addr() netip.AddrPort
-	// Close stops accepting; a parked Accept returns ErrClosed. Connections
-	// already accepted stay open. Closing twice does nothing.
+	// Close stops accepting and frees the address, which a new Bind may
+	// take; a parked Accept returns ErrClosed. Connections already
+	// accepted stay open. Closing twice does nothing.
 	Close() error
 }
 
@@ -81,10 +87,12 @@ type Sink interface {
 	// simulator it is what the peer's stream had pulled plus at most the
 	// network's buffer beyond it (simnet's Config.BufferSize, 64 KiB by
 	// default); the rest of the Send is dropped. Send fails with
-	// ErrSendFailed when the peer's stream is gone before it has taken the
-	// bytes; once they are taken, Send succeeds even if the peer closes
-	// its stream right after. A Send parked when Close is called on the
-	// same sink, from another task, returns ErrClosed.
+	// ErrSendFailed when the peer has closed both halves (or the
+	// connection was reset) before it took the bytes; once they are taken,
+	// Send succeeds even if the peer closes right after. A peer that
+	// closed only its stream still takes bytes (see Stream.Close). A Send
+	// parked when Close is called on the same sink, from another task,
+	// returns ErrClosed.
 	Send(bufs ...[]byte) error
 	// Close closes the sending half: the peer receives what was sent, and
 	// then its Recv fails with ErrRecvFailed. A later Send returns
@@ -128,7 +136,11 @@ type Stream interface {
 	// returns an empty slice when nothing is buffered. The slice is valid
 	// until the next Recv or Close; do not modify it.
 	Peek(max int) []byte
-	// Close closes the receiving half; the peer's Send then fails with
-	// ErrSendFailed. Closing twice does nothing.
+	// Close closes the receiving half: bytes already received and not
+	// taken are dropped. The connection stays open while the sink is: the
+	// peer's Send still succeeds, its bytes taken into a buffer nobody
+	// reads, and parks once that is full; it fails with ErrSendFailed once
+	// both halves are closed (nettest SendToClosedStreamIsAccepted).
+	// Closing twice does nothing.
 	Close() error
 }

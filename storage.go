@@ -108,8 +108,12 @@ type Blob interface {
 	// sync has finished, with the same durability and the same error as
 	// Sync. Abandoning the handle does not harm the blob.
 	StartSync() *Handle[struct{}]
-	// Close releases the handle and its exclusive open. Unsynced writes and
-	// resizes may be lost at the next crash. Closing a handle whose blob
-	// was removed never affects a newer blob of the same name.
+	// Close releases the handle and its exclusive open. Close is not a
+	// crash: unsynced writes and resizes stay, as in the operating
+	// system's page cache, and the next open sees them (on every runtime;
+	// storagetest CloseKeepsUnsyncedWrites), though they may be lost at
+	// the next crash or power loss until a Sync makes them durable.
+	// Closing a handle whose blob was removed never affects a newer blob
+	// of the same name.
 	Close() error
 }

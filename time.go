@@ -79,10 +79,17 @@ func (afterWait) releaseCase(c *afterState) {
 // still parked when d of runtime time has passed: then f is unwound (its
 // deferred calls run, and a network half it was using is poisoned) and
 // Timeout returns ErrTimeout. If f finishes at the very moment the time
-// runs out, f wins. Timeouts nest; the one whose time ran out is the one
-// that returns ErrTimeout. A context made by GoContext inside f reports the
-// deadline, and is cancelled when the time runs out or Timeout returns.
-// Timeout panics at the call if ctx or f is nil.
+// runs out, f wins (a tie only a simulation can produce: its clock has
+// instants to share). A d <= 0 has run out before f starts: f runs until
+// it first parks, and there it is unwound, on every runtime (a function
+// that never parks returns its own result). In the simulator the time
+// runs out at its instant, not at the end of the Cycle it falls in: a
+// deadline that passes strictly before what f waits for happens (a
+// Sleep's end, bytes arriving) unwinds f, as in production, even when the
+// clock reaches both in one step. Timeouts nest; the one whose time ran
+// out is the one that returns ErrTimeout. A context made by GoContext
+// inside f reports the deadline, and is cancelled when the time runs out
+// or Timeout returns. Timeout panics at the call if ctx or f is nil.
 func Timeout(ctx Caller, d time.Duration, f func() error) (err error) {
 	mustContext(ctx == nil, "Timeout")
 	mustFunc(f == nil, "Timeout")
@@ -99,9 +106,16 @@ func Timeout(ctx Caller, d time.Duration, f func() error) (err error) {
 	}
 	dl := t.PushDeadline()
 	dl.Ext, sc.dl = sc, dl
-	timer := ctx.AfterFunc(d, sc.expire)
+	var timer core.Timer
+	if d > 0 {
+		timer = ctx.AfterFunc(d, sc.expire)
+	} else {
+		sc.expireAtCall()
+	}
 	defer func() {
-		timer.Stop()
+		if timer != nil {
+			timer.Stop()
+		}
 		t.PopDeadline(dl)
 		sc.end()
 		if r := recover(); r != nil {

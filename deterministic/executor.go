@@ -35,19 +35,25 @@ type runtime struct {
 	auditor *Auditor
 	dns     map[string][]netip.Addr
 
-	ready   []*task
-	spare   []*task
-	idle    []*coroutine // finished tasks' coroutines, for reuse
-	pooled  *pooled      // what this run borrowed from Config.Hooks.Coroutines (task.go)
-	timers  timers
-	current *task
-	after   func(task string, now time.Time) // Config.Hooks.AfterResume
-	root    *task
-	nextID  uint64
-	live    struct{ head, tail *task }
-	stop    bool // the root finished or a task panic must stop the run
-	closing bool
-	props   *properties // made at the first property or Buggify call
+	ready  []*task
+	spare  []*task
+	idle   []*coroutine // finished tasks' coroutines, for reuse
+	pooled *pooled      // what this run borrowed from Config.Hooks.Coroutines (task.go)
+	timers timers
+	// firing is set while fireTimers runs a timer, firingAt its instant
+	// (see instant); deadlineWakes holds the instant at which an
+	// interrupt first woke each task it names (see wakeState).
+	firing        bool
+	firingAt      int64
+	deadlineWakes map[*task]int64
+	current       *task
+	after         func(task string, now time.Time) // Config.Hooks.AfterResume
+	root          *task
+	nextID        uint64
+	live          struct{ head, tail *task }
+	stop          bool // the root finished or a task panic must stop the run
+	closing       bool
+	props         *properties // made at the first property or Buggify call
 
 	sh         shell.Runtime // the tree, shutdown, metrics, failure and end of the run (context.go)
 	iterations prometheus.Counter
@@ -361,11 +367,14 @@ func (rt *runtime) wakeUntilProgress() {
 }
 
 func (rt *runtime) fireTimers() {
+	rt.firing = true
 	for {
 		at, ok := rt.timers.peek()
 		if !ok || at > rt.now {
+			rt.firing = false
 			return
 		}
+		rt.firingAt = at
 		tm := rt.timers.pop()
 		f := tm.f
 		tm.f = nil // a handle kept after the timer is gone keeps no closure alive

@@ -91,10 +91,12 @@ func fullError(err error) error {
 	return err
 }
 
-// Bind implements simrt.Network.Bind on the simulated network. Addresses
-// match exactly; a bound address is never freed. Port 0 takes the next
-// free port of [simnet.AssignStart, simnet.AssignEnd) on that address (see
-// simnet.Network.Bind), and the listener's Addr reports it. A failure
+// Bind implements simrt.Network.Bind on the simulated network, with
+// production's rules (see simnet.Network.Bind): a bound address is taken
+// until its listener is closed; 0.0.0.0:p takes port p on every address of
+// the host, and a dial to 127.0.0.1:p reaches it. Port 0
+// takes the next free port of [simnet.AssignStart, simnet.AssignEnd) on
+// that address, and the listener's Addr reports it. A failure
 // wraps simrt.ErrBindFailed and names the address and the reason.
 func (c *Context) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	c.rt.check()

@@ -75,7 +75,7 @@ func TestBindRefusesEphemeralPortsOnLoopback(t *testing.T) {
 			{"127.0.0.1:32767", true},
 			{"127.0.0.1:61000", true},
 			{"10.0.0.1:40000", true},
-			{"0.0.0.0:40000", true},
+			{"0.0.0.0:40001", true}, // 40000 is bound on 10.0.0.1, an address of this host
 		} {
 			_, err := ctx.Bind(netip.MustParseAddrPort(c.addr))
 			if c.ok && err != nil || !c.ok && !errors.Is(err, simrt.ErrBindFailed) {
@@ -85,27 +85,32 @@ func TestBindRefusesEphemeralPortsOnLoopback(t *testing.T) {
 	})
 }
 
-// Addresses match exactly: 0.0.0.0:80 is not a wildcard, so it and
-// 127.0.0.1:80 are two listeners, a dial reaches only the one bound at its
-// exact address, and a dial to an address no one bound fails.
-func TestAddressesMatchExactly(t *testing.T) {
+// 0.0.0.0:80 takes port 80 on every address of the host, as in
+// production: a Bind of 127.0.0.1:80 beside it fails. A dial reaches the
+// listener bound at its exact address; a dial to 127.0.0.1:80, where
+// nothing is bound, reaches 0.0.0.0:80; a dial to another address no one
+// bound fails.
+func TestUnspecifiedAddressTakesThePort(t *testing.T) {
 	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
 		any80, err := ctx.Bind(netip.MustParseAddrPort("0.0.0.0:80"))
 		if err != nil {
 			t.Fatalf("Bind(0.0.0.0:80): %v", err)
 		}
-		lo80, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:80"))
-		if err != nil {
-			t.Fatalf("Bind(127.0.0.1:80) beside 0.0.0.0:80: %v", err)
+		if _, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:80")); !errors.Is(err, simrt.ErrBindFailed) {
+			t.Fatalf("Bind(127.0.0.1:80) beside 0.0.0.0:80 = %v, want ErrBindFailed", err)
 		}
-		for _, l := range []simrt.Listener{lo80, any80} {
+		lo81, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:81"))
+		if err != nil {
+			t.Fatalf("Bind(127.0.0.1:81): %v", err)
+		}
+		for _, l := range []simrt.Listener{lo81, any80} {
 			si, _, err := ctx.Dial(l.Addr())
 			if err != nil {
 				t.Fatalf("Dial(%v): %v", l.Addr(), err)
 			}
 			si.Send([]byte(l.Addr().String()))
 		}
-		for _, l := range []simrt.Listener{lo80, any80} {
+		for _, l := range []simrt.Listener{lo81, any80} {
 			_, _, st, err := l.Accept()
 			if err != nil {
 				t.Fatalf("Accept on %v: %v", l.Addr(), err)
@@ -115,15 +120,25 @@ func TestAddressesMatchExactly(t *testing.T) {
 				t.Errorf("listener %v received %q, %v; want the dial to its own address", l.Addr(), got, err)
 			}
 		}
+		si, _, err := ctx.Dial(netip.MustParseAddrPort("127.0.0.1:80"))
+		if err != nil {
+			t.Fatalf("Dial(127.0.0.1:80) with 0.0.0.0:80 bound: %v", err)
+		}
+		si.Send([]byte("loopback"))
+		if _, _, st, err := any80.Accept(); err != nil {
+			t.Errorf("Accept on 0.0.0.0:80 after a dial to 127.0.0.1:80: %v", err)
+		} else if got, err := st.Recv(8); err != nil || string(got) != "loopback" {
+			t.Errorf("0.0.0.0:80 received %q, %v; want the dial to 127.0.0.1:80", got, err)
+		}
 		if _, _, err := ctx.Dial(netip.MustParseAddrPort("10.0.0.7:80")); !errors.Is(err, simrt.ErrConnectionFailed) {
-			t.Errorf("Dial(10.0.0.7:80) with only 0.0.0.0:80 and 127.0.0.1:80 bound = %v, want ErrConnectionFailed", err)
+			t.Errorf("Dial(10.0.0.7:80) with only 0.0.0.0:80 and 127.0.0.1:81 bound = %v, want ErrConnectionFailed", err)
 		}
 	})
 }
 
-// A bound address is never freed: after Close, binding it again fails, and
-// so does dialing it.
-func TestBoundAddressNeverFreed(t *testing.T) {
+// Close frees a bound address, as in production: binding it again
+// succeeds, and a dial in between fails.
+func TestCloseFreesAddress(t *testing.T) {
 	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
 		addr := netip.MustParseAddrPort("127.0.0.1:7000")
 		l, err := ctx.Bind(addr)
@@ -134,12 +149,18 @@ func TestBoundAddressNeverFreed(t *testing.T) {
 			t.Errorf("second Bind while open = %v, want ErrBindFailed", err)
 		}
 		l.Close()
-		if _, err := ctx.Bind(addr); !errors.Is(err, simrt.ErrBindFailed) {
-			t.Errorf("Bind after Close = %v, want ErrBindFailed (addresses are never freed)", err)
-		}
 		if _, _, err := ctx.Dial(addr); !errors.Is(err, simrt.ErrConnectionFailed) {
 			t.Errorf("Dial after Close = %v, want ErrConnectionFailed", err)
 		}
+		l2, err := ctx.Bind(addr)
+		if err != nil {
+			t.Fatalf("Bind after Close = %v, want a listener", err)
+		}
+		l.Close() // a second Close of the old listener leaves the new one bound
+		if _, _, err := ctx.Dial(addr); err != nil {
+			t.Errorf("Dial of the rebound address: %v", err)
+		}
+		l2.Close()
 	})
 }
 

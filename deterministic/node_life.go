@@ -35,7 +35,7 @@ func (n *Node) Kill() error {
 	}
 	n.event("kill")
 	n.rt.nodes.counts.kill++
-	n.teardown(true)
+	n.teardown()
 	n.state = NodeKilled
 	return nil
 }
@@ -52,7 +52,7 @@ func (n *Node) PowerOff() error {
 	n.event("power_off")
 	n.rt.nodes.counts.powerOff++
 	if !n.inc.dead {
-		n.teardown(false)
+		n.teardown()
 	}
 	if err := n.disk.st.fault.Crash(); err != nil {
 		return fmt.Errorf("deterministic: PowerOff of node %s: %w", n.cfg.Name, err)
@@ -75,7 +75,7 @@ func (n *Node) Restart() error {
 		return fmt.Errorf("deterministic: Restart of node %s while the run ends: %w", n.cfg.Name, ErrNodeState)
 	}
 	if !n.inc.dead {
-		n.teardown(true)
+		n.teardown()
 	}
 	n.event("restart")
 	n.start()
@@ -83,16 +83,16 @@ func (n *Node) Restart() error {
 }
 
 // teardown ends the current process: its tasks aborted, its connections
-// and listeners reset, its open blobs closed (into the page cache, with
-// cache set, as after a kill; dropped otherwise).
-func (n *Node) teardown(cache bool) {
+// and listeners reset, its open blobs closed into the page cache, as after
+// a kill (PowerOff then drops the cache).
+func (n *Node) teardown() {
 	rt := n.rt
 	inc := n.inc
 	inc.dead = true
 	n.unpause()
 	inc.sup.Abort()
 	rt.network.sim.ResetHost(n.cfg.Host)
-	inc.stor.closeAll(n.disk.st.mem, cache)
+	inc.stor.closeAll()
 }
 
 // Pause stops the node's world for d of global time (until Resume when d

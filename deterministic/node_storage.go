@@ -2,7 +2,6 @@ package deterministic
 
 import (
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/storage/memory"
 )
 
 // procStorage is one process's view of its node's disk: the node's stack,
@@ -65,16 +64,13 @@ func (s *procStorage) Scan(partition string) ([][]byte, error) {
 	return s.inner.Scan(partition)
 }
 
-// closeAll closes every blob the dead process left open, in open order:
-// with cache, into the disk's page cache (the next open sees their unsynced
-// writes, which stay pending for a crash), as after a kill.
-func (s *procStorage) closeAll(mem *memory.Storage, cache bool) {
+// closeAll closes every blob the dead process left open, in open order,
+// into the disk's page cache (the next open sees their unsynced writes,
+// which stay pending for a crash), as after a kill; a power loss drops the
+// cache afterwards.
+func (s *procStorage) closeAll() {
 	open := s.open
 	s.open = nil
-	if cache {
-		mem.SetPageCache(true)
-		defer mem.SetPageCache(false)
-	}
 	for _, b := range open {
 		b.closed = true
 		_ = b.inner.Close() // the process is gone: nobody sees the error

@@ -37,6 +37,7 @@ type task struct {
 	parked   bool
 	root     bool         // cold, but here it fills padding
 	outcome  core.Outcome // cold, likewise
+	wake     wakeState    // how the pending park was first woken (see wakeState)
 	id       uint64
 	next     func() (bool, bool) // resume: (task finished, coroutine alive)
 	yield    func(bool) bool     // park: yield(false)
@@ -71,7 +72,9 @@ type task struct {
 	prevLive, nextLive *task // live tasks, in id order
 }
 
-// Park implements core.Backend: yield to the executor until unparked.
+// Park implements core.Backend: yield to the executor until unparked. A
+// park whose deadline passed strictly before the wake that ended it
+// unwinds (see wakeState).
 func (t *task) Park() {
 	t.ct.BeforePark()
 	if t.permit {
@@ -82,19 +85,31 @@ func (t *task) Park() {
 		t.yield(false)
 		t.parked = false
 		t.permit = false
+		if t.wake != wokeFirst {
+			t.resumeWoken()
+		}
 	}
 	t.ct.AfterPark()
 }
 
 // Unpark implements core.Backend: queue the task if it is parked.
 func (t *task) Unpark() {
-	if t.finished || t.permit {
+	if t.finished {
+		return
+	}
+	if t.permit {
+		if t.wake == wokeByDeadline {
+			t.rt.noteLaterWake(t)
+		}
 		return
 	}
 	t.permit = true
 	if t.parked && !t.queued {
 		t.queued = true
 		t.rt.ready = append(t.rt.ready, t)
+		if t.ct.InterruptPending() {
+			t.rt.noteDeadlineWake(t)
+		}
 	}
 }
 

@@ -21,7 +21,8 @@ func TestTaskLayout(t *testing.T) {
 	first := map[string]uintptr{
 		"finished": unsafe.Offsetof(tk.finished), "queued": unsafe.Offsetof(tk.queued),
 		"permit": unsafe.Offsetof(tk.permit), "parked": unsafe.Offsetof(tk.parked),
-		"id": unsafe.Offsetof(tk.id), "next": unsafe.Offsetof(tk.next) + 7,
+		"wake": unsafe.Offsetof(tk.wake),
+		"id":   unsafe.Offsetof(tk.id), "next": unsafe.Offsetof(tk.next) + 7,
 		"yield": unsafe.Offsetof(tk.yield) + 7, "rt": unsafe.Offsetof(tk.rt) + 7,
 		"label": unsafe.Offsetof(tk.label) + 7, "since": unsafe.Offsetof(tk.since) + 7,
 		"prio": unsafe.Offsetof(tk.prio) + 7,

@@ -15,6 +15,8 @@ var clockCases = []testCase{
 	{"ClockTimeoutTie", "when f finishes at the very moment its Timeout runs out, f wins, as in the reference's biased select (only a simulation can produce the tie)", clockTimeoutTie},
 	{"ClockSleepUntilFarFuture", "SleepUntil of the largest time.Time does not overflow: it simply waits, and a Timeout cuts it short", clockSleepUntilFarFuture},
 	{"ClockTimeout", "Timeout returns f's result when f finishes in time and ErrTimeout otherwise, after unwinding f (its deferred calls run)", clockTimeout},
+	{"ClockTimeoutExpired", "Timeout(d) with d <= 0 has run out before f starts: f is unwound at its first park (ErrTimeout, its deferred calls run, in a simulation no time passes); an f that never parks returns its own result", clockTimeoutExpired},
+	{"ClockTimeoutBeforeWake", "a Timeout whose time runs out strictly before what f waits for happens (its Sleep's end, an After case) returns ErrTimeout, also when both fall within one simulated Cycle", clockTimeoutBeforeWake},
 }
 
 // maxTime is the largest time.Time.
@@ -119,6 +121,61 @@ func clockTimeoutTie(t *testing.T, r Runner) {
 		})
 		if err != nil {
 			t.Errorf("Timeout(10ms) of a 10ms sleep = %v, want nil: f wins a tie", err)
+		}
+	})
+}
+
+func clockTimeoutExpired(t *testing.T, r Runner) {
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		for _, d := range []time.Duration{0, -time.Second} {
+			start := ctx.Now()
+			var unwound, after atomic.Bool
+			err := simrt.Timeout(ctx, d, func() error {
+				defer unwound.Store(true)
+				ctx.Sleep(time.Millisecond)
+				after.Store(true)
+				return nil
+			})
+			if !errors.Is(err, simrt.ErrTimeout) || !unwound.Load() || after.Load() {
+				t.Errorf("Timeout(%v) of a 1ms Sleep = %v (deferred call ran %v, code after the Sleep ran %v); want ErrTimeout, true, false",
+					d, err, unwound.Load(), after.Load())
+			}
+			if r.Simulated && !ctx.Now().Equal(start) {
+				t.Errorf("Timeout(%v) of a 1ms Sleep returned after %v of simulated time, want at once", d, ctx.Now().Sub(start))
+			}
+			errDone := errors.New("done")
+			if err := simrt.Timeout(ctx, d, func() error { return errDone }); err != errDone {
+				t.Errorf("Timeout(%v) of a function that never parks = %v, want its own error", d, err)
+			}
+		}
+		ctx.Sleep(time.Millisecond) // the task parks normally afterwards
+	})
+}
+
+func clockTimeoutBeforeWake(t *testing.T, r Runner) {
+	// In a simulation with the default 1ms Cycle both instants fall in one
+	// step of the clock; in production the wait is long enough that no
+	// load on the machine can make it end first.
+	wait := time.Millisecond
+	if !r.Simulated {
+		wait = time.Second
+	}
+	r.run(t, Options{}, func(ctx simrt.Context) {
+		for _, d := range []time.Duration{1, 500 * time.Microsecond, time.Millisecond - 1} {
+			err := simrt.Timeout(ctx, d, func() error {
+				ctx.Sleep(wait)
+				return nil
+			})
+			if !errors.Is(err, simrt.ErrTimeout) {
+				t.Errorf("Timeout(%v) of a %v Sleep = %v, want ErrTimeout: the time ran out first", d, wait, err)
+			}
+			err = simrt.Timeout(ctx, d, func() error {
+				simrt.Select(ctx, simrt.After(ctx, wait, nil))
+				return nil
+			})
+			if !errors.Is(err, simrt.ErrTimeout) {
+				t.Errorf("Timeout(%v) of a Select on After(%v) = %v, want ErrTimeout: the time ran out first", d, wait, err)
+			}
 		}
 	})
 }

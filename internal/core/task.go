@@ -54,9 +54,16 @@ type Deadline struct {
 // Expire marks the deadline as passed and wakes its task. It is safe to call
 // from a timer callback.
 func (d *Deadline) Expire() {
+	d.ExpireOwn()
+	d.task.Unpark()
+}
+
+// ExpireOwn marks the deadline as passed without waking its task: call it
+// from the task itself, which is running (a deadline already passed when
+// it is installed). The task's next park unwinds.
+func (d *Deadline) ExpireOwn() {
 	d.expired.Store(true)
 	d.task.flags.Or(flagInterrupt)
-	d.task.Unpark()
 }
 
 // Task is the state every runtime keeps for one task, whatever the runtime.

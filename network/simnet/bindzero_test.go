@@ -22,8 +22,9 @@ func onSimnet(f func(ctx *deterministic.Context, n *simnet.Network)) {
 
 // A Bind of port 0 takes the next free port of the assigned range on its
 // address: 61000, then 61001 on 127.0.0.1; ports bound explicitly are
-// skipped; each address counts on its own; a host binding 0.0.0.0:0 gets
-// a port of its own address; and an assigned address is in use.
+// skipped; each address counts on its own; 0.0.0.0:0 on the default host
+// skips the ports any of its addresses holds; a host binding 0.0.0.0:0
+// gets a port of its own address; and an assigned address is in use.
 func TestBindPortZeroAssignsNextFreePort(t *testing.T) {
 	onSimnet(func(_ *deterministic.Context, n *simnet.Network) {
 		a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
@@ -41,7 +42,7 @@ func TestBindPortZeroAssignsNextFreePort(t *testing.T) {
 			{n, "10.0.0.1:0", "10.0.0.1:61000"},
 			{n, "10.0.0.1:0", "10.0.0.1:61002"}, // 61001 is bound
 			{n, "10.0.0.2:0", "10.0.0.2:61000"},
-			{n, "0.0.0.0:0", "0.0.0.0:61000"},
+			{n, "0.0.0.0:0", "0.0.0.0:61003"}, // 61000-61002 are bound on 127.0.0.1 or 10.0.0.x
 			{n.Host(b), "0.0.0.0:0", "10.0.0.2:61001"},
 		} {
 			l, err := c.net.Bind(netip.MustParseAddrPort(c.bind))
@@ -129,7 +130,8 @@ func TestBindAndDialErrorsSayWhy(t *testing.T) {
 			{bind("127.0.0.1:7000"), simrt.ErrBindFailed, "bind 127.0.0.1:7000: address in use: bind failed"},
 			{bind("127.0.0.1:40000"), simrt.ErrBindFailed, "bind 127.0.0.1:40000: 127.0.0.1 keeps ports 32768-60999 for dials: bind failed"},
 			{dial(ctx, "127.0.0.1:7002"), simrt.ErrConnectionFailed, "dial 127.0.0.1:7002: connection refused: nothing listens there: connection failed"},
-			{dial(ctx, "127.0.0.1:7001"), simrt.ErrConnectionFailed, "dial 127.0.0.1:7001: connection refused: its listener is closed: connection failed"},
+			{dial(ctx, "127.0.0.1:7001"), simrt.ErrConnectionFailed, "dial 127.0.0.1:7001: connection refused: nothing listens there: connection failed"},
+			{bind("0.0.0.0:7000"), simrt.ErrBindFailed, "bind 0.0.0.0:7000: address in use (127.0.0.1:7000 is bound): bind failed"},
 			{dial(ctx.WithHost(b), "10.0.0.1:80"), simrt.ErrConnectionFailed, "dial 10.0.0.1:80: the path from 10.0.0.2 is cut by partition(10.0.0.1, 10.0.0.2): connection failed"},
 		} {
 			var op *simnet.OpError
@@ -155,7 +157,7 @@ func TestBindAndDialErrorsSayWhy(t *testing.T) {
 			t.Errorf("audited %s %q, want the error text %q", e.Label, e.Fields, want)
 		}
 	}
-	if failures != 5 {
-		t.Errorf("%d failures audited, want 5", failures)
+	if failures != 6 {
+		t.Errorf("%d failures audited, want 6", failures)
 	}
 }

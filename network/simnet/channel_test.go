@@ -58,20 +58,34 @@ func TestChannel(t *testing.T) {
 			t.Errorf("Recv: %v, want ErrRecvFailed", err)
 		}
 	})
-	run("SendErrorWhenStreamClosedBeforeSend", func(t *testing.T, ctx *deterministic.Context, a, b end) {
+	// The reference fails a Send once the peer's stream is gone; here, as
+	// in production, the peer must have closed both halves: a peer that
+	// closed only its stream still takes bytes.
+	run("SendErrorWhenPeerClosedBeforeSend", func(t *testing.T, ctx *deterministic.Context, a, b end) {
 		b.stream.Close()
+		if err := a.sink.Send([]byte("x")); err != nil {
+			t.Errorf("Send to a peer that closed only its stream: %v, want nil", err)
+		}
+		b.sink.Close()
 		if err := a.sink.Send([]byte("x")); !errors.Is(err, simrt.ErrSendFailed) {
 			t.Errorf("Send: %v, want ErrSendFailed", err)
 		}
 	})
-	run("SendErrorWhenStreamClosedWhileBlocked", func(t *testing.T, ctx *deterministic.Context, a, b end) {
+	run("SendErrorWhenPeerClosedWhileBlocked", func(t *testing.T, ctx *deterministic.Context, a, b end) {
+		sinkClosed := false
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			ctx.Sleep(time.Millisecond)
 			b.stream.Close()
+			ctx.Sleep(time.Millisecond)
+			sinkClosed = true
+			b.sink.Close()
 			return struct{}{}
 		})
 		if err := a.sink.Send(make([]byte, 20)); !errors.Is(err, simrt.ErrSendFailed) {
 			t.Errorf("Send: %v, want ErrSendFailed", err)
+		}
+		if !sinkClosed {
+			t.Errorf("Send failed before the peer closed its sink: a closed stream alone must keep it parked")
 		}
 	})
 	run("PeekEmpty", func(t *testing.T, ctx *deterministic.Context, a, b end) {

@@ -97,7 +97,7 @@ type Network struct {
 
 	mu        core.Lock
 	carver    carver                       // Recv results, guarded by mu
-	listeners map[netip.AddrPort]*listener // a bound address stays taken until ResetHost
+	listeners map[netip.AddrPort]*listener // bound addresses, until Close or ResetHost
 	port      int                          // next ephemeral port
 	assigned  map[netip.Addr]int           // per address, the offset in the assigned range Bind of port 0 tries next; looked up, never iterated
 	hosts     map[netip.Addr]*host
@@ -174,12 +174,13 @@ type hostView struct {
 // Bind implements simrt.Network.Bind. On a host other than 127.0.0.1 an
 // unspecified address (0.0.0.0:p, [::]:p, as a production main binds)
 // means the host's own address: it binds ip:p, so that every host may
-// listen on ":p" and ResetHost frees it with the host.
+// listen on ":p" and ResetHost frees it with the host. On 127.0.0.1 it is
+// Network.Bind.
 func (h hostView) Bind(addr netip.AddrPort) (simrt.Listener, error) {
 	if addr.Addr().IsUnspecified() && h.ip != Loopback {
 		addr = netip.AddrPortFrom(h.ip, addr.Port())
 	}
-	return h.n.Bind(addr)
+	return h.n.bind(h.ip, addr)
 }
 
 // Dial implements simrt.Network.Dial from the view's address.
@@ -187,57 +188,105 @@ func (h hostView) Dial(addr netip.AddrPort) (simrt.Sink, simrt.Stream, error) {
 	return h.n.dial(h.ip, addr)
 }
 
-// Bind implements simrt.Network.Bind. Addresses match exactly (0.0.0.0:80
-// and 127.0.0.1:80 are different listeners). Port 0 asks for a port, as in
-// production: Bind takes the first free port of [AssignStart, AssignEnd)
-// on that address, counting from the one after the port it last assigned
-// there (the first Bind of port 0 on an address gets 61000, the next
-// 61001, skipping ports already bound, and around to AssignStart after
-// 65535), and the listener's Addr reports it; the choice depends only on
-// the Binds made on that address, never on a draw. When every port of the
-// range is bound on that address, a Bind of port 0 fails. A bound address
-// is never freed, even after Close (only ResetHost frees the addresses of
-// a host whose process died). 127.0.0.1 may not bind an ephemeral port
-// (one of [EphemeralStart, EphemeralEnd), which dials take). A failure is
-// an *OpError that wraps ErrBindFailed and says why; an invalid address
-// (the zero AddrPort) fails with ErrBindFailed, as in production.
+// Bind implements simrt.Network.Bind, for the default host (127.0.0.1),
+// which may bind any address. A bound address is taken until its
+// listener is closed: a second Bind of it fails, and a Bind after Close
+// succeeds, as in production (where Go's listeners set SO_REUSEADDR). An
+// unspecified address (0.0.0.0:p or [::]:p) binds every address of the
+// host on port p, as Go's dual-stack listeners do on Linux: while one is
+// bound, a Bind of any address of the host on p fails, and it fails itself
+// while any address of the host is bound on p (EADDRINUSE in production).
+// Addresses bound by other hosts (Host, or a node's context) are not the
+// default host's. A dial reaches the listener bound at its exact address,
+// and a dial to a loopback address (127.0.0.1:p, [::1]:p) with none there
+// reaches the default host's 0.0.0.0:p or [::]:p, as in production; a dial
+// to another address does not reach a listener at 0.0.0.0 (which host's
+// address it is, the simulator cannot tell).
+//
+// Port 0 asks for a port, as in production: Bind takes the first port of
+// [AssignStart, AssignEnd) that the address can bind, counting from the
+// one after the port it last assigned there (the first Bind of port 0 on
+// an address gets 61000, the next 61001, skipping ports already bound, and
+// around to AssignStart after 65535), and the listener's Addr reports it;
+// the choice depends only on the Binds made on that address, never on a
+// draw. When no port of the range is free, a Bind of port 0 fails.
+// 127.0.0.1 may not bind an ephemeral port (one of [EphemeralStart,
+// EphemeralEnd), which dials take). A failure is an *OpError that wraps
+// ErrBindFailed and says why; an invalid address (the zero AddrPort) fails
+// with ErrBindFailed, as in production.
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {
+	return n.bind(Loopback, addr)
+}
+
+// bind binds addr for host (see Bind).
+func (n *Network) bind(host netip.Addr, addr netip.AddrPort) (simrt.Listener, error) {
 	if !addr.IsValid() {
 		return nil, fmt.Errorf("%w: invalid address %v", simrt.ErrBindFailed, addr)
 	}
 	addr = unmap(addr)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	switch _, taken := n.listeners[addr]; {
-	case addr.Port() == 0:
-		port, ok := n.assign(addr.Addr())
+	if addr.Port() == 0 {
+		port, ok := n.assign(host, addr.Addr())
 		if !ok {
 			why := fmt.Sprintf("every port of %d-%d is bound on %v", AssignStart, AssignEnd-1, addr.Addr())
 			return nil, opError("bind", addr, simrt.ErrBindFailed, why)
 		}
 		addr = netip.AddrPortFrom(addr.Addr(), port)
-	case addr.Addr() == Loopback && addr.Port() >= EphemeralStart && addr.Port() < EphemeralEnd:
+	} else if addr.Addr() == Loopback && addr.Port() >= EphemeralStart && addr.Port() < EphemeralEnd {
 		why := fmt.Sprintf("%v keeps ports %d-%d for dials", Loopback, EphemeralStart, EphemeralEnd-1)
 		return nil, opError("bind", addr, simrt.ErrBindFailed, why)
-	case taken:
-		return nil, opError("bind", addr, simrt.ErrBindFailed, "address in use")
+	} else if other, taken := n.inUse(host, addr); taken {
+		why := "address in use"
+		if other != addr {
+			why = fmt.Sprintf("address in use (%v is bound)", other)
+		}
+		return nil, opError("bind", addr, simrt.ErrBindFailed, why)
 	}
-	l := &listener{n: n, addr: addr}
+	l := &listener{n: n, addr: addr, host: host}
 	n.listeners[addr] = l
 	n.mention(addr.Addr())
 	return l, nil
 }
 
-// assign returns the port a Bind of port 0 on ip takes: the first one of
-// the assigned range not bound on ip, from the one after the port it last
-// assigned on ip, or false if every one is bound. Called with mu held.
-func (n *Network) assign(ip netip.Addr) (uint16, bool) {
+// inUse reports whether host binding addr collides with a bound address,
+// and which: addr itself, or on the same port an unspecified address of
+// host (when addr is specific) or any address of host (when addr is
+// unspecified), the smallest such address. Called with mu held.
+func (n *Network) inUse(host netip.Addr, addr netip.AddrPort) (netip.AddrPort, bool) {
+	if _, taken := n.listeners[addr]; taken {
+		return addr, true
+	}
+	if !addr.Addr().IsUnspecified() {
+		for _, any := range [2]netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
+			a := netip.AddrPortFrom(any, addr.Port())
+			if l := n.listeners[a]; l != nil && l.host == host {
+				return a, true
+			}
+		}
+		return netip.AddrPort{}, false
+	}
+	var other netip.AddrPort
+	found := false
+	for a, l := range n.listeners { // the smallest collision: no order dependence
+		if a.Port() == addr.Port() && l.host == host && (!found || a.Compare(other) < 0) {
+			other, found = a, true
+		}
+	}
+	return other, found
+}
+
+// assign returns the port a Bind of port 0 on ip by host takes: the first
+// one of the assigned range that ip can bind (see inUse), from the one
+// after the port it last assigned on ip, or false if there is none. Called
+// with mu held.
+func (n *Network) assign(host, ip netip.Addr) (uint16, bool) {
 	const size = AssignEnd - AssignStart
 	next := n.assigned[ip]
 	for i := range size {
 		off := (next + i) % size
 		port := uint16(AssignStart + off)
-		if _, taken := n.listeners[netip.AddrPortFrom(ip, port)]; !taken {
+		if _, taken := n.inUse(host, netip.AddrPortFrom(ip, port)); !taken {
 			n.assigned[ip] = (off + 1) % size
 			return port, true
 		}
@@ -304,6 +353,7 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 	dst = unmap(dst)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.unwindInterrupted()
 	if n.port > 0xffff {
 		panic("ephemeral port range exhausted")
 	}
@@ -324,12 +374,11 @@ func (n *Network) dial(src netip.Addr, dst netip.AddrPort) (simrt.Sink, simrt.St
 		n.sleep(rtt)
 	}
 	l := n.listeners[dst]
-	if l == nil || l.closed {
-		why := "connection refused: nothing listens there"
-		if l != nil {
-			why = "connection refused: its listener is closed"
-		}
-		return nil, nil, opError("dial", dst, simrt.ErrConnectionFailed, why)
+	if l == nil {
+		l = n.loopbackWildcard(dst)
+	}
+	if l == nil {
+		return nil, nil, opError("dial", dst, simrt.ErrConnectionFailed, "connection refused: nothing listens there")
 	}
 	c := &conn{
 		up:   pipe{net: n, link: out, from: local, to: dst, sinkOpen: true, streamOpen: true},
@@ -542,6 +591,7 @@ type accepted struct {
 type listener struct {
 	n      *Network
 	addr   netip.AddrPort
+	host   netip.Addr // the host that bound it (see Network.Bind)
 	queue  []accepted
 	closed bool
 	q      core.WaitQueue
@@ -556,6 +606,7 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	n := l.n
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.unwindInterrupted()
 	for {
 		if l.closed {
 			return netip.AddrPort{}, nil, nil, simrt.ErrClosed
@@ -570,6 +621,36 @@ func (l *listener) Accept() (netip.AddrPort, simrt.Sink, simrt.Stream, error) {
 	}
 }
 
+// loopbackWildcard returns the listener a dial to dst reaches when nothing
+// is bound at dst itself: for a loopback address (127.0.0.0/8, ::1), the
+// default host's listener at 0.0.0.0 or [::] on dst's port, which takes
+// every address of the host, as in production; nil otherwise. Called with
+// mu held.
+func (n *Network) loopbackWildcard(dst netip.AddrPort) *listener {
+	if !dst.Addr().IsLoopback() {
+		return nil
+	}
+	for _, any := range [2]netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
+		if l := n.listeners[netip.AddrPortFrom(any, dst.Port())]; l != nil && l.host == Loopback {
+			return l
+		}
+	}
+	return nil
+}
+
+// unwindInterrupted unwinds the calling task at once if it has been
+// interrupted (its Timeout ran out, or it was aborted), before an Accept or
+// a Dial changes anything, whether or not the call would park: in
+// production both always ask the kernel, and a task interrupted before
+// the call unwinds there (nettest ExpiredTimeoutCutsAcceptAndDial). A
+// stale interrupt flag is cleared. Called with mu held: the caller's
+// deferred Unlock runs as the task unwinds.
+func (n *Network) unwindInterrupted() {
+	if t := n.rt.CurrentTask(); t.InterruptPending() {
+		t.CheckInterrupt()
+	}
+}
+
 // passOn wakes the next task waiting in Accept, for one that was woken
 // and will not take the connection. Called with mu held.
 func (l *listener) passOn() { l.q.NotifyOne() }
@@ -579,7 +660,8 @@ func (l *listener) Addr() netip.AddrPort { return l.addr }
 
 // Close implements simrt.Listener.Close. Connections still queued are
 // closed, so their dialers see their sends and receives fail. The address
-// stays bound: a later dial to it fails with ErrConnectionFailed.
+// is freed, as in production: a later dial to it fails with
+// ErrConnectionFailed until it is bound again, and a Bind of it succeeds.
 func (l *listener) Close() error {
 	n := l.n
 	n.mu.Lock()
@@ -588,6 +670,9 @@ func (l *listener) Close() error {
 		return nil
 	}
 	l.closeLocked()
+	if n.listeners[l.addr] == l {
+		delete(n.listeners, l.addr)
+	}
 	return nil
 }
 

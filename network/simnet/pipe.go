@@ -99,11 +99,26 @@ func (p *pipe) pending() int { return p.flightBytes + p.shared.len() }
 
 func (p *pipe) alive() bool { return !p.reset && (p.sinkOpen || p.streamOpen) }
 
-// push hands the bytes of one Send to the link.
+// refused reports whether the receiving end of p refuses bytes: the
+// connection was reset, or that end closed both its halves (its stream,
+// p's, and its sink, the peer pipe's). An end that closed only its stream
+// still has its connection open, so bytes sent to it are taken and never
+// read, as in a TCP receive buffer nobody reads (see push).
+func (p *pipe) refused() bool {
+	return p.reset || p.hostReset || !p.streamOpen && !p.peer.sinkOpen
+}
+
+// push hands the bytes of one Send to the link. Once the stream is closed
+// they are counted but kept nowhere: nobody will read them, and since
+// nothing drains them either, the sender is held by back-pressure once
+// BufferSize of them wait, as by a full receive buffer.
 func (p *pipe) push(bufs [][]byte, total int) {
 	n := p.net
 	l := p.link
 	p.pushed += int64(total)
+	if !p.streamOpen {
+		return
+	}
 	now := n.rt.Now()
 	at := now
 	if !l.cfg.perfect() {
@@ -263,7 +278,10 @@ var _ simrt.Sink = (*sink)(nil)
 // Send implements simrt.Sink.Send. It returns once the stream has pulled
 // enough of the pipe's bytes that at most BufferSize of them wait, so
 // bytes pulled before the peer closes its stream count as delivered; a
-// Close of the sink while Send is parked returns ErrClosed.
+// Close of the sink while Send is parked returns ErrClosed. A peer that
+// closed only its stream still takes bytes, as TCP does: up to BufferSize
+// waiting, then Send parks until the peer closes its sink too (then it
+// fails with ErrSendFailed, as after a reset) or a Timeout cuts it.
 func (s *sink) Send(bufs ...[]byte) error {
 	p := s.p
 	n := p.net
@@ -280,7 +298,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 		s.cutIfUnwound(0, t.CheckInterrupt) // unwinds (the deferred Unlock runs), or clears a stale flag
 		s.poisoned = false
 	}
-	if p.reset || !p.streamOpen || p.hostReset {
+	if p.refused() {
 		s.poisoned = true
 		return simrt.ErrSendFailed
 	}
@@ -305,7 +323,7 @@ func (s *sink) Send(bufs ...[]byte) error {
 		case p.drained >= target:
 		case !p.sinkOpen:
 			return simrt.ErrClosed
-		case p.reset || !p.streamOpen:
+		case p.refused():
 			return simrt.ErrSendFailed
 		}
 		s.poisoned = false
@@ -391,6 +409,15 @@ func (s *sink) closeLocked() {
 		p.sinkOpen = false
 		p.recvq.NotifyAll()
 		p.sendq.NotifyAll() // a Send parked on this sink returns ErrClosed
+		p.peer.closedEnd()
+	}
+}
+
+// closedEnd wakes a Send parked toward an end that has now closed both
+// halves (its sink just now, p's stream before): it fails (see refused).
+func (p *pipe) closedEnd() {
+	if !p.streamOpen {
+		p.sendq.NotifyAll()
 	}
 }
 

@@ -117,8 +117,12 @@ func New(cfg Config) *Network {
 }
 
 // Bind implements simrt.Network.Bind. Port 0 picks a free port; Addr
-// tells which. An invalid address (the zero AddrPort) fails with
-// simrt.ErrBindFailed. A failure wraps both simrt.ErrBindFailed and the operating
+// tells which. The kernel's rules apply, which the simulator shares: a
+// closed listener's address may be bound again at once (Go sets
+// SO_REUSEADDR), and an unspecified address (0.0.0.0:p or [::]:p, one
+// dual-stack socket) takes port p on every address, so a Bind of
+// 127.0.0.1:p beside it fails with EADDRINUSE, and the reverse too. An
+// invalid address (the zero AddrPort) fails with simrt.ErrBindFailed. A failure wraps both simrt.ErrBindFailed and the operating
 // system's error, which names the address (errors.Is(err,
 // syscall.EADDRINUSE) tells a busy port).
 func (n *Network) Bind(addr netip.AddrPort) (simrt.Listener, error) {

@@ -251,8 +251,28 @@ func (b *blob) StartSync() *simrt.Handle[struct{}] {
 
 // Close implements simrt.Blob.Close. The handle's journal stays: a crash
 // may still keep its unsynced writes, unless the blob is reopened or
-// removed first.
-func (b *blob) Close() error { return b.inner.Close() }
+// removed first. The wrapped store keeps them for the next open (a memory
+// store's page cache, a file's), except on a handle whose sync failed: its
+// unsynced bytes are dropped first when the wrapped blob can (see
+// Discarder), since the kernel may have dropped the pages it could not
+// write.
+func (b *blob) Close() error {
+	b.s.mu.Lock()
+	poisoned := b.poisoned != nil
+	b.s.mu.Unlock()
+	if d, ok := b.inner.(Discarder); ok && poisoned {
+		d.DropUnsynced()
+	}
+	return b.inner.Close()
+}
+
+// Discarder is implemented by blobs that can forget their unsynced writes
+// and resizes before a Close (the blobs of package memory).
+type Discarder interface {
+	// DropUnsynced makes the handle's contents its blob's durable contents
+	// again.
+	DropUnsynced()
+}
 
 // concat returns the n bytes of bufs in a new slice.
 func concat(bufs [][]byte, n int) []byte {

@@ -505,7 +505,9 @@ func TestJournalClearsOnlyAfterCompletedDurability(t *testing.T) {
 
 func TestReopenDiscardsEarlierJournal(t *testing.T) {
 	// test_logical_open_releases_retained_mutations, at the faulty layer:
-	// the reopened handle saw "saXed"; the crash must not change that.
+	// the reopened handle sees the page cache, "stXle", unsynced; the
+	// crash keeps what is durable, "saXed", and replays none of the
+	// earlier handle's retained fragments.
 	e := newEnv(t, 1, retainAll(faulty.Prefix))
 	b := e.open("a")
 	e.write(b, 0, simrt.WriteSync, "saved")
@@ -514,8 +516,8 @@ func TestReopenDiscardsEarlierJournal(t *testing.T) {
 	b.Close()
 	b = e.open("a")
 	p := make([]byte, 5)
-	if err := b.ReadAt(p, 0); err != nil || string(p) != "saXed" {
-		t.Fatalf("reopened %q %v", p, err)
+	if err := b.ReadAt(p, 0); err != nil || string(p) != "stXle" {
+		t.Fatalf("reopened %q %v, want the closed handle's bytes", p, err)
 	}
 	if got := e.crash("a"); got != "saXed" {
 		t.Fatalf("after crash %q, want saXed", got)

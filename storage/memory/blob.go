@@ -2,6 +2,8 @@ package memory
 
 import (
 	"fmt"
+	"slices"
+
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage"
 )
@@ -160,8 +162,9 @@ func (b *blob) StartSync() *simrt.Handle[struct{}] {
 }
 
 // Close implements simrt.Blob.Close. It releases the open if this handle's
-// generation is still the blob's latest; a second Close fails with
-// ErrClosed.
+// generation is still the blob's latest, leaving its unsynced writes and
+// resizes in the blob's page cache for the next open (see the package
+// doc); a second Close fails with ErrClosed.
 func (b *blob) Close() error {
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
@@ -171,12 +174,29 @@ func (b *blob) Close() error {
 	b.closed = true
 	if f, ok := b.s.parts[b.partition][b.name]; ok && f.gen == b.gen {
 		f.open = false
-		if b.s.pageCache {
-			f.cache = b.content
+		if b.dirtyLo != b.dirtyHi || len(b.content) != len(f.data) {
+			f.cache = b.content // unsynced: the page cache keeps it
 		}
 	}
 	b.content = nil
 	return nil
+}
+
+// DropUnsynced forgets the handle's writes and resizes no sync made
+// durable: its copy becomes the blob's durable contents again, so that its
+// Close leaves no page cache. Package faulty calls it for a handle whose
+// sync failed (the kernel may have dropped those pages). It does nothing
+// on a closed handle or one whose blob was removed or reopened.
+func (b *blob) DropUnsynced() {
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	if b.closed {
+		return
+	}
+	if f, err := b.s.current(b); err == nil {
+		b.content = slices.Clone(f.data)
+		b.dirtyLo, b.dirtyHi = 0, 0
+	}
 }
 
 // RetainWrite merges into durable state the bytes data[i] with keep[i] true

@@ -4,8 +4,12 @@
 // The store keeps the durable contents of every blob (header included).
 // Each open handle works on a private copy: writes and resizes change only
 // that copy until Sync (or a WriteSync write) copies them into durable
-// state. A crash (see package faulty) keeps only durable state, which
-// Snapshot moves out and Restore brings back.
+// state. Close keeps the copy as the blob's page cache, as the operating
+// system does: the next open sees the unsynced writes and resizes (still
+// unsynced), so that closing and reopening a blob loses nothing, as on
+// disk. A crash (see package faulty) keeps only durable state: it drops the
+// page cache (DropPageCache), and Snapshot moves durable state out and
+// Restore brings it back.
 //
 // Each open gets a new generation. Removing a blob forgets its generation,
 // so a handle on a removed blob can still read, write and resize its own
@@ -22,9 +26,9 @@
 //	s := memory.New()
 //	b, _, _ := s.Open("p", []byte("log"))
 //	_ = b.WriteAt(0, simrt.WriteSync, []byte("hello"))
-//	_ = b.WriteAt(5, 0, []byte(" world")) // never synced
+//	_ = b.WriteAt(5, 0, []byte(" world")) // never synced: in the page cache
 //	_ = b.Close()
-//	data, _ := s.LogicalBlob("p", []byte("log")) // "hello"
+//	data, _ := s.LogicalBlob("p", []byte("log")) // "hello": what is durable
 //	r := memory.Restore(s.Snapshot())             // what survives a crash
 //
 // A Storage is safe for concurrent use, though the simulator only ever uses
@@ -50,9 +54,6 @@ type Storage struct {
 	mu    sync.Mutex
 	parts map[string]map[string]*file // partition → name → durable file
 	gen   uint64                      // last generation handed out
-	// pageCache makes Close keep the handle's copy as the file's page
-	// cache (see SetPageCache).
-	pageCache bool
 }
 
 // file is the durable state of one blob, and who has it open.
@@ -60,9 +61,9 @@ type file struct {
 	data []byte // durable bytes, header included
 	gen  uint64 // generation of the latest open; 0 before the first
 	open bool   // the handle of generation gen is open
-	// cache is the page cache a killed process left (see SetPageCache):
-	// the bytes the next open sees instead of data, which stays what is
-	// durable. Nil when there is none.
+	// cache is the page cache the last closed handle left, unsynced
+	// writes and resizes included: the bytes the next open sees instead of
+	// data, which stays what is durable. Nil when there is none.
 	cache []byte
 }
 
@@ -130,19 +131,8 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 	return b, h.Size, h.Version, nil
 }
 
-// SetPageCache switches page-cache closes on or off. While on, Close keeps
-// the handle's copy, unsynced writes included, as the blob's page cache:
-// the next open starts from it (its bytes still unsynced), while durable
-// state, Snapshot and Audit stay as they were. The simulator turns it on
-// to close the blobs of a killed process, whose writes the operating
-// system still holds.
-func (s *Storage) SetPageCache(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pageCache = on
-}
-
-// DropPageCache forgets every page cache, as a power loss does.
+// DropPageCache forgets every page cache, as a power loss does: the next
+// open of each blob sees its durable contents.
 func (s *Storage) DropPageCache() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -29,6 +29,34 @@ var agreeCases = []testCase{
 		expectSize(t, n, 3, "zero-byte writes past the end, synced and reopened")
 		closeBlob(t, b)
 	}},
+	{"CloseKeepsUnsyncedWrites", func(t *testing.T, s simrt.Storage) {
+		// Close is not a crash: as on disk, where the operating system's
+		// page cache keeps what was written, a blob closed with unsynced
+		// writes and resizes and opened again has them all (only a crash
+		// or a power loss may drop unsynced data).
+		b, _ := open(t, s, "partition", "unsynced")
+		write(t, b, 0, simrt.WriteSync, []byte("durable"))
+		write(t, b, 7, 0, []byte("+pending"))
+		closeBlob(t, b)
+		b, n := open(t, s, "partition", "unsynced")
+		expectSize(t, n, 15, "an unsynced write, closed and reopened")
+		expectRead(t, b, 0, []byte("durable+pending"), "an unsynced write, closed and reopened")
+		if err := b.Resize(4); err != nil {
+			t.Fatalf("Resize(4): %v", err)
+		}
+		closeBlob(t, b)
+		b, n = open(t, s, "partition", "unsynced")
+		expectSize(t, n, 4, "an unsynced truncation, closed and reopened")
+		expectRead(t, b, 0, []byte("dura"), "an unsynced truncation, closed and reopened")
+		if err := b.Resize(6); err != nil {
+			t.Fatalf("Resize(6): %v", err)
+		}
+		closeBlob(t, b)
+		b, n = open(t, s, "partition", "unsynced")
+		expectSize(t, n, 6, "an unsynced extension, closed and reopened")
+		expectRead(t, b, 0, []byte("dura\x00\x00"), "an unsynced extension, closed and reopened")
+		closeBlob(t, b)
+	}},
 	{"EmptyReadAtAnyOffset", func(t *testing.T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "empty_read")
 		for _, off := range []uint64{0, 1, 1 << 40, math.MaxInt64, 1 << 63, math.MaxUint64} {

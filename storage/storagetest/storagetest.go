@@ -4,7 +4,7 @@
 // opens and Close, the rules of exclusive opens themselves, and the rules
 // on which the simulator's storage and the disk once disagreed (zero-byte
 // writes, empty reads, name limits, inverted version ranges, handles of
-// removed blobs, poisoned syncs, stray files).
+// removed blobs, poisoned syncs, stray files, unsynced writes at Close).
 //
 // Run it from a test of the implementation, with a constructor that returns
 // a fresh, empty storage:
@@ -14,7 +14,8 @@
 //	}
 //
 // Each case runs as a subtest on its own storage, and says on failure which
-// rule it checks. The suite needs no runtime: it awaits StartSync handles on
+// rule it checks. A storage that must be used from a task of its runtime
+// (the simulator's) runs the suite through RunIn instead. The suite needs no runtime: it awaits StartSync handles on
 // a plain goroutine.
 //
 // A few rules can only be checked by reaching under the interface: a sync
@@ -36,6 +37,19 @@ func Run(t *testing.T, newStorage func(t *testing.T) simrt.Storage) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, newStorage(t)) })
+	}
+}
+
+// RunIn runs every case of Run as a subtest, each inside a runtime, for
+// storages that must be used from a task (the simulator's): run builds a
+// fresh runtime and storage, calls body with the storage from a task of
+// that runtime, and returns once body has returned.
+func RunIn(t *testing.T, run func(t *testing.T, body func(s simrt.Storage))) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run(t, func(s simrt.Storage) { c.check(t, s) })
+		})
 	}
 }
 
