@@ -270,6 +270,9 @@ func (rt *runtime) loop() {
 		rt.checkDeadline()
 		queue := rt.ready
 		rt.ready = rt.spare[:0]
+		if rt.sched.pct != nil {
+			rt.sched.pct.newIteration()
+		}
 		if len(queue) > 1 {
 			if rt.sched.pct != nil {
 				sortReady(queue)
@@ -286,9 +289,18 @@ func (rt *runtime) loop() {
 			}
 			t.queued = false
 			rt.resume(t)
-			if rt.stop || len(rt.sched.front) > 0 && rt.runFront() {
+			if rt.stop {
 				rt.spare = queue[:0]
 				return
+			}
+			if len(rt.sched.front) > 0 {
+				if rt.runFront() {
+					rt.spare = queue[:0]
+					return
+				}
+				if rt.sched.cut {
+					rt.deferFront()
+				}
 			}
 		}
 		clear(queue)
