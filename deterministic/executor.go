@@ -51,6 +51,7 @@ type runtime struct {
 	iterations prometheus.Counter
 
 	sched   schedState // scheduling points, Select choices, PCT (schedule.go)
+	spin    spinGuard  // the livelock guard (livelock.go)
 	storage storageState
 	network networkState
 	nodes   nodesState // node.go
@@ -107,6 +108,7 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt.initLabels()
 	rt.rng = rand.New(&source{s: rt.stream, k: KindFault})
 	rt.initSchedule()
+	rt.spin.init(cfg.LivelockSteps)
 	rt.user = rand.New(auditedSource{rt})
 	rt.iterations = metrics.NewCounter(descIterations)
 	rt.sh.Registry.Registerer().MustRegister(rt.iterations)
@@ -212,12 +214,15 @@ func (rt *runtime) resume(t *task) {
 	}
 	if finished {
 		rt.finish(t)
+	} else if rt.spin.steps++; rt.spin.steps >= rt.spin.mark {
+		rt.spinning(t)
 	}
 }
 
 // finish does the bookkeeping of a task that ended.
 func (rt *runtime) finish(t *task) {
 	t.finished = true
+	rt.spin.progressed()
 	t.release()
 	rt.unlinkLive(t)
 	if !t.ct.IsAborted() {
@@ -305,8 +310,12 @@ func (rt *runtime) loop() {
 		}
 		clear(queue)
 		rt.spare = queue[:0]
+		before := rt.now
 		rt.advance()
 		rt.wakeUntilProgress()
+		if rt.now != before {
+			rt.spin.progressed()
+		}
 		rt.iterations.Inc()
 	}
 }

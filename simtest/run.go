@@ -255,12 +255,12 @@ func (h *watch) unwound(name string, r any) *failure {
 		errors.As(err, &verdict)
 	}
 	switch {
-	case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
-		return h.build(nil, verdict.Error(), true, false)
 	case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
 		f := h.build(nil, verdict.Error(), true, false)
 		f.time, f.known = f.start.Add(h.cfg.Timeout), true
 		return f
+	case verdict != nil: // stalled or livelocked
+		return h.build(nil, verdict.Error(), true, false)
 	case h.panicked != nil:
 		return h.build(h.panicked, "", true, false)
 	}
