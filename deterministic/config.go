@@ -30,7 +30,10 @@ type Config struct {
 	// invalid.
 	StartTime time.Time
 	// Timeout stops the run with a "runtime timeout" *Verdict once this much
-	// simulated time has passed since StartTime. Zero means no limit.
+	// simulated time has passed since StartTime. Zero means no limit. It
+	// counts simulated time only: a run whose tasks keep running while
+	// simulated time stands still never reaches it (LivelockSteps stops
+	// that run).
 	Timeout time.Duration
 	// CatchPanics makes a task's panic an error from its Handle (a
 	// *simrt.PanicError) instead of stopping the run. The root's own panic
@@ -50,6 +53,16 @@ type Config struct {
 	// skipped, a run with nothing ready waits instead of stalling, and Pace
 	// delivers real results at deterministic simulated times.
 	External bool
+	// LivelockSteps is how many resumes in a row, without simulated time
+	// advancing or a task ending, stop the run with a "runtime livelock"
+	// *Verdict naming the tasks that kept running. Time advances by Cycle
+	// at the end of every executor iteration, so only a run that never ends
+	// an iteration (tasks that keep handing each other control through
+	// spawns or take-overs) or whose clock is stuck at the end of simulated
+	// time can reach it; Timeout never fires there (simulated time does not
+	// pass), nor does the watchdog (every resume returns). Zero means
+	// DefaultLivelockSteps; negative disables the guard.
+	LivelockSteps int
 	// Replay, when set, supplies the run's decisions ahead of the seeded
 	// generator: a decision.Stream recorded earlier replays that run (see
 	// decision.Decider).
@@ -130,7 +143,9 @@ type Hooks struct {
 	// Go call (a channel, sync.Mutex, time.Sleep, real I/O: each freezes the
 	// simulation) before the run is stopped with a panic that names the task
 	// and shows the stacks. A task that is merely computing is never
-	// stopped. Zero means 10 s; negative disables the watchdog.
+	// stopped, nor are tasks that keep resuming and returning at one
+	// simulated instant (Config.LivelockSteps stops those). Zero means
+	// 10 s; negative disables the watchdog.
 	Watchdog time.Duration
 	// Coroutines, when set, lends the run idle task coroutines left by
 	// earlier runs and takes back this run's at the end (see package pool).
@@ -213,6 +228,9 @@ func (c Config) validate() Config {
 	}
 	if c.Hooks.Watchdog == 0 {
 		c.Hooks.Watchdog = defaultWatchdog
+	}
+	if c.LivelockSteps == 0 {
+		c.LivelockSteps = DefaultLivelockSteps
 	}
 	c.Buggify = c.Buggify.validate()
 	return c

@@ -19,8 +19,13 @@
 // each once. It stops as soon as the root returns. Then the clock advances
 // one Config.Cycle; when nothing is ready it jumps to the next timer; with
 // nothing ready and no timer, the run has deadlocked and Start panics with
-// "runtime stalled". Both verdicts are a *Verdict (errors.Is ErrStalled or
-// ErrRunTimeout) whose text lists every live task, what each parked one
+// "runtime stalled". Tasks that keep running while simulated time stands
+// still (an iteration that never ends, a clock stuck at the end of time)
+// are a livelock that neither Timeout nor the watchdog sees: after
+// Config.LivelockSteps resumes without time advancing or a task ending,
+// Start panics with "runtime livelock", naming the tasks that kept running.
+// The verdicts are a *Verdict (errors.Is ErrStalled, ErrRunTimeout or
+// ErrLivelock) whose text lists every live task, what each parked one
 // waits on (a channel by its creation site, a mutex, a sleep until T, a
 // Recv or Accept with its addresses, an Await on a named task, a Select's
 // cases) and since when. When the root returns, every remaining task is unwound

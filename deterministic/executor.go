@@ -59,6 +59,7 @@ type runtime struct {
 	iterations prometheus.Counter
 
 	sched   schedState // scheduling points, Select choices, PCT (schedule.go)
+	spin    spinGuard  // the livelock guard (livelock.go)
 	storage storageState
 	network networkState
 	nodes   nodesState // node.go
@@ -113,6 +114,7 @@ func newRuntime(cfg Config, cp *Checkpoint) *runtime {
 	rt.initLabels()
 	rt.rng = rand.New(&source{s: rt.stream, k: decision.KindFault})
 	rt.initSchedule()
+	rt.spin.init(cfg.LivelockSteps)
 	rt.user = rand.New(auditedSource{rt})
 	rt.iterations = metrics.NewCounter(descIterations)
 	rt.sh.Registry.Registerer().MustRegister(rt.iterations)
@@ -218,12 +220,15 @@ func (rt *runtime) resume(t *task) {
 	}
 	if finished {
 		rt.finish(t)
+	} else if rt.spin.steps++; rt.spin.steps >= rt.spin.mark {
+		rt.spinning(t)
 	}
 }
 
 // finish does the bookkeeping of a task that ended.
 func (rt *runtime) finish(t *task) {
 	t.finished = true
+	rt.spin.progressed()
 	t.release()
 	rt.unlinkLive(t)
 	if !t.ct.IsAborted() {
@@ -276,6 +281,9 @@ func (rt *runtime) loop() {
 		rt.checkDeadline()
 		queue := rt.ready
 		rt.ready = rt.spare[:0]
+		if rt.sched.pct != nil {
+			rt.sched.pct.newIteration()
+		}
 		if len(queue) > 1 {
 			if rt.sched.pct != nil {
 				sortReady(queue)
@@ -292,15 +300,28 @@ func (rt *runtime) loop() {
 			}
 			t.queued = false
 			rt.resume(t)
-			if rt.stop || len(rt.sched.front) > 0 && rt.runFront() {
+			if rt.stop {
 				rt.spare = queue[:0]
 				return
+			}
+			if len(rt.sched.front) > 0 {
+				if rt.runFront() {
+					rt.spare = queue[:0]
+					return
+				}
+				if rt.sched.cut {
+					rt.deferFront()
+				}
 			}
 		}
 		clear(queue)
 		rt.spare = queue[:0]
+		before := rt.now
 		rt.advance()
 		rt.wakeUntilProgress()
+		if rt.now != before {
+			rt.spin.progressed()
+		}
 		rt.iterations.Inc()
 	}
 }

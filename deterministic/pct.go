@@ -19,6 +19,15 @@ import (
 // between them), so the highest-priority rule holds at scheduling points,
 // spawns and the start of each iteration; a task woken while another runs
 // waits for the next of these.
+//
+// A task takes over at most once per iteration. When the ready task of
+// highest priority already took over in this iteration, the running task
+// and the front list wait for the next iteration instead (cut), where that
+// task, first by priority, runs before them; the iteration's other tasks
+// still run in it. So every iteration ends, simulated time advances, and
+// the tasks that take part still run in PCT's order. Without the bound, two
+// tasks handing a value to each other over an unbuffered channel took
+// turns through the front list forever at one simulated instant (issue 26).
 type pct struct {
 	s       *stream
 	depth   uint64
@@ -26,6 +35,14 @@ type pct struct {
 	next    int      // the first change point not yet reached
 	step    uint64   // scheduling points so far
 	low     uint64   // the priority the next change point gives
+	took    []*task  // the tasks that took over in this iteration
+}
+
+// newIteration starts an executor iteration: every task may take over
+// once more.
+func (p *pct) newIteration() {
+	clear(p.took)
+	p.took = p.took[:0]
 }
 
 // newPCT draws the change points of a run.
@@ -84,7 +101,15 @@ func (rt *runtime) pctPoint(t *task) {
 	}
 	if best >= 0 {
 		h := rt.ready[best]
+		if slices.Contains(p.took, h) {
+			// h took over once in this iteration already: t waits for
+			// the next iteration, where h runs first.
+			rt.sched.cut = true
+			t.yieldFront()
+			return
+		}
 		rt.ready = slices.Delete(rt.ready, best, best+1)
+		p.took = append(p.took, h)
 		rt.sched.front = append(rt.sched.front, h)
 		t.yieldFront()
 		return

@@ -2,6 +2,7 @@ package deterministic
 
 import (
 	"testing"
+	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic/decision"
@@ -68,4 +69,69 @@ func TestPCTDeterministicPerSeed(t *testing.T) {
 	if got := streamRun(t, Config{Seed: 4, Replay: rec, Scheduling: Scheduling{Scheduler: PCT}}, streamWorkload); got != want {
 		t.Fatalf("PCT replay: %s, recorded %s", got, want)
 	}
+}
+
+// pingPong is two tasks handing a value back and forth forever over
+// unbuffered channels, under a root that returns after 1 ms.
+func pingPong(ctx *Context) {
+	ping, pong := simrt.NewChan[int](0), simrt.NewChan[int](0)
+	simrt.Spawn(ctx.Child("pinger"), func(ctx simrt.Context) struct{} {
+		for i := 0; ; i++ {
+			ping.Send(ctx, i)
+			pong.Recv(ctx)
+		}
+	})
+	simrt.Spawn(ctx.Child("ponger"), func(ctx simrt.Context) struct{} {
+		for {
+			v, _ := ping.Recv(ctx)
+			pong.Send(ctx, v)
+		}
+	})
+	ctx.Sleep(time.Millisecond)
+}
+
+// TestPCTPingPongEnds: under PCT a task takes over at most once per
+// iteration (a second time, the running task waits for the next iteration
+// instead), so two tasks handing values to each other let the iteration
+// end, time advance and the root's sleep fire. Before, the ponger took over the
+// pinger through the front list at every hand-off, forever, at one
+// simulated instant (seeds 1, 2, 3, 14, 37, 38 and 42 of 50). The
+// AfterResume hook stops a run that resumes 100,000 times at one instant.
+func TestPCTPingPongEnds(t *testing.T) {
+	var spun []uint64
+	for seed := range uint64(50) {
+		if pingPongSpins(seed) {
+			spun = append(spun, seed)
+		}
+	}
+	if len(spun) > 0 {
+		t.Fatalf("PCT ping-pong spun at one simulated instant on %d of 50 seeds: %v", len(spun), spun)
+	}
+}
+
+// pingPongSpins runs pingPong under PCT with seed and reports whether it
+// resumed 100,000 times at one simulated instant.
+func pingPongSpins(seed uint64) (spun bool) {
+	type spin struct{}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(spin); !ok {
+				panic(r)
+			}
+			spun = true
+		}
+	}()
+	var at time.Time
+	same := 0
+	cfg := Config{Seed: seed, Scheduling: Scheduling{Scheduler: PCT}, Timeout: time.Second, Hooks: Hooks{Watchdog: -1,
+		AfterResume: func(_ string, now time.Time) {
+			if !now.Equal(at) {
+				at, same = now, 0
+			}
+			if same++; same > 100_000 {
+				panic(spin{})
+			}
+		}}}
+	New(cfg).Start(pingPong)
+	return false
 }

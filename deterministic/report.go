@@ -20,22 +20,35 @@ var (
 	ErrStalled = errors.New("runtime stalled")
 	// ErrRunTimeout: the run reached Config.Timeout of simulated time.
 	ErrRunTimeout = errors.New("runtime timeout")
+	// ErrLivelock: the run resumed Config.LivelockSteps tasks in a row
+	// without simulated time advancing or a task ending.
+	ErrLivelock = errors.New("runtime livelock")
 )
 
 // Verdict is the panic value of a run the simulator stopped itself: it
-// stalled (Err is ErrStalled) or ran out of time (ErrRunTimeout). It lists
-// every task that was alive, what each parked one waited on and since when,
-// so that a deadlock can be read off the report without a rerun. Its Error
-// text starts with "runtime stalled" or "runtime timeout" and then lists the
-// tasks, one a line.
+// stalled (Err is ErrStalled), ran out of time (ErrRunTimeout) or spun
+// without progress (ErrLivelock). It lists every task that was alive, what
+// each parked one waited on and since when, so that a deadlock can be read
+// off the report without a rerun; a livelock verdict first names the tasks
+// that kept running. Its Error text starts with "runtime stalled",
+// "runtime timeout" or "runtime livelock" and then lists the tasks, one a
+// line.
 //
 // The listing is made from state the executor keeps beside the run (what
 // each park recorded, see core.Blocker); it is never audited, so it changes
 // no audit state.
 type Verdict struct {
-	Err   error       // ErrStalled or ErrRunTimeout
+	Err   error       // ErrStalled, ErrRunTimeout or ErrLivelock
 	Time  time.Time   // the simulated time of the verdict (for a timeout, the deadline)
 	Tasks []TaskState // every live task, in id (spawn) order
+
+	// For ErrLivelock only: Steps resumes ran without simulated time
+	// advancing or a task ending (Config.LivelockSteps); Spinning names
+	// the tasks resumed most often in the last Window of them, most
+	// resumed first, at most five.
+	Steps    uint64
+	Window   uint64
+	Spinning []SpinningTask
 }
 
 // TaskState is one live task when the run stopped.
@@ -65,10 +78,24 @@ func (v *Verdict) Error() string {
 		b.WriteString("runtime stalled: no task can make progress and no timer is pending")
 	case errors.Is(v.Err, ErrRunTimeout):
 		b.WriteString("runtime timeout: the run reached Config.Timeout of simulated time")
+	case errors.Is(v.Err, ErrLivelock):
+		fmt.Fprintf(&b, "runtime livelock: %d resumes without simulated time advancing or a task ending "+
+			"(Config.LivelockSteps)", v.Steps)
 	default:
 		b.WriteString(v.Err.Error())
 	}
-	fmt.Fprintf(&b, " (at %s); %d live tasks:", v.Time.UTC().Format(time.RFC3339Nano), len(v.Tasks))
+	fmt.Fprintf(&b, " (at %s);", v.Time.UTC().Format(time.RFC3339Nano))
+	if len(v.Spinning) > 0 {
+		fmt.Fprintf(&b, " the tasks resumed most in the last %d resumes:", v.Window)
+		for _, s := range v.Spinning {
+			b.WriteString("\n  ")
+			b.WriteString(s.String())
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString(" ")
+	}
+	fmt.Fprintf(&b, "%d live tasks:", len(v.Tasks))
 	for _, t := range v.Tasks {
 		b.WriteString("\n  ")
 		b.WriteString(t.String(v.Time))

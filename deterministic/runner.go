@@ -73,7 +73,9 @@ func FromCheckpoint(cp *Checkpoint) *Runner {
 //
 // Start panics with a *Verdict when no task can make progress and no timer
 // is pending (its text starts "runtime stalled"; errors.Is ErrStalled) and
-// past Config.Timeout ("runtime timeout"; ErrRunTimeout), and with a
+// past Config.Timeout ("runtime timeout"; ErrRunTimeout), after
+// Config.LivelockSteps resumes without simulated time advancing or a task
+// ending ("runtime livelock"; ErrLivelock), and with a
 // task's own panic value when a task panics and CatchPanics is off; all of
 // these after the cleanup above. Results leave through the closure. It
 // panics at the call, running nothing, if root is nil.

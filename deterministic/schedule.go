@@ -21,6 +21,10 @@ type schedState struct {
 	// ready list: a spawned task that runs before its creator, a PCT
 	// task that takes over.
 	front []*task
+	// cut sends the front list to the next iteration at the next return
+	// to the executor (PCT: a task would take over twice in one
+	// iteration; see pct).
+	cut bool
 }
 
 // initSchedule sets up scheduling points from the config.
@@ -119,8 +123,10 @@ func (t *task) yieldFront() {
 }
 
 // runFront resumes the front tasks; it reports whether the run must stop.
+// It stops early, leaving the rest in the front list, when the iteration
+// must end (cut).
 func (rt *runtime) runFront() bool {
-	for len(rt.sched.front) > 0 {
+	for len(rt.sched.front) > 0 && !rt.sched.cut {
 		t := rt.sched.front[0]
 		copy(rt.sched.front, rt.sched.front[1:])
 		rt.sched.front[len(rt.sched.front)-1] = nil
@@ -135,6 +141,18 @@ func (rt *runtime) runFront() bool {
 		}
 	}
 	return false
+}
+
+// deferFront sends the front list to the next iteration (cut).
+func (rt *runtime) deferFront() {
+	rt.sched.cut = false
+	for _, t := range rt.sched.front {
+		if !t.finished {
+			rt.ready = append(rt.ready, t)
+		}
+	}
+	clear(rt.sched.front)
+	rt.sched.front = rt.sched.front[:0]
 }
 
 var _ core.Scheduler = (*runtime)(nil)

@@ -61,7 +61,7 @@
 // # Failures
 //
 // A simulation fails when a task panics (without Config.CatchPanics), when
-// the runtime stalls or times out, or when the test is marked failed from
+// the runtime stalls, times out or livelocks, or when the test is marked failed from
 // inside it. t.Fatal and t.FailNow work from any task: the simulation is
 // unwound and cleaned up, the report is logged, and the test (or the seed's
 // subtest) ends. Use the t passed to the root function, never another.
@@ -70,8 +70,9 @@
 // t.Error and t.Fatal, the simulated time and task of the resume after
 // which the test was first marked failed (found when the event log is on,
 // as it is for one seed: Run or a replay; a sweep's report says to replay);
-// for "runtime stalled" and "runtime timeout", every live task, what it
-// waits on and since when (see deterministic.Verdict). The last events
+// for "runtime stalled", "runtime timeout" and "runtime livelock", every
+// live task, what it waits on and since when (see deterministic.Verdict),
+// and for a livelock first the tasks that kept running. The last events
 // before the failure follow, with task names and decoded ids and timers,
 // the failing task's marked '>'. Each simulation's log (simrt.Logger, see
 // deterministic.Config.Hooks.LogHandler) is captured, and its last 100 records

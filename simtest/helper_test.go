@@ -1,6 +1,7 @@
 package simtest_test
 
 import (
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -70,6 +71,31 @@ func TestHelperStall(t *testing.T) {
 	simtest.Run(t, deterministic.Config{Seed: 7, Scheduling: deterministic.Scheduling{YieldProbability: deterministic.NoYield}}, func(t *testing.T, ctx *deterministic.Context) {
 		ch := simrt.NewChan[int](1)
 		simrt.Spawn(ctx.Child("waiter"), func(ctx simrt.Context) int { v, _ := ch.Recv(ctx); return v }).Await(ctx)
+	})
+}
+
+// TestHelperLivelock spins: two tasks hand each other a value forever at
+// the end of simulated time, where the clock no longer advances.
+func TestHelperLivelock(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	end := time.Unix(0, math.MaxInt64).Add(-2 * time.Millisecond)
+	simtest.Run(t, deterministic.Config{Seed: 7, StartTime: end, LivelockSteps: 1000}, func(t *testing.T, ctx *deterministic.Context) {
+		ping, pong := simrt.NewChan[int](0), simrt.NewChan[int](0)
+		simrt.Spawn(ctx.Child("pinger"), func(ctx simrt.Context) int {
+			for {
+				ping.Send(ctx, 1)
+				pong.Recv(ctx)
+			}
+		})
+		simrt.Spawn(ctx.Child("ponger"), func(ctx simrt.Context) int {
+			for {
+				v, _ := ping.Recv(ctx)
+				pong.Send(ctx, v)
+			}
+		})
+		ctx.Sleep(time.Hour)
 	})
 }
 

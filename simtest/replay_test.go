@@ -106,6 +106,27 @@ func TestStallReport(t *testing.T) {
 	}
 }
 
+// TestLivelockReport: a livelock verdict is reported as a stall is: the
+// verdict, the tasks that kept running, every live task, the seed and the
+// replay command.
+func TestLivelockReport(t *testing.T) {
+	out := runHelper(t, "TestHelperLivelock")
+	r := parseReport(t, out, "7")
+	if !strings.HasPrefix(r.what, "runtime livelock: 1000 resumes without simulated time advancing or a task ending") {
+		t.Errorf("report = %+v", r)
+	}
+	for _, want := range []string{
+		`task "pinger" (#1): resumed `, `task "ponger" (#2): resumed `,
+		"unbuffered chan made at helper_test.go:",
+		"task <root> (#0) parked 1ms, since 2262-04-11T23:47:16.853775807Z: sleep until the end of simulated time (never)",
+		"replay: go test -run '^TestHelperLivelock$' ./simtest -simrt.seed=7",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("livelock report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestKeepGoingReportsEveryFailure(t *testing.T) {
 	out := runHelper(t, "TestHelperPanic", "-simrt.seeds=0..29", "-simrt.keepgoing", "-simrt.parallel=2")
 	m := regexp.MustCompile(`(\d+) of (\d+) seeds run failed`).FindStringSubmatch(out)

@@ -25,11 +25,11 @@ type Func func(t *testing.T, ctx *deterministic.Context)
 // Run runs root once as a simulation configured by cfg. Its seed is
 // cfg.Seed, or the seed given with -simrt.seed (or SIMRT_SEED) to replay a
 // failure. If the simulation fails (a panic, "runtime stalled", "runtime
-// timeout", a failed assertion), Run marks t failed and logs a report: the
-// seed, the simulated time, the failing task with its stack, the last
-// events before the failure and the command that replays it. It returns
-// when the simulation has ended; after a fatal failure it ends the test
-// with t.FailNow.
+// timeout", "runtime livelock", a failed assertion), Run marks t failed and
+// logs a report: the seed, the simulated time, the failing task with its
+// stack, the last events before the failure and the command that replays
+// it. It returns when the simulation has ended; after a fatal failure it
+// ends the test with t.FailNow.
 //
 // Run honours -simrt.checkdeterminism (the simulation runs twice and the
 // event streams are compared), -simrt.trace (a trace file is written, even
@@ -263,12 +263,12 @@ func (h *watch) unwound(name string, r any) *failure {
 		errors.As(err, &verdict)
 	}
 	switch {
-	case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
-		return h.build(nil, verdict.Error(), true, false)
 	case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
 		f := h.build(nil, verdict.Error(), true, false)
 		f.time, f.known = f.start.Add(h.cfg.Timeout), true
 		return f
+	case verdict != nil: // stalled or livelocked
+		return h.build(nil, verdict.Error(), true, false)
 	case h.panicked != nil:
 		return h.build(h.panicked, "", true, false)
 	}
