@@ -49,7 +49,7 @@ func (w *waiter) BlockedOn() string {
 	if w.send {
 		op = "send on chan"
 	}
-	return op + " at " + w.at.site() + w.started()
+	return op + " " + w.at.where() + w.started()
 }
 
 func (w *waiter) started() string {
@@ -225,7 +225,7 @@ func (s *sim) park(t *core.Task, ch, v unsafe.Pointer, typ *simrthook.Type, send
 	cs := s.state(ch)
 	w := s.getWaiter(t, cs, typ, nil)
 	w.send = send
-	w.at.capture(1)
+	w.at.capture(s, 1)
 	q := &cs.recvq
 	if send {
 		typ.Move(w.box, v)

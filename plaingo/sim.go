@@ -33,6 +33,10 @@ type sim struct {
 	started int
 	idle    *core.Task
 	gs      map[*core.Task]*goroutine
+	// sites turns on recording where each task parks, for reports: a
+	// stack walk costs more than the rest of a channel operation, so a
+	// sweep leaves it off and the replay of one seed turns it on.
+	sites bool
 }
 
 var _ simrthook.Chans = (*sim)(nil)
@@ -91,7 +95,7 @@ func (s *sim) Go(f func()) {
 	s.started++
 	s.live++
 	g := &goroutine{s: s, f: f, name: "g" + strconv.Itoa(s.started)}
-	g.site.capture(1)
+	g.site.n = runtime.Callers(2, g.site.pcs[:]) // always: a go statement costs a spawn anyway
 	s.root.Child(g.name).SpawnTask(g)
 	s.task().Point()
 }
@@ -103,7 +107,7 @@ func (s *sim) Yield() { s.task().Yield() }
 func (s *sim) Block(what string) {
 	t := s.task()
 	b := &blocked{what: what}
-	b.at.capture(1)
+	b.at.capture(s, 1)
 	for {
 		t.ParkOn(b)
 	}
@@ -116,7 +120,7 @@ type blocked struct {
 }
 
 // BlockedOn implements core.Blocker.
-func (b *blocked) BlockedOn() string { return b.what + " at " + b.at.site() + " (forever)" }
+func (b *blocked) BlockedOn() string { return b.what + " " + b.at.where() + " (forever)" }
 
 // waitGoroutines parks the calling task until every goroutine has ended.
 func (s *sim) waitGoroutines() {
@@ -135,14 +139,28 @@ type stack struct {
 	n   int
 }
 
-// capture records the calls of the running goroutine above skip frames.
-func (st *stack) capture(skip int) { st.n = runtime.Callers(skip+1, st.pcs[:]) }
+// capture records the calls of the running goroutine above skip frames,
+// if the simulation records park sites (see sim.sites).
+func (st *stack) capture(s *sim, skip int) {
+	st.n = 0
+	if s.sites {
+		st.n = runtime.Callers(skip+1, st.pcs[:])
+	}
+}
+
+// where is " at file:line", or a hint to replay when no site was recorded.
+func (st *stack) where() string {
+	if st.n == 0 {
+		return "(replay the seed with -simrt.seed for where)"
+	}
+	return "at " + st.site()
+}
 
 // site renders the first frame outside simrthook and this package as
 // file:line with the file's base name, the same in every run.
 func (st *stack) site() string {
 	if st.n == 0 {
-		return "an unknown place"
+		return "(replay the seed for where)"
 	}
 	frames := runtime.CallersFrames(st.pcs[:st.n])
 	for {
@@ -165,4 +183,3 @@ func internalFrame(fn string) bool {
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
-
