@@ -22,7 +22,7 @@ import (
 )
 
 // Version identifies the rewrite; caches of rewritten files key on it.
-const Version = "plainrewrite-3"
+const Version = "plainrewrite-4"
 
 // HookImport is the import path of the hook package.
 const HookImport = "simrthook"
