@@ -65,6 +65,8 @@ type runtime struct {
 
 	warmed uintptr // where warm's loads go, so that they are not dropped
 
+	plain plainState // plain Go's semaphores, notify lists and timers (plain_*.go)
+
 	// spin counts the iterations since the clock last moved, under
 	// Config.AdvanceWhenBlocked (see advance).
 	spin int
