@@ -58,8 +58,8 @@ type Type struct {
 // typeOf returns the Type of T. Its functions are instantiations of
 // generic functions, which cost no allocation.
 func typeOf[T any]() Type {
-	var p *T
-	key := (*[2]unsafe.Pointer)(unsafe.Pointer(&[1]any{p}[0]))[0]
+	var e any = (*T)(nil)
+	key := (*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0]
 	return Type{
 		Key:     key,
 		TrySend: trySend[T],
@@ -199,7 +199,10 @@ func Select(block bool, cases ...Case) (chosen int, recvOK bool) {
 		panic("simrthook: Select called outside a simulation task")
 	}
 	if len(cases) == 0 {
-		h.Block("select with no cases")
+		if block {
+			h.Block("select with no cases")
+		}
+		return -1, false
 	}
 	p := (*Case)(noescape(unsafe.Pointer(unsafe.SliceData(cases))))
 	return h.Select(unsafe.Slice(p, len(cases)), block)

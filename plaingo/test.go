@@ -1,0 +1,49 @@
+//go:build simrt_plain
+
+package plaingo
+
+import (
+	"flag"
+	"simrthook"
+	"testing"
+
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/simtest"
+)
+
+// leaks turns the leak check off when false.
+var leaks = flag.Bool("simrt.leaks", true, "plain Go: fail a seed whose test returns while goroutines it started are blocked forever")
+
+// Enter runs the test function f, of which it is the first statement (the
+// rewrite inserts `if plaingo.Enter(t, TestX) { return }`), as one
+// simulation per seed, driven by simtest's -simrt.* flags (Explore): it
+// returns true when it has done so, and false when it is called inside one
+// of those simulations, where the test's body then runs.
+//
+// Each simulation runs f in its root task with the seed's subtest. When f
+// returns, the run goes on until every goroutine f started has ended: a
+// goroutine blocked forever then ends the run with a stall verdict that
+// names it and where it waits (a leak; -simrt.leaks=false lets the run end
+// with f instead, unwinding the goroutines left). One plain simulation
+// runs at a time in a process, so Enter sets -simrt.parallel=1.
+func Enter(t *testing.T, f func(*testing.T)) bool {
+	if simrthook.Active() {
+		return false
+	}
+	t.Helper()
+	if fl := flag.Lookup("simrt.parallel"); fl != nil && fl.Value.String() != "1" {
+		if err := flag.Set("simrt.parallel", "1"); err != nil {
+			t.Fatalf("plaingo: %v", err)
+		}
+	}
+	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+		s := newSim(ctx)
+		s.install()
+		defer s.uninstall()
+		f(t)
+		if *leaks {
+			s.waitGoroutines()
+		}
+	})
+	return true
+}
