@@ -61,6 +61,12 @@ func (p Plain) NotifyListNotifyOne(l unsafe.Pointer) { p.rt.notifyListNotifyOne(
 // NotifyListNotifyAll is sync.runtime_notifyListNotifyAll.
 func (p Plain) NotifyListNotifyAll(l unsafe.Pointer) { p.rt.notifyListNotifyAll(l) }
 
+// SpinPoint is called at every TryLock and TryRLock of a sync.Mutex or
+// RWMutex (key is the lock): a scheduling point, and a forced yield when
+// the task keeps trying one lock, so that a spin on TryLock cannot keep
+// the lock's holder from running.
+func (p Plain) SpinPoint(key any) { p.rt.spinPoint(key) }
+
 // Nano is time.runtimeNano: the monotonic clock, in nanoseconds, on which
 // timers' due times are given.
 func (p Plain) Nano() int64 { return p.rt.plainNano() }

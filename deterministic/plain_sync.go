@@ -66,6 +66,7 @@ type plainState struct {
 	// semaphore is at the given address, for the stall report. The
 	// overlaid sync package supplies it (it knows WaitGroup's layout).
 	waitGroupCount func(sema *uint32) int
+	spin           spinState // TryLock spins (spinPoint)
 }
 
 // plainSema is the wait queue of one semaphore address.
@@ -271,4 +272,37 @@ func (rt *runtime) notifyListNotifyAll(l unsafe.Pointer) {
 			nw.w.Task.Unpark()
 		}
 	}
+}
+
+// spinYield is how many TryLocks in a row one task may make on one lock
+// before it is made to yield (see spinPoint).
+const spinYield = 64
+
+// spinState is the latest TryLock's task and lock and how many in a row
+// that task made on it.
+type spinState struct {
+	task *task
+	key  any
+	n    int
+}
+
+// spinPoint is a TryLock of plain Go's sync.Mutex or RWMutex (key, the
+// lock): a scheduling point, and, since a task that spins on TryLock never
+// parks, a forced yield after spinYield TryLocks in a row on one lock, so
+// that the holder gets to run whatever the scheduler (PCT, NoYield) would
+// choose. Time still passes for a spin that keeps every task ready: see
+// Config.SpinIterations.
+func (rt *runtime) spinPoint(key any) {
+	t := rt.currentTask()
+	s := &rt.plain.spin
+	if s.task != t || s.key != key {
+		*s = spinState{task: t, key: key}
+	}
+	s.n++
+	if s.n >= spinYield {
+		s.n = 0
+		t.Yield()
+		return
+	}
+	t.ct.Point()
 }

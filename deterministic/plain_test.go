@@ -341,3 +341,24 @@ func TestPlainRandFromStream(t *testing.T) {
 		t.Error("draws left the audit state untouched")
 	}
 }
+
+// TestPlainSpinOnTryLockYields: a task spinning on TryLock of a lock whose
+// holder is ready but not running is made to yield, even with scheduling
+// points off (NoYield), so the holder releases the lock within a few
+// spinYield tries instead of never (a forced yield puts the spinner behind
+// the tasks ready then, which the next iteration may still run after it).
+func TestPlainSpinOnTryLockYields(t *testing.T) {
+	New(Config{Seed: 1, YieldProbability: NoYield, AdvanceWhenBlocked: true}).Start(func(ctx *Context) {
+		p := PlainOf(ctx)
+		locked := true
+		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} { locked = false; return struct{}{} }) // the holder
+		tries := 0
+		for locked && tries < 100*spinYield {
+			p.SpinPoint(&locked)
+			tries++
+		}
+		if locked || tries > 2*spinYield {
+			t.Errorf("holder ran after %d tries (locked %v), want at most %d", tries, locked, 2*spinYield)
+		}
+	})
+}

@@ -105,6 +105,11 @@ func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }`},
 		return
 	}
 `},
+	// TryLock never parks: a task spinning on it is made to yield now and
+	// then (deterministic.Plain.SpinPoint), so the holder runs.
+	{pkg: "sync", name: "(*Mutex).TryLock", prepend: spinPrepend("m")},
+	{pkg: "sync", name: "(*RWMutex).TryLock", prepend: spinPrepend("rw")},
+	{pkg: "sync", name: "(*RWMutex).TryRLock", prepend: spinPrepend("rw")},
 
 	// internal/sync: the Mutex slow path of sync.Mutex and RWMutex.
 	{pkg: "internal/sync", name: "runtime_SemacquireMutex", push: true, wrapper: `func runtime_SemacquireMutex(s *uint32, lifo bool, skipframes int) {
@@ -209,6 +214,11 @@ func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }`},
 		return
 	}
 `},
+}
+
+// spinPrepend is the scheduling point of a TryLock on the lock recv.
+func spinPrepend(recv string) string {
+	return "\tif simrthook.Active() {\n\t\tsimrthook.SpinPoint(" + recv + ")\n\t}\n"
 }
 
 const randWrapper = `func runtime_rand() uint64 {

@@ -23,6 +23,9 @@ type Std interface {
 	NotifyListWait(l unsafe.Pointer, ticket uint32)
 	NotifyListNotifyAll(l unsafe.Pointer)
 	NotifyListNotifyOne(l unsafe.Pointer)
+	// SpinPoint is a TryLock or TryRLock of the lock key: a scheduling
+	// point that forces a yield when the task keeps trying one lock.
+	SpinPoint(key any)
 	// Now is time.now: the wall clock and the monotonic reading.
 	Now() (sec int64, nsec int32, mono int64)
 	// Nano is time.runtimeNano, the clock of timers' due times.
@@ -98,6 +101,7 @@ func NotifyListAdd(l unsafe.Pointer) uint32     { return stdHooks().NotifyListAd
 func NotifyListWait(l unsafe.Pointer, t uint32) { stdHooks().NotifyListWait(l, t) }
 func NotifyListNotifyAll(l unsafe.Pointer)      { stdHooks().NotifyListNotifyAll(l) }
 func NotifyListNotifyOne(l unsafe.Pointer)      { stdHooks().NotifyListNotifyOne(l) }
+func SpinPoint(key any)                         { stdHooks().SpinPoint(key) }
 func Now() (sec int64, nsec int32, mono int64)  { return stdHooks().Now() }
 func Nano() int64                               { return stdHooks().Nano() }
 func Sleep(d int64)                             { stdHooks().Sleep(d) }
