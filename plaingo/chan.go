@@ -37,7 +37,7 @@ type waiter struct {
 	key   unsafe.Pointer // the type of box
 	index int            // the case, in a Select
 	send  bool
-	pc    uintptr
+	at    stack
 	g     *goroutine
 }
 
@@ -49,14 +49,14 @@ func (w *waiter) BlockedOn() string {
 	if w.send {
 		op = "send on chan"
 	}
-	return op + " at " + site(w.pc) + w.started()
+	return op + " at " + w.at.site() + w.started()
 }
 
 func (w *waiter) started() string {
 	if w.g == nil {
 		return ""
 	}
-	return " (goroutine " + w.g.name + " started at " + site(w.g.site) + ")"
+	return " (goroutine " + w.g.name + " started at " + w.g.site.site() + ")"
 }
 
 // state returns the waiters of ch, made if need be.
@@ -224,7 +224,8 @@ func (s *sim) Recv(ch, v unsafe.Pointer, typ *simrthook.Type) bool {
 func (s *sim) park(t *core.Task, ch, v unsafe.Pointer, typ *simrthook.Type, send bool) bool {
 	cs := s.state(ch)
 	w := s.getWaiter(t, cs, typ, nil)
-	w.send, w.pc = send, callerPC()
+	w.send = send
+	w.at.capture(1)
 	q := &cs.recvq
 	if send {
 		typ.Move(w.box, v)

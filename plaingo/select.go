@@ -14,7 +14,7 @@ type selectState struct {
 	sel     core.Selection
 	waiters []*waiter
 	order   []int
-	pc      uintptr
+	at      stack
 }
 
 // BlockedOn implements core.Blocker.
@@ -23,7 +23,7 @@ func (st *selectState) BlockedOn() string {
 	if len(st.waiters) > 0 {
 		started = st.waiters[0].started()
 	}
-	return "select at " + site(st.pc) + started
+	return "select at " + st.at.site() + started
 }
 
 // Select implements simrthook.Chans: the cases are tried in an order drawn
@@ -84,7 +84,7 @@ func (s *sim) trySelect(cases []simrthook.Case, order []int) (int, bool, bool) {
 // completes one (done) or the task is notified to look again.
 func (s *sim) parkSelect(t *core.Task, st *selectState, cases []simrthook.Case, order []int) (chosen int, ok, done bool) {
 	st.sel.Arm()
-	st.pc = callerPC()
+	st.at.capture(1)
 	for _, i := range order {
 		c := &cases[i]
 		cs := s.state(c.Ch)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/rtapi"
@@ -66,7 +65,7 @@ type goroutine struct {
 	s    *sim
 	f    func()
 	name string
-	site uintptr // the go statement's pc
+	site stack // where the go statement is
 	task *core.Task
 }
 
@@ -93,11 +92,10 @@ func (g *goroutine) Done(error) {
 // so that it outlives the task that started it, as a goroutine does, and
 // is unwound when the run ends. The go statement is a scheduling point.
 func (s *sim) Go(f func()) {
-	var pc [1]uintptr
-	runtime.Callers(3, pc[:]) // Callers, Go, simrthook.Go
 	s.started++
 	s.live++
-	g := &goroutine{s: s, f: f, name: "g" + strconv.Itoa(s.started), site: pc[0]}
+	g := &goroutine{s: s, f: f, name: "g" + strconv.Itoa(s.started)}
+	g.site.capture(1)
 	s.root.Child(g.name).SpawnTask(g)
 	s.task().Point()
 }
@@ -108,7 +106,8 @@ func (s *sim) Yield() { s.task().Yield() }
 // Block implements simrthook.Chans: the task parks until the run ends.
 func (s *sim) Block(what string) {
 	t := s.task()
-	b := &blocked{what: what, pc: callerPC()}
+	b := &blocked{what: what}
+	b.at.capture(1)
 	for {
 		t.ParkOn(b)
 	}
@@ -117,11 +116,11 @@ func (s *sim) Block(what string) {
 // blocked is a park that nothing ends.
 type blocked struct {
 	what string
-	pc   uintptr
+	at   stack
 }
 
 // BlockedOn implements core.Blocker.
-func (b *blocked) BlockedOn() string { return b.what + " at " + site(b.pc) + " (forever)" }
+func (b *blocked) BlockedOn() string { return b.what + " at " + b.at.site() + " (forever)" }
 
 // waitGoroutines parks the calling task until every goroutine has ended.
 func (s *sim) waitGoroutines() {
@@ -133,19 +132,34 @@ func (s *sim) waitGoroutines() {
 	}
 }
 
-// callerPC returns the pc of the first caller outside simrthook and this
-// package: the rewritten statement.
-func callerPC() uintptr {
-	var pcs [8]uintptr
-	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
+// stack is where a task parked or a goroutine started: the return
+// addresses of the calls above the hooks, resolved only for a report.
+type stack struct {
+	pcs [6]uintptr
+	n   int
+}
+
+// capture records the calls of the running goroutine above skip frames.
+func (st *stack) capture(skip int) { st.n = runtime.Callers(skip+1, st.pcs[:]) }
+
+// site renders the first frame outside simrthook and this package as
+// file:line with the file's base name, the same in every run.
+func (st *stack) site() string {
+	if st.n == 0 {
+		return "an unknown place"
+	}
+	frames := runtime.CallersFrames(st.pcs[:st.n])
 	for {
 		f, more := frames.Next()
-		if !internalFrame(f.Function) {
-			return f.PC
-		}
-		if !more {
-			return 0
+		if !internalFrame(f.Function) || !more {
+			file := f.File
+			for i := len(file) - 1; i >= 0; i-- {
+				if file[i] == '/' {
+					file = file[i+1:]
+					break
+				}
+			}
+			return file + ":" + strconv.Itoa(f.Line)
 		}
 	}
 }
@@ -156,21 +170,3 @@ func internalFrame(fn string) bool {
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
-// site renders pc as file:line with the file's base name, the same in
-// every run.
-func site(pc uintptr) string {
-	if pc == 0 {
-		return "an unknown place"
-	}
-	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
-	file := f.File
-	for i := len(file) - 1; i >= 0; i-- {
-		if file[i] == '/' {
-			file = file[i+1:]
-			break
-		}
-	}
-	return file + ":" + strconv.Itoa(f.Line)
-}
-
-var _ = simrt.ErrClosed

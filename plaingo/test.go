@@ -47,3 +47,18 @@ func Enter(t *testing.T, f func(*testing.T)) bool {
 	})
 	return true
 }
+
+// Run runs f as the root of one plain-Go simulation configured by cfg and
+// returns when the simulation has ended: f has returned and, as in Enter,
+// every goroutine it started has ended. A failure (a panic, a stall
+// verdict) panics from Run, as deterministic.Runner.Start does. Call it
+// from a goroutine that is not a task of a simulation.
+func Run(cfg deterministic.Config, f func()) {
+	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
+		s := newSim(ctx)
+		s.install()
+		defer s.uninstall()
+		f()
+		s.waitGoroutines()
+	})
+}

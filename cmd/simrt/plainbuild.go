@@ -28,6 +28,10 @@ import (
 // and whose plaingo/_goroot holds the overlaid standard-library files.
 const simrtModule = "github.com/simrt/simrt"
 
+// plainBuildVersion identifies how overlays are built; cached overlays key
+// on it.
+const plainBuildVersion = "plainbuild-2"
+
 // plainTag is the build tag under which package plaingo exists.
 const plainTag = "simrt_plain"
 
@@ -92,14 +96,14 @@ func buildPlain(dir string, patterns []string, log io.Writer) (*plainSetup, erro
 	if err := refuseCgo(graph); err != nil {
 		return nil, err
 	}
-	key := hashStrings(append([]string{plainrewrite.Version, version, base, strings.Join(patterns, "\x00"), dir}, graphLines(graph)...)...)
+	key := hashStrings(append([]string{plainrewrite.Version, plainBuildVersion, version, base, strings.Join(patterns, "\x00"), dir}, graphLines(graph)...)...)
 	setup.Overlay = filepath.Join(cache, "overlay-"+key+".json")
 	if _, err := os.Stat(setup.Overlay); err == nil {
 		setup.Cached = true
 		return setup, nil
 	}
 	start := time.Now()
-	replace, err := rewriteGraph(dir, patterns, buildFlags, static, cache)
+	replace, err := rewriteGraph(dir, patterns, buildFlags, static, cache, log)
 	if err != nil {
 		return nil, err
 	}
@@ -286,13 +290,13 @@ func hashStrings(parts ...string) string {
 
 // listedPackage is what go list says of one package of the build.
 type listedPackage struct {
-	ImportPath string
-	Dir        string
-	Standard   bool
-	GoFiles    []string
-	CgoFiles   []string
+	ImportPath                string
+	Dir                       string
+	Standard                  bool
+	GoFiles                   []string
+	CgoFiles                  []string
 	TestGoFiles, XTestGoFiles []string
-	Module     *struct{ Path string }
+	Module                    *struct{ Path string }
 }
 
 // listGraph lists every package the build of patterns (tests included)
@@ -369,13 +373,28 @@ func skipRewrite(p *packages.Package) bool {
 // that needs it, writing the copies into cache. It returns the overlay's
 // replacements: original path (or, for an overlaid file, its GOROOT path)
 // to rewritten copy.
-func rewriteGraph(dir string, patterns, buildFlags []string, static map[string]string, cache string) (map[string]string, error) {
+func rewriteGraph(dir string, patterns, buildFlags []string, static map[string]string, cache string, log io.Writer) (map[string]string, error) {
+	overlay := map[string][]byte{}
+	for dst, src := range static {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return nil, err
+		}
+		overlay[dst] = data
+	}
+	var loadFlags []string
+	for _, f := range buildFlags {
+		if !strings.HasPrefix(f, "-overlay=") {
+			loadFlags = append(loadFlags, f)
+		}
+	}
 	cfg := &packages.Config{
+		Overlay: overlay,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 			packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
 		Dir:        dir,
 		Env:        plainEnv(),
-		BuildFlags: buildFlags,
+		BuildFlags: loadFlags,
 		Tests:      true,
 		Fset:       gotoken.NewFileSet(),
 	}
@@ -388,13 +407,39 @@ func rewriteGraph(dir string, patterns, buildFlags []string, static map[string]s
 	for _, p := range roots {
 		rootSet[p] = true
 	}
+	// The packages of other modules are rewritten only when the user's
+	// code reaches them other than through simrt's own packages (whose
+	// dependencies, Prometheus' client, run as simrt runs them).
+	reach := map[*packages.Package]bool{}
+	var walk func(p *packages.Package)
+	walk = func(p *packages.Package) {
+		if reach[p] || (p.Module != nil && p.Module.Path == simrtModule) {
+			return
+		}
+		reach[p] = true
+		for _, q := range p.Imports {
+			walk(q)
+		}
+	}
+	for _, p := range roots {
+		walk(p)
+	}
+	modcache, _ := goCmd(dir, "env", "GOMODCACHE")
+	modcache = strings.TrimSpace(modcache)
+	var inCache []string
 	replace := map[string]string{}
 	done := map[string]bool{}
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
 			errs = append(errs, e.Error())
 		}
-		if skipRewrite(p) || p.TypesInfo == nil {
+		if skipRewrite(p) || p.TypesInfo == nil || (p.Module != nil && !reach[p]) {
+			return
+		}
+		if p.Module != nil && modcache != "" && p.Module.Dir != "" && strings.HasPrefix(p.Module.Dir, modcache+string(filepath.Separator)) {
+			if needsRewrite(p) {
+				inCache = append(inCache, p.PkgPath)
+			}
 			return
 		}
 		for i, file := range p.Syntax {
@@ -409,6 +454,10 @@ func rewriteGraph(dir string, patterns, buildFlags []string, static map[string]s
 			_ = i
 		}
 	})
+	if len(inCache) > 0 {
+		sort.Strings(inCache)
+		fmt.Fprintf(log, "simrt: not rewritten (in the module cache, which an overlay cannot replace; their goroutines and channels stay native): %s\n", strings.Join(inCache, ", "))
+	}
 	if len(errs) > 0 {
 		if len(errs) > 10 {
 			errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
@@ -446,4 +495,22 @@ func rewriteOne(fset *gotoken.FileSet, file *ast.File, name string, p *packages.
 	}
 	replace[name] = out
 	return nil
+}
+
+// needsRewrite reports whether a file of p has syntax the rewrite
+// changes (a quick look: the go keyword, a channel arrow, select, close).
+func needsRewrite(p *packages.Package) bool {
+	found := false
+	for _, f := range p.Syntax {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GoStmt, *ast.SendStmt, *ast.SelectStmt:
+				found = true
+			case *ast.UnaryExpr:
+				found = found || n.Op == gotoken.ARROW
+			}
+			return !found
+		})
+	}
+	return found
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // Version identifies the rewrite; caches of rewritten files key on it.
-const Version = "plainrewrite-1"
+const Version = "plainrewrite-3"
 
 // HookImport is the import path of the hook package.
 const HookImport = "simrthook"
@@ -168,7 +168,7 @@ func (r *rewriter) rewrite(n ast.Node) (string, bool) {
 		return r.goStmt(n), true
 	case *ast.SendStmt:
 		r.usesHook = true
-		return "simrthook.Send(" + r.text(n.Chan) + ", " + r.text(n.Value) + ")", true
+		return "simrthook.On(" + r.text(n.Chan) + ").Send(" + r.text(n.Value) + ")", true
 	case *ast.UnaryExpr:
 		if n.Op == token.ARROW {
 			r.usesHook = true
@@ -196,7 +196,7 @@ func (r *rewriter) rewrite(n ast.Node) (string, bool) {
 		}
 		if r.isGosched(n.Fun) {
 			r.usesHook = true
-			return "simrthook.Yield" + r.textRange(n.Lparen, n.End(), nodes(n.Args)...), true
+			return "simrthook.Gosched(" + r.text(n.Fun) + ")", true
 		}
 	case *ast.RangeStmt:
 		if r.isChan(n.X) {

@@ -159,7 +159,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, label *ast.Ident) string {
 		case *ast.SendStmt:
 			ct, vt := r.text(comm.Chan), r.text(comm.Value)
 			multiline = multiline || strings.Contains(ct+vt, "\n")
-			pre = append(pre, c+" := "+ct, val+" := simrthook.Val("+c+", "+vt+")")
+			pre = append(pre, c+" := "+ct, val+" := simrthook.On("+c+").Val("+vt+")")
 			cases = append(cases, "simrthook.SendCase("+c+", &"+val+")")
 			native = append(native, "case "+c+" <- "+val+": "+idx+" = "+ks)
 		case *ast.ExprStmt:

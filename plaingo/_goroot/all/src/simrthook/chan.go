@@ -212,6 +212,28 @@ func Select(block bool, cases ...Case) (chosen int, recvOK bool) {
 // slot).
 func Zero[T any](ch <-chan T) (v T) { return v }
 
-// Val returns v as ch's element type (a select's send value, evaluated
-// once, in source order).
-func Val[T any](ch chan<- T, v T) T { return v }
+// SendOp is a send on a channel whose element type is fixed by the
+// channel alone: the rewrite of ch <- v is On(ch).Send(v), so that v
+// converts to the element type as in the statement (a *MyError sent on a
+// chan error), which inferring the type from both arguments would refuse.
+type SendOp[T any] struct{ ch chan<- T }
+
+// On returns the sends on ch.
+func On[T any](ch chan<- T) SendOp[T] { return SendOp[T]{ch} }
+
+// Send is the statement ch <- v.
+func (s SendOp[T]) Send(v T) { Send(s.ch, v) }
+
+// Val returns v as the channel's element type (a select's send value,
+// evaluated once, in source order).
+func (s SendOp[T]) Val(v T) T { return v }
+
+// Gosched is runtime.Gosched, given as native so that the rewritten file
+// still uses its import of runtime.
+func Gosched(native func()) {
+	if h := chans(); h != nil {
+		h.Yield()
+		return
+	}
+	native()
+}

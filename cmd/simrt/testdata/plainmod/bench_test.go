@@ -1,0 +1,55 @@
+package plainmod
+
+import (
+	"testing"
+
+	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/plaingo"
+)
+
+// BenchmarkPlainRoundTrip is one round trip over two unbuffered native
+// channels between two goroutines of a plain-Go simulation.
+func BenchmarkPlainRoundTrip(b *testing.B) {
+	plaingo.Run(deterministic.Config{}, func() {
+		ping, pong := make(chan int), make(chan int)
+		go func() {
+			for v := range ping {
+				pong <- v
+			}
+		}()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			ping <- i
+			<-pong
+		}
+		b.StopTimer()
+		close(ping)
+	})
+}
+
+// BenchmarkChanRoundTrip is the same round trip over two unbuffered
+// simrt.Chan between two tasks of a simulation.
+func BenchmarkChanRoundTrip(b *testing.B) {
+	deterministic.New(deterministic.Config{}).Start(func(ctx *deterministic.Context) {
+		ping, pong := simrt.NewChan[int](0), simrt.NewChan[int](0)
+		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+			for {
+				v, ok := ping.Recv(ctx)
+				if !ok {
+					return struct{}{}
+				}
+				pong.Send(ctx, v)
+			}
+		})
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			ping.Send(ctx, i)
+			pong.Recv(ctx)
+		}
+		b.StopTimer()
+		ping.Close()
+	})
+}

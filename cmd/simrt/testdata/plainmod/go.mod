@@ -1,0 +1,3 @@
+module example.com/plainmod
+
+go 1.26
