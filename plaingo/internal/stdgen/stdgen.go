@@ -28,6 +28,16 @@ import (
 	"strings"
 )
 
+// importName is the name under which a generated file imports simrthook:
+// not simrthook itself, because the plain-Go rewrite adds its own import of
+// simrthook under that name to a file it rewrites (time/sleep.go has
+// channel syntax), and one file cannot import two packages under one name.
+const importName = "simrtstd"
+
+// hookName writes the hooks' code (which says simrthook.X) for a file that
+// imports simrthook as importName.
+func hookName(code string) string { return strings.ReplaceAll(code, "simrthook.", importName+".") }
+
 // nativePrefix names the original, bodyless function a wrapper replaces.
 const nativePrefix = "simrtNative_"
 
@@ -315,7 +325,7 @@ func generate(goroot string) (map[string][]byte, error) {
 				return nil, fmt.Errorf("plain-Go overlay: %s has no body to prepend to", h.key())
 			}
 			at := off(d.Body.Lbrace) + 1
-			edits[s.path] = append(edits[s.path], edit{at, at, "\n" + strings.TrimSuffix(h.prepend, "\n")})
+			edits[s.path] = append(edits[s.path], edit{at, at, "\n" + hookName(strings.TrimSuffix(h.prepend, "\n"))})
 		default:
 			if d.Body != nil {
 				return nil, fmt.Errorf("plain-Go overlay: %s has a body (want a runtime-provided declaration)", h.key())
@@ -333,7 +343,7 @@ func generate(goroot string) (map[string][]byte, error) {
 			at := off(d.Name.Pos())
 			edits[s.path] = append(edits[s.path], edit{at, at + len(d.Name.Name), native})
 			end := len(s.text)
-			edits[s.path] = append(edits[s.path], edit{end, end, "\n" + h.wrapper + "\n"})
+			edits[s.path] = append(edits[s.path], edit{end, end, "\n" + hookName(h.wrapper) + "\n"})
 		}
 		if h.push {
 			if err := retarget(rtFiles, h.key(), h.pkg+"."+nativePrefix+h.name, texts, edits); err != nil {
@@ -344,7 +354,7 @@ func generate(goroot string) (map[string][]byte, error) {
 	// Every changed file of a hooked package imports simrthook.
 	for path, s := range files {
 		at := importsEnd(s)
-		edits[path] = append(edits[path], edit{at, at, "\n\nimport \"simrthook\""})
+		edits[path] = append(edits[path], edit{at, at, "\n\nimport " + importName + " \"simrthook\""})
 	}
 	out := make(map[string][]byte)
 	for path, es := range edits {

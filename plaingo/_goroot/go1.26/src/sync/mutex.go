@@ -16,7 +16,7 @@ import (
 	isync "internal/sync"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // A Mutex is a mutual exclusion lock.
 // The zero value for a Mutex is an unlocked mutex.
@@ -56,8 +56,8 @@ func (m *Mutex) Lock() {
 // and use of TryLock is often a sign of a deeper problem
 // in a particular use of mutexes.
 func (m *Mutex) TryLock() bool {
-	if simrthook.Active() {
-		simrthook.SpinPoint(m)
+	if simrtstd.Active() {
+		simrtstd.SpinPoint(m)
 	}
 	return m.mu.TryLock()
 }

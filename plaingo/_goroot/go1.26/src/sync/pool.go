@@ -13,7 +13,7 @@ import (
 	"unsafe"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // A Pool is a set of temporary objects that may be individually saved and
 // retrieved.
@@ -101,7 +101,7 @@ func poolRaceAddr(x any) unsafe.Pointer {
 
 // Put adds x to the pool.
 func (p *Pool) Put(x any) {
-	if simrthook.Active() {
+	if simrtstd.Active() {
 		return
 	}
 	if x == nil {
@@ -136,7 +136,7 @@ func (p *Pool) Put(x any) {
 // If Get would otherwise return nil and p.New is non-nil, Get returns
 // the result of calling p.New.
 func (p *Pool) Get() any {
-	if simrthook.Active() {
+	if simrtstd.Active() {
 		if p.New != nil {
 			return p.New()
 		}

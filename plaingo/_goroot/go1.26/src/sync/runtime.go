@@ -8,7 +8,7 @@ package sync
 
 import "unsafe"
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // defined in package runtime
 
@@ -63,71 +63,71 @@ func throw(string)
 func fatal(string)
 
 func runtime_Semacquire(s *uint32) {
-	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaPlain, false)
+	if simrtstd.Active() {
+		simrtstd.Semacquire(s, simrtstd.SemaPlain, false)
 		return
 	}
 	simrtNative_runtime_Semacquire(s)
 }
 
 func runtime_SemacquireWaitGroup(s *uint32, synctestDurable bool) {
-	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaWaitGroup, false)
+	if simrtstd.Active() {
+		simrtstd.Semacquire(s, simrtstd.SemaWaitGroup, false)
 		return
 	}
 	simrtNative_runtime_SemacquireWaitGroup(s, synctestDurable)
 }
 
 func runtime_SemacquireRWMutexR(s *uint32, lifo bool, skipframes int) {
-	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaRWMutexR, lifo)
+	if simrtstd.Active() {
+		simrtstd.Semacquire(s, simrtstd.SemaRWMutexR, lifo)
 		return
 	}
 	simrtNative_runtime_SemacquireRWMutexR(s, lifo, skipframes+1)
 }
 
 func runtime_SemacquireRWMutex(s *uint32, lifo bool, skipframes int) {
-	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaRWMutex, lifo)
+	if simrtstd.Active() {
+		simrtstd.Semacquire(s, simrtstd.SemaRWMutex, lifo)
 		return
 	}
 	simrtNative_runtime_SemacquireRWMutex(s, lifo, skipframes+1)
 }
 
 func runtime_Semrelease(s *uint32, handoff bool, skipframes int) {
-	if simrthook.Active() {
-		simrthook.Semrelease(s, handoff)
+	if simrtstd.Active() {
+		simrtstd.Semrelease(s, handoff)
 		return
 	}
 	simrtNative_runtime_Semrelease(s, handoff, skipframes+1)
 }
 
 func runtime_notifyListAdd(l *notifyList) uint32 {
-	if simrthook.Active() {
-		return simrthook.NotifyListAdd(unsafe.Pointer(l))
+	if simrtstd.Active() {
+		return simrtstd.NotifyListAdd(unsafe.Pointer(l))
 	}
 	return simrtNative_runtime_notifyListAdd(l)
 }
 
 func runtime_notifyListWait(l *notifyList, t uint32) {
-	if simrthook.Active() {
-		simrthook.NotifyListWait(unsafe.Pointer(l), t)
+	if simrtstd.Active() {
+		simrtstd.NotifyListWait(unsafe.Pointer(l), t)
 		return
 	}
 	simrtNative_runtime_notifyListWait(l, t)
 }
 
 func runtime_notifyListNotifyAll(l *notifyList) {
-	if simrthook.Active() {
-		simrthook.NotifyListNotifyAll(unsafe.Pointer(l))
+	if simrtstd.Active() {
+		simrtstd.NotifyListNotifyAll(unsafe.Pointer(l))
 		return
 	}
 	simrtNative_runtime_notifyListNotifyAll(l)
 }
 
 func runtime_notifyListNotifyOne(l *notifyList) {
-	if simrthook.Active() {
-		simrthook.NotifyListNotifyOne(unsafe.Pointer(l))
+	if simrtstd.Active() {
+		simrtstd.NotifyListNotifyOne(unsafe.Pointer(l))
 		return
 	}
 	simrtNative_runtime_notifyListNotifyOne(l)
@@ -140,4 +140,4 @@ func simrtWaitGroupCount(sema *uint32) int {
 	return int(int32(wg.state.Load() >> 32))
 }
 
-func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }
+func init() { simrtstd.SetWaitGroupCount(simrtWaitGroupCount) }

@@ -12,7 +12,7 @@ import (
 	"unsafe"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // There is a modified copy of this file in runtime/rwmutex.go.
 // If you make any changes here, see if you should make them there.
@@ -89,8 +89,8 @@ func (rw *RWMutex) RLock() {
 // and use of TryRLock is often a sign of a deeper problem
 // in a particular use of mutexes.
 func (rw *RWMutex) TryRLock() bool {
-	if simrthook.Active() {
-		simrthook.SpinPoint(rw)
+	if simrtstd.Active() {
+		simrtstd.SpinPoint(rw)
 	}
 	if race.Enabled {
 		race.Read(unsafe.Pointer(&rw.w))
@@ -174,8 +174,8 @@ func (rw *RWMutex) Lock() {
 // and use of TryLock is often a sign of a deeper problem
 // in a particular use of mutexes.
 func (rw *RWMutex) TryLock() bool {
-	if simrthook.Active() {
-		simrthook.SpinPoint(rw)
+	if simrtstd.Active() {
+		simrtstd.SpinPoint(rw)
 	}
 	if race.Enabled {
 		race.Read(unsafe.Pointer(&rw.w))

@@ -11,7 +11,7 @@ import (
 	"unsafe"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // Sleep pauses the current goroutine for at least the duration d.
 // A negative or zero duration causes Sleep to return immediately.
@@ -220,29 +220,29 @@ func goFunc(arg any, seq uintptr, delta int64) {
 }
 
 func Sleep(d Duration) {
-	if simrthook.Active() {
-		simrthook.Sleep(int64(d))
+	if simrtstd.Active() {
+		simrtstd.Sleep(int64(d))
 		return
 	}
 	simrtNative_Sleep(d)
 }
 
 func newTimer(when, period int64, f func(any, uintptr, int64), arg any, cp unsafe.Pointer) *Timer {
-	if simrthook.Active() {
+	if simrtstd.Active() {
 		t := &struct {
 			Timer
 			_ [32]uintptr
 		}{}
 		t.initTimer = true
-		simrthook.NewTimer(unsafe.Pointer(&t.Timer), when, period, f, arg, cp != nil)
+		simrtstd.NewTimer(unsafe.Pointer(&t.Timer), when, period, f, arg, cp != nil)
 		return &t.Timer
 	}
 	return simrtNative_newTimer(when, period, f, arg, cp)
 }
 
 func stopTimer(t *Timer) bool {
-	if simrthook.Active() {
-		if pending, ok := simrthook.StopTimer(unsafe.Pointer(t)); ok {
+	if simrtstd.Active() {
+		if pending, ok := simrtstd.StopTimer(unsafe.Pointer(t)); ok {
 			return pending
 		}
 	}
@@ -250,8 +250,8 @@ func stopTimer(t *Timer) bool {
 }
 
 func resetTimer(t *Timer, when, period int64) bool {
-	if simrthook.Active() {
-		if pending, ok := simrthook.ResetTimer(unsafe.Pointer(t), when, period); ok {
+	if simrtstd.Active() {
+		if pending, ok := simrtstd.ResetTimer(unsafe.Pointer(t), when, period); ok {
 			return pending
 		}
 	}

@@ -98,7 +98,7 @@ import (
 	_ "unsafe" // for go:linkname
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // A Time represents an instant in time with nanosecond precision.
 //
@@ -1951,22 +1951,22 @@ func legacyAbsDate(abs uint64, full bool) (year int, month Month, day int, yday 
 }
 
 func now() (sec int64, nsec int32, mono int64) {
-	if simrthook.Active() {
-		return simrthook.Now()
+	if simrtstd.Active() {
+		return simrtstd.Now()
 	}
 	return simrtNative_now()
 }
 
 func runtimeNow() (sec int64, nsec int32, mono int64) {
-	if simrthook.Active() {
-		return simrthook.Now()
+	if simrtstd.Active() {
+		return simrtstd.Now()
 	}
 	return simrtNative_runtimeNow()
 }
 
 func runtimeNano() int64 {
-	if simrthook.Active() {
-		return simrthook.Nano()
+	if simrtstd.Active() {
+		return simrtstd.Nano()
 	}
 	return simrtNative_runtimeNano()
 }

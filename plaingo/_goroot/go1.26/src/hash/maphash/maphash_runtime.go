@@ -14,7 +14,7 @@ import (
 	"unsafe"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 const purego = false
 
@@ -68,8 +68,8 @@ func writeComparable[T comparable](h *Hash, v T) {
 }
 
 func runtime_rand() uint64 {
-	if simrthook.Active() {
-		return simrthook.Uint64()
+	if simrtstd.Active() {
+		return simrtstd.Uint64()
 	}
 	return simrtNative_runtime_rand()
 }

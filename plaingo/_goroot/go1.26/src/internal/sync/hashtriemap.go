@@ -13,7 +13,7 @@ import (
 	"unsafe"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // HashTrieMap is an implementation of a concurrent hash-trie. The implementation
 // is designed around frequent loads, but offers decent performance for stores
@@ -728,8 +728,8 @@ func (n *node[K, V]) indirect() *indirect[K, V] {
 func simrtNative_runtime_rand() uint64
 
 func runtime_rand() uint64 {
-	if simrthook.Active() {
-		return simrthook.Uint64()
+	if simrtstd.Active() {
+		return simrtstd.Uint64()
 	}
 	return simrtNative_runtime_rand()
 }

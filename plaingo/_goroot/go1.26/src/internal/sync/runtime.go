@@ -8,7 +8,7 @@ package sync
 
 import _ "unsafe"
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // defined in package runtime
 
@@ -56,31 +56,31 @@ func throw(string)
 func fatal(string)
 
 func runtime_SemacquireMutex(s *uint32, lifo bool, skipframes int) {
-	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaMutex, lifo)
+	if simrtstd.Active() {
+		simrtstd.Semacquire(s, simrtstd.SemaMutex, lifo)
 		return
 	}
 	simrtNative_runtime_SemacquireMutex(s, lifo, skipframes+1)
 }
 
 func runtime_Semrelease(s *uint32, handoff bool, skipframes int) {
-	if simrthook.Active() {
-		simrthook.Semrelease(s, handoff)
+	if simrtstd.Active() {
+		simrtstd.Semrelease(s, handoff)
 		return
 	}
 	simrtNative_runtime_Semrelease(s, handoff, skipframes+1)
 }
 
 func runtime_canSpin(i int) bool {
-	if simrthook.Active() {
+	if simrtstd.Active() {
 		return false
 	}
 	return simrtNative_runtime_canSpin(i)
 }
 
 func runtime_nanotime() int64 {
-	if simrthook.Active() {
-		return simrthook.Nano()
+	if simrtstd.Active() {
+		return simrtstd.Nano()
 	}
 	return simrtNative_runtime_nanotime()
 }

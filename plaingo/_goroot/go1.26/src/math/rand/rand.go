@@ -26,7 +26,7 @@ import (
 	_ "unsafe" // for go:linkname
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // A Source represents a source of uniformly-distributed
 // pseudo-random int64 values in the range [0, 1<<63).
@@ -563,8 +563,8 @@ func (r *lockedSource) read(p []byte, readVal *int64, readPos *int8) (n int, err
 }
 
 func runtime_rand() uint64 {
-	if simrthook.Active() {
-		return simrthook.Uint64()
+	if simrtstd.Active() {
+		return simrtstd.Uint64()
 	}
 	return simrtNative_runtime_rand()
 }

@@ -16,7 +16,7 @@ import (
 	_ "unsafe"
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 var firstUse atomic.Bool
 
@@ -39,8 +39,8 @@ var testingOnlyFailRead bool
 // Note that Read is not affected by [testing/cryptotest.SetGlobalRand], and it
 // should not be used directly by algorithm implementations.
 func Read(b []byte) {
-	if simrthook.Active() {
-		simrthook.Read(b)
+	if simrtstd.Active() {
+		simrtstd.Read(b)
 		return
 	}
 	if firstUse.CompareAndSwap(false, true) {

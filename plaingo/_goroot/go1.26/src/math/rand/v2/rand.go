@@ -24,7 +24,7 @@ import (
 	_ "unsafe" // for go:linkname
 )
 
-import "simrthook"
+import simrtstd "simrthook"
 
 // A Source is a source of uniformly-distributed
 // pseudo-random uint64 values in the range [0, 1<<64).
@@ -373,8 +373,8 @@ func NormFloat64() float64 { return globalRand.NormFloat64() }
 func ExpFloat64() float64 { return globalRand.ExpFloat64() }
 
 func runtime_rand() uint64 {
-	if simrthook.Active() {
-		return simrthook.Uint64()
+	if simrtstd.Active() {
+		return simrtstd.Uint64()
 	}
 	return simrtNative_runtime_rand()
 }
