@@ -51,11 +51,15 @@ func newSim(root *deterministic.Context) *sim {
 // simulation.
 func (s *sim) install() {
 	s.labels = simrthook.CurrentLabels()
+	s.installStd()
 	simrthook.Install(s.labels, s)
 }
 
 // uninstall removes s.
-func (s *sim) uninstall() { simrthook.Uninstall(s.labels) }
+func (s *sim) uninstall() {
+	simrthook.Uninstall(s.labels)
+	s.uninstallStd()
+}
 
 // task returns the running task.
 func (s *sim) task() *core.Task { return s.root.CurrentTask() }

@@ -50,7 +50,7 @@ func Enter(t *testing.T, f func(*testing.T)) bool {
 			t.Fatalf("plaingo: %v", err)
 		}
 	}
-	simtest.Explore(t, deterministic.Config{}, func(t *testing.T, ctx *deterministic.Context) {
+	simtest.Explore(t, deterministic.Config{AdvanceWhenBlocked: true}, func(t *testing.T, ctx *deterministic.Context) {
 		s := newSim(ctx)
 		s.sites = recordSites()
 		s.install()

@@ -284,7 +284,7 @@ func staticOverlay(root, goroot, version string) (map[string]string, error) {
 				}
 				return err
 			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			if d.IsDir() || !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".s") {
 				return nil
 			}
 			rel, _ := filepath.Rel(src, path)
