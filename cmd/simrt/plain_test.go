@@ -126,7 +126,7 @@ func TestPlainGoLeak(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
-	out, code = simrtTest(t, "-run", "^TestLeak$", "-simrt.seeds=0..2", "-simrt.leaks=false", ".")
+	out, code = simrtTest(t, "-run", "^TestLeak$", "-simrt.seeds=0..2", ".", "-args", "-simrt.leaks=false")
 	if code != 0 {
 		t.Errorf("-simrt.leaks=false still failed:\n%s", out)
 	}
