@@ -18,11 +18,13 @@ import (
 type sim struct {
 	root   *deterministic.Context
 	labels unsafe.Pointer
-	// chans holds the waiters of every native channel a task is parked
-	// on, by the channel's pointer; an entry leaves when its last waiter
-	// does (free keeps it for reuse).
-	chans map[unsafe.Pointer]*chanState
-	free  []*chanState
+	// chans holds the waiters of every native channel tasks park on, by
+	// the channel's pointer; an idle entry leaves at the next sweep (free
+	// keeps it for reuse), so the table keeps at most about twice the
+	// channels in use alive.
+	chans   map[unsafe.Pointer]*chanState
+	free    []*chanState
+	sweepAt int // the size of chans at which idle entries are dropped
 	// waiters is the free list of plain waiters; selects keeps spare
 	// select states.
 	waiters []*waiter

@@ -51,11 +51,11 @@ var orderLine = regexp.MustCompile(`order \[[0-9 ]+\]`)
 
 func TestPlainGoSeeds(t *testing.T) {
 	plainModule(t)
-	out, code := simrtTest(t, "-v", "-run", "PingPong|Race|SelectDefault|LabelledBreak|Buffered|Semaphore", "-simrt.seeds=0..29", ".")
+	out, code := simrtTest(t, "-v", "-run", "PingPong|Race|SelectDefault|LabelledBreak|Buffered|Semaphore|ManyChannels", "-simrt.seeds=0..29", ".")
 	if code != 0 {
 		t.Fatalf("simrt test failed (%d):\n%s", code, out)
 	}
-	for _, name := range []string{"TestPingPong", "TestRace", "TestSelectDefault", "TestLabelledBreak", "TestBuffered", "TestSemaphore"} {
+	for _, name := range []string{"TestPingPong", "TestRace", "TestSelectDefault", "TestLabelledBreak", "TestBuffered", "TestSemaphore", "TestManyChannels"} {
 		if !strings.Contains(out, "--- PASS: "+name+"/seed=29") {
 			t.Errorf("no passing seed 29 of %s:\n%s", name, out)
 		}
