@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,5 +131,27 @@ func TestPlainGoLeak(t *testing.T) {
 	out, code = simrtTest(t, "-run", "^TestLeak$", "-simrt.seeds=0..2", ".", "-args", "-simrt.leaks=false")
 	if code != 0 {
 		t.Errorf("-simrt.leaks=false still failed:\n%s", out)
+	}
+}
+
+// TestPlainGoOverlayForGoTest: simrt overlay prints the flags with which
+// plain go test runs the same tests under the simulator.
+func TestPlainGoOverlayForGoTest(t *testing.T) {
+	plainModule(t)
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"overlay", "."}, &out, &errOut); code != 0 {
+		t.Fatalf("simrt overlay failed (%d):\n%s", code, errOut.String())
+	}
+	flags := strings.Fields(out.String())
+	for _, want := range []string{"-overlay=", "-tags=simrt_plain", "-vet=off", "-modfile="} {
+		if !slices.ContainsFunc(flags, func(f string) bool { return strings.HasPrefix(f, want) }) {
+			t.Errorf("simrt overlay printed %q, without %s", out.String(), want)
+		}
+	}
+	cmd := exec.Command("go", append(append([]string{"test", "-count=1", "-v"}, flags...), ".", "-run", "^TestRace$", "-simrt.seeds=0..2")...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	got, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(got), "--- PASS: TestRace/seed=2") {
+		t.Errorf("go test with the printed flags: %v\n%s", err, got)
 	}
 }
