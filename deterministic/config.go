@@ -29,6 +29,24 @@ type Config struct {
 	// simulated time (2262-04-11, math.MaxInt64 ns after the epoch), is
 	// invalid.
 	StartTime time.Time
+	// AdvanceWhenBlocked makes simulated time pass only when every task is
+	// blocked, as testing/synctest does: an executor iteration costs no
+	// time, and when nothing is ready the clock jumps to the earliest
+	// timer. So a Sleep of 100 ms lasts exactly 100 ms however much the
+	// other tasks do meanwhile, and timers due at one instant wake their
+	// tasks together, in an order drawn from the stream. Plain-Go mode
+	// uses it (docs/PLAIN-GO.md). Tasks that keep one another ready
+	// without ever all blocking (spinning on Reschedule, a flag or
+	// TryLock) would freeze time for good: after SpinIterations
+	// iterations without the clock moving, the clock moves one Cycle
+	// (never past the next timer), so such a run still reaches its timers
+	// and its Timeout. Off, each iteration costs one Cycle.
+	AdvanceWhenBlocked bool
+	// SpinIterations is how many executor iterations in a row may pass
+	// without the clock moving under AdvanceWhenBlocked before it moves one
+	// Cycle anyway. Zero means DefaultSpinIterations. Ignored without
+	// AdvanceWhenBlocked.
+	SpinIterations int
 	// Timeout stops the run with a "runtime timeout" *Verdict once this much
 	// simulated time has passed since StartTime. Zero means no limit. It
 	// counts simulated time only: a run whose tasks keep running while
@@ -175,6 +193,9 @@ const (
 // DefaultYieldProbability is the YieldProbability of a zero Config.
 const DefaultYieldProbability = 0.05
 
+// DefaultSpinIterations is the SpinIterations of a zero Config.
+const DefaultSpinIterations = 10000
+
 // NoYield is a YieldProbability that turns scheduling points off.
 const NoYield = -1.0
 
@@ -192,6 +213,15 @@ func (c Config) validate() Config {
 	}
 	if c.Cycle == 0 {
 		c.Cycle = defaultCycle
+	}
+	if c.SpinIterations < 0 {
+		panic("deterministic.New: Config.SpinIterations must not be negative (zero means DefaultSpinIterations)")
+	}
+	if c.SpinIterations == 0 {
+		c.SpinIterations = DefaultSpinIterations
+	}
+	if c.AdvanceWhenBlocked && c.External {
+		panic("deterministic.New: Config.AdvanceWhenBlocked and Config.External exclude each other (pacing mode spends real time every iteration)")
 	}
 	if c.Timeout < 0 {
 		panic("deterministic.New: Config.Timeout must not be negative (zero means no limit)")

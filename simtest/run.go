@@ -389,7 +389,17 @@ func replayCommand(test string, seed uint64) string {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
 	}
 	pattern := strings.Join(parts, "/")
-	return fmt.Sprintf("go test -run '%s' %s -simrt.seed=%d", strings.ReplaceAll(pattern, "'", `'\''`), packageDir(), seed)
+	return fmt.Sprintf("%s -run '%s' %s -simrt.seed=%d", testCommand(), strings.ReplaceAll(pattern, "'", `'\''`), packageDir(), seed)
+}
+
+// testCommand is the command that runs a package's tests: "go test", or
+// SIMRT_TEST_COMMAND, which `simrt test` sets to itself (plain-Go tests
+// build only with its overlay).
+func testCommand() string {
+	if c := os.Getenv("SIMRT_TEST_COMMAND"); c != "" {
+		return c
+	}
+	return "go test"
 }
 
 // streamFlags returns the flags, each with a leading space, that a replay

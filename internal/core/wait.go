@@ -104,6 +104,20 @@ func (q *WaitQueue) Push(w *Waiter) {
 	q.tail = w
 }
 
+// PushFront queues w at the front (a LIFO waiter: the Go runtime queues a
+// sync.Mutex waiter that has waited before ahead of the others).
+func (q *WaitQueue) PushFront(w *Waiter) {
+	w.q = q
+	w.prev = nil
+	w.next = q.head
+	if q.head != nil {
+		q.head.prev = w
+	} else {
+		q.tail = w
+	}
+	q.head = w
+}
+
 // Remove takes w off the queue if it is still queued there.
 func (q *WaitQueue) Remove(w *Waiter) {
 	if w.q != q {

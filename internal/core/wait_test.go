@@ -82,3 +82,30 @@ func TestClaimTakesPlainWaiters(t *testing.T) {
 		t.Fatal("queue not empty after every waiter was claimed")
 	}
 }
+
+// TestPushFront: a waiter pushed at the front is the first popped, on an
+// empty queue as on one with waiters, and removing waiters afterwards
+// keeps the links of both ends right.
+func TestPushFront(t *testing.T) {
+	var q WaitQueue
+	var a, b, c Waiter
+	q.PushFront(&a)
+	q.Push(&b)
+	q.PushFront(&c)
+	var got []*Waiter
+	for w := q.head; w != nil; w = w.next {
+		got = append(got, w)
+	}
+	if len(got) != 3 || got[0] != &c || got[1] != &a || got[2] != &b || q.tail != &b {
+		t.Fatalf("queue order wrong: %v", got)
+	}
+	q.Remove(&c)
+	q.Remove(&b)
+	if q.head != &a || q.tail != &a || a.prev != nil || a.next != nil {
+		t.Fatal("links wrong after removing both ends")
+	}
+	q.Remove(&a)
+	if !q.Empty() || q.tail != nil {
+		t.Fatal("queue not empty")
+	}
+}

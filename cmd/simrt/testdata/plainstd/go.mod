@@ -1,0 +1,3 @@
+module example.com/plainstd
+
+go 1.26
