@@ -27,7 +27,7 @@ func busy(ctx *Context, n int) *simrt.Handle[struct{}] {
 // pass while nobody sleeps.
 func TestAdvanceWhenBlockedSleepIsExact(t *testing.T) {
 	run := func(blocked bool) (slept, busyFor time.Duration) {
-		New(Config{Seed: 3, AdvanceWhenBlocked: blocked, YieldProbability: NoYield}).Start(func(ctx *Context) {
+		New(Config{Seed: 3, AdvanceWhenBlocked: blocked, Scheduling: Scheduling{YieldProbability: NoYield}}).Start(func(ctx *Context) {
 			t0 := ctx.Now()
 			h := busy(ctx, 500)
 			if _, err := h.Await(ctx); err != nil {

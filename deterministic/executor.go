@@ -76,9 +76,9 @@ type runtime struct {
 
 	plain plainState // plain Go's semaphores, notify lists and timers (plain_*.go)
 
-	// spin counts the iterations since the clock last moved, under
+	// still counts the iterations since the clock last moved, under
 	// Config.AdvanceWhenBlocked (see advance).
-	spin int
+	still int
 
 	// id tells the primitives this run's tasks use from another run's (see
 	// core.Lock); the first task to start makes it.
@@ -371,14 +371,14 @@ func (rt *runtime) advance() {
 		time.Sleep(rt.cfg.Cycle) // external pacing: the real wait is the point
 	}
 	if rt.cfg.AdvanceWhenBlocked {
-		rt.spin++
-		if rt.spin < rt.cfg.SpinIterations {
+		rt.still++
+		if rt.still < rt.cfg.SpinIterations {
 			return // tasks are still ready: no time passes (see wakeUntilProgress)
 		}
 		// Tasks have kept one another ready for SpinIterations iterations:
 		// give them one Cycle, but never jump past the next timer, so a
 		// sleep still ends exactly when it is due.
-		rt.spin = 0
+		rt.still = 0
 		at := addTime(rt.now, rt.cfg.Cycle)
 		if next, ok := rt.timers.peek(); ok && next > rt.now && next < at {
 			at = next
@@ -396,7 +396,7 @@ func (rt *runtime) wakeUntilProgress() {
 		if !rt.cfg.External && len(rt.ready) == 0 {
 			if at, ok := rt.timers.peek(); ok && at > rt.now {
 				rt.now = at
-				rt.spin = 0
+				rt.still = 0
 			}
 		}
 		rt.checkDeadline()

@@ -348,7 +348,7 @@ func TestPlainRandFromStream(t *testing.T) {
 // spinYield tries instead of never (a forced yield puts the spinner behind
 // the tasks ready then, which the next iteration may still run after it).
 func TestPlainSpinOnTryLockYields(t *testing.T) {
-	New(Config{Seed: 1, YieldProbability: NoYield, AdvanceWhenBlocked: true}).Start(func(ctx *Context) {
+	New(Config{Seed: 1, Scheduling: Scheduling{YieldProbability: NoYield}, AdvanceWhenBlocked: true}).Start(func(ctx *Context) {
 		p := PlainOf(ctx)
 		locked := true
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} { locked = false; return struct{}{} }) // the holder
