@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/rtapi"
 )
 
@@ -35,6 +36,16 @@ func (f Effect) String() string {
 		s += "; error: " + err.Error()
 	}
 	return s
+}
+
+// Counts counts effects by their event's kind, under its fault.Name
+// ("partition", "disk-fail"): the faults a nemesis applied.
+func Counts(effects []Effect) fault.Counts {
+	var c fault.Counts
+	for _, f := range effects {
+		c.Add(f.Event.Kind.Name(), 1)
+	}
+	return c
 }
 
 // Nemesis applies a schedule to a cluster. Make it with Start (or Run for

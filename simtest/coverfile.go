@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 )
 
 // CoverRecord is one line of a -simrt.coverfile: what one Explore sweep
@@ -19,10 +20,10 @@ type CoverRecord struct {
 	Runs uint64 `json:"runs"`
 	// Faults counts the faults injected over all runs, by kind (see
 	// deterministic.Context.Faults).
-	Faults map[string]uint64 `json:"faults"`
+	Faults fault.Counts `json:"faults"`
 	// Effects sums what the faults did over all runs, by counter (see
 	// deterministic.Coverage.Effects): "sends_held", "ops_failed", ...
-	Effects map[string]uint64 `json:"effects"`
+	Effects map[fault.Counter]uint64 `json:"effects"`
 	// Properties are the properties some run reached.
 	Properties []CoverProperty `json:"properties"`
 	// Buggify are the Buggify sites some run called.
@@ -70,7 +71,7 @@ type CoverBuggify struct {
 
 // coverRecord renders cov as the record of test.
 func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSite) CoverRecord {
-	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: map[string]uint64{}, Effects: map[string]uint64{},
+	r := CoverRecord{Test: test, Runs: cov.Runs(), Faults: fault.Counts{}, Effects: map[fault.Counter]uint64{},
 		Properties: []CoverProperty{}, Buggify: []CoverBuggify{}, Unreached: []CoverSite{}}
 	for _, s := range unreached {
 		kind := "Buggify"
@@ -83,7 +84,7 @@ func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSit
 		r.Faults[f.Kind] = f.Count
 	}
 	for _, e := range cov.Effects() {
-		r.Effects[e.Kind] = e.Count
+		r.Effects[e.Counter] = e.N
 	}
 	for _, p := range cov.Properties() {
 		r.Properties = append(r.Properties, CoverProperty{Kind: p.Kind.String(), Message: p.Message,
@@ -128,7 +129,7 @@ func faultSummary(cov *deterministic.Coverage) string {
 	}
 	s := "faults injected: " + countLine(fs)
 	if es := cov.Effects(); len(es) > 0 {
-		s += "; their effects: " + countLine(es)
+		s += "; their effects: " + tallyLine(es)
 	} else {
 		s += "; their effects: none"
 	}
@@ -140,6 +141,15 @@ func countLine(cs []deterministic.FaultCount) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s %d", c.Kind, c.Count)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// tallyLine renders effect counters as "counter n, counter n".
+func tallyLine(ts []fault.Tally) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s %d", t.Counter, t.N)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/simrt/simrt/fault"
 )
 
 // coverRecord is one line a test process writes to its -simrt.coverfile
@@ -18,11 +20,11 @@ import (
 // simtest, whose init registers the -simrt.* flags and which links package
 // testing into the binary; TestSweepReportsCoverage keeps the two in step.
 type coverRecord struct {
-	Faults     map[string]uint64 `json:"faults"`
-	Effects    map[string]uint64 `json:"effects"`
-	Properties []propertyRecord  `json:"properties"`
-	Buggify    []buggifyRecord   `json:"buggify"`
-	Unreached  []siteRecord      `json:"unreached"` // nil from a simtest that predates it
+	Faults     map[string]uint64        `json:"faults"` // summed by fault.Canonical: older spellings too
+	Effects    map[fault.Counter]uint64 `json:"effects"`
+	Properties []propertyRecord         `json:"properties"`
+	Buggify    []buggifyRecord          `json:"buggify"`
+	Unreached  []siteRecord             `json:"unreached"` // nil from a simtest that predates it
 }
 
 // siteRecord is a call found in the source that no run of one process
@@ -89,8 +91,8 @@ type buggifyReport struct {
 // coverage merges the records of every test process of a sweep. Guarded
 // by sweep.mu.
 type coverage struct {
-	faults  map[string]uint64
-	effects map[string]uint64          // what the faults did, by counter
+	faults  fault.Counts               // by name, older spellings summed with the current ones
+	effects map[fault.Counter]uint64   // what the faults did, by counter
 	props   map[string]*propertyReport // by kind, message and site
 	sites   map[string]*buggifyReport  // by name
 	// unreached counts, per site found in the source, the records that
@@ -117,8 +119,8 @@ func (c *coverage) readCoverFile(path string) error {
 // read merges the JSON lines of r into c.
 func (c *coverage) read(r io.Reader) error {
 	if c.faults == nil {
-		c.faults = map[string]uint64{}
-		c.effects = map[string]uint64{}
+		c.faults = fault.Counts{}
+		c.effects = map[fault.Counter]uint64{}
 		c.props = map[string]*propertyReport{}
 		c.sites = map[string]*buggifyReport{}
 		c.unreached = map[unreachedReport]int{}
@@ -131,7 +133,7 @@ func (c *coverage) read(r io.Reader) error {
 			return fmt.Errorf("coverage file: %w", err)
 		}
 		for k, n := range rec.Faults { // summed: order does not matter
-			c.faults[k] += n
+			c.faults.Add(fault.Canonical(k), n)
 		}
 		for k, n := range rec.Effects { // summed: order does not matter
 			c.effects[k] += n
@@ -183,8 +185,8 @@ func shortSite(file string, line int) string {
 // lists returns the merged coverage, sorted: properties by site, message
 // and kind; Buggify sites by name. Faults and effects are maps, which
 // encoding/json writes sorted by key.
-func (c *coverage) lists() (faults, effects map[string]uint64, props []propertyReport, sites []buggifyReport, unreached []unreachedReport) {
-	faults, effects = map[string]uint64{}, map[string]uint64{}
+func (c *coverage) lists() (faults fault.Counts, effects map[fault.Counter]uint64, props []propertyReport, sites []buggifyReport, unreached []unreachedReport) {
+	faults, effects = fault.Counts{}, map[fault.Counter]uint64{}
 	for k, n := range c.faults { // copied: order does not matter
 		faults[k] = n
 	}
@@ -243,9 +245,9 @@ func missedGoals(r sweepReport) []string {
 	return missed
 }
 
-// faultLine renders counts sorted by kind: "clog 12, partition 41".
-func faultLine(faults map[string]uint64) string {
-	kinds := make([]string, 0, len(faults))
+// faultLine renders counts sorted by key: "clog 12, partition 41".
+func faultLine[K ~string](faults map[K]uint64) string {
+	kinds := make([]K, 0, len(faults))
 	for k := range faults { // sorted below
 		kinds = append(kinds, k)
 	}
