@@ -9,56 +9,6 @@ import (
 // Kind is a kind of fault.
 type Kind uint8
 
-// The fault kinds, in the order Draw and the schedule file know them. Each
-// is one entry of the kind table (kinds, in table.go).
-const (
-	// Partition cuts a random minority of the nodes from the rest, both
-	// ways.
-	Partition Kind = iota + 1
-	// Bridge splits the nodes in two halves that share one node, the
-	// bridge: it reaches both halves, which do not reach each other.
-	Bridge
-	// Isolate cuts one node from every other host, both ways.
-	Isolate
-	// Cut cuts the link from one node to another, one way.
-	Cut
-	// Clog holds everything on the link from one node to another, one way,
-	// until it ends.
-	Clog
-	// Latency adds latency and jitter to every link from and to one node.
-	Latency
-	// Loss makes a fraction of the sends from and to one node lost and
-	// retransmitted.
-	Loss
-	// Kill kills one node's process (kill -9); it restarts when the fault
-	// ends.
-	Kill
-	// PowerOff cuts one node's power (its unsynced writes follow the
-	// storage fault model); it restarts when the fault ends.
-	PowerOff
-	// Pause stops one node's world (a GC pause, SIGSTOP); it resumes when
-	// the fault ends.
-	Pause
-	// ClockOffset moves one node's clock by an offset.
-	ClockOffset
-	// ClockDrift makes one node's clock run fast or slow.
-	ClockDrift
-	// ClockJump steps one node's clock (an NTP step), and back when the
-	// fault ends.
-	ClockJump
-	// DiskSlow makes every storage operation of one node slow.
-	DiskSlow
-	// DiskFail makes one node's storage fail (EIO).
-	DiskFail
-	// DiskFull makes one node's storage full (ENOSPC).
-	DiskFull
-	// DiskReadOnly makes one node's storage read-only (EROFS).
-	DiskReadOnly
-	// PowerLoss cuts the power of every node at once; they restart when
-	// the fault ends.
-	PowerLoss
-)
-
 // Kinds returns every fault kind, in order.
 func Kinds() []Kind {
 	ks := make([]Kind, len(kinds)-1)
