@@ -263,7 +263,7 @@ func (e Event) checkSides() error {
 			}
 		}
 	}
-	if e.Kind == Bridge {
+	if e.Kind.spec().shared {
 		if !hasOwn(e.Nodes, e.Other) || !hasOwn(e.Other, e.Nodes) {
 			return fmt.Errorf("%s: each side of %s | %s needs a node the other side lacks", e.Kind, group(e.Nodes), group(e.Other))
 		}

@@ -70,6 +70,10 @@ const (
 type kindSpec struct {
 	name  fault.Name // the schedule file's spelling and the counts' key
 	shape shape      // what an event targets
+	// shared says the two sides of a twoSides kind may share nodes (a
+	// bridge): each side then needs a node the other lacks, where
+	// otherwise no node may be on both.
+	shared bool
 	class class      // what Draw never overlaps it with on one node
 	// draw draws an event's targets and parameters (e.At, e.Kind and
 	// e.For are set), marking what it takes busy, or reports that none
@@ -111,7 +115,7 @@ func kindTable() []kindSpec {
 		// The network family.
 		Partition: {name: fault.Partition, shape: twoSides, class: classNet,
 			draw: (*drawer).partition, do: (*Nemesis).doSides, split: isolations},
-		Bridge: {name: fault.Bridge, shape: twoSides, class: classNet,
+		Bridge: {name: fault.Bridge, shape: twoSides, shared: true, class: classNet,
 			draw: (*drawer).bridge, do: (*Nemesis).doSides, split: isolations},
 		Isolate: {name: fault.Isolate, shape: oneNode, class: classNet,
 			draw: (*drawer).anyNode,
