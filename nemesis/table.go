@@ -74,7 +74,7 @@ type kindSpec struct {
 	// bridge): each side then needs a node the other lacks, where
 	// otherwise no node may be on both.
 	shared bool
-	class class      // what Draw never overlaps it with on one node
+	class  class // what Draw never overlaps it with on one node
 	// draw draws an event's targets and parameters (e.At, e.Kind and
 	// e.For are set), marking what it takes busy, or reports that none
 	// can start now. It must draw from d.rng the same way every time.
