@@ -56,12 +56,6 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("nemesis: unknown fault kind %q", s)
 }
 
-// KindOf returns the kind named name.
-func KindOf(name fault.Name) (Kind, bool) {
-	k, err := ParseKind(string(name))
-	return k, err == nil
-}
-
 // shape says what an event of the kind targets.
 type shape uint8
 
