@@ -25,7 +25,7 @@ type Coverage struct {
 	runs   uint64
 	props  map[propertyID]*PropertyCoverage
 	sites  map[string]*BuggifyCoverage
-	faults map[string]uint64 // faults injected, by kind (faults.go)
+	faults faultTotals // faults injected and what they did (faults.go)
 }
 
 type propertyID struct {

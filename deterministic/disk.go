@@ -3,6 +3,7 @@ package deterministic
 import (
 	"time"
 
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/telemetry/audit"
 )
@@ -15,8 +16,9 @@ import (
 // sleeps. The call is recorded by the auditor, so it is part of the run's
 // fingerprint (runs that never call it are not changed). Operations a disk
 // fault fails draw nothing from the generator. What the fault did is in
-// FaultEffects and its counts in Faults ("disk_fail", "disk_full",
-// "disk_readonly", "disk_slow"). A checkpoint does not carry the fault: a
+// FaultEffects and its counts in Faults (fault.DiskFail, DiskFull,
+// DiskReadOnly, DiskSlow: "disk-fail", "disk-full", "disk-readonly",
+// "disk-slow"). A checkpoint does not carry the fault: a
 // recovered run starts with a healthy disk.
 func (c *Context) SetDiskFault(f faulty.DiskFault) {
 	c.rt.check()
@@ -94,7 +96,7 @@ func (d DiskControls) DiskFault() faulty.DiskFault { return d.f.DiskFault() }
 func (d DiskControls) Pending() int { return d.f.Pending() }
 
 // Faults returns the disk's fault counts by kind (see faulty.Storage.Faults).
-func (d DiskControls) Faults() map[string]uint64 { return d.f.Faults() }
+func (d DiskControls) Faults() fault.Counts { return d.f.Faults() }
 
 // Effects returns what the disk's faults did, in order (see
 // faulty.Storage.Effects).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 )
 
@@ -42,10 +43,10 @@ func TestContextDiskFault(t *testing.T) {
 		must(t, b.ReadAt(p, 0))
 		check(t, string(p) == "saved!", "after the heal", string(p))
 
-		want := map[string]uint64{"disk_slow": 1, "disk_fail": 1, "disk_full": 1, "disk_readonly": 1}
+		want := fault.Counts{fault.DiskSlow: 1, fault.DiskFail: 1, fault.DiskFull: 1, fault.DiskReadOnly: 1}
 		for _, f := range ctx.Faults() {
 			if n, ok := want[f.Kind]; ok {
-				check(t, f.Count == n, f.Kind, f.Count)
+				check(t, f.Count == n, f.Kind.String(), f.Count)
 				delete(want, f.Kind)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 )
 
@@ -45,10 +46,10 @@ func TestFaultEffectsGatheredAndSummed(t *testing.T) {
 		after[2].String() != "crash at 1s: no effect (the crash that ends the run)" {
 		t.Errorf("effects after the run: %v", after)
 	}
-	if got := after[0].Counts; !slices.Equal(got, []deterministic.FaultCount{{"dials_refused", 1}}) {
+	if got := after[0].Counts; !slices.Equal(got, []fault.Tally{{Counter: fault.DialsRefused, N: 1}}) {
 		t.Errorf("partition counts %v", got)
 	}
-	wantSum := []deterministic.FaultCount{{"dials_refused", 2}, {"ops_failed", 2}}
+	wantSum := []fault.Tally{{Counter: fault.DialsRefused, N: 2}, {Counter: fault.OpsFailed, N: 2}}
 	if got := cov.Effects(); !slices.Equal(got, wantSum) {
 		t.Errorf("Coverage.Effects() = %v, want %v", got, wantSum)
 	}

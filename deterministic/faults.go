@@ -3,21 +3,22 @@ package deterministic
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/network/simnet"
 	"github.com/simrt/simrt/storage/faulty"
 )
 
 // FaultCount is how many faults of one kind were injected.
 type FaultCount struct {
-	Kind  string
+	Kind  fault.Name
 	Count uint64
 }
 
 // Faults returns how many faults the run has injected so far, by kind,
-// sorted by kind, leaving out kinds not injected. The kinds are:
+// sorted by kind, leaving out kinds not injected. The kinds are fault
+// names (package fault):
 //
 //   - the network's (see simnet.Network.Faults): "partition", "cut",
 //     "isolate", "clog" count control calls; "link_reset", "hold_reset"
@@ -29,8 +30,8 @@ type FaultCount struct {
 //     "storage_remove", "storage_scan" failed operations; "crash_lost_write"
 //     and "crash_torn_write" unsynced writes a crash kept none or only some
 //     bytes of (counted when the run ends, so only in Coverage);
-//     "disk_fail", "disk_full", "disk_readonly" operations a disk fault
-//     failed and "disk_slow" operations it delayed (see SetDiskFault);
+//     "disk-fail", "disk-full", "disk-readonly" operations a disk fault
+//     failed and "disk-slow" operations it delayed (see SetDiskFault);
 //   - "crash": 1 in a run resumed from a Checkpoint;
 //   - the nodes': "node_kill", "node_power_off", "node_pause" and
 //     "node_clock" (SetClock and JumpClock) count lifecycle calls,
@@ -43,50 +44,48 @@ type FaultCount struct {
 // says what each fault did.
 func (c *Context) Faults() []FaultCount {
 	c.rt.check()
-	return c.rt.faults()
+	return countsOf(c.rt.faults())
 }
 
 // faults gathers the run's fault counts from the network, the runtime's
 // storage, the nodes and their disks, summing a kind across sources.
-func (rt *runtime) faults() []FaultCount {
-	sum := map[string]uint64{} // looked up, and sorted below
-	add := func(m map[string]uint64) {
-		for k, n := range m {
-			sum[k] += n
-		}
-	}
+func (rt *runtime) faults() fault.Counts {
+	var sum fault.Counts
 	if rt.network.sim != nil {
-		add(rt.network.sim.Faults())
+		sum.AddAll(rt.network.sim.Faults())
 	}
 	if rt.storage.fault != nil {
-		add(rt.storage.fault.Faults())
+		sum.AddAll(rt.storage.fault.Faults())
 	}
 	if rt.storage.recovered {
-		sum["crash"]++
+		sum.Add(fault.Crash, 1)
 	}
-	rt.nodeFaults(add) // node lifecycle counts and every node's disk
-	out := make([]FaultCount, 0, len(sum))
-	for k, n := range sum { // sorted below
-		out = append(out, FaultCount{k, n})
+	rt.nodeFaults(&sum) // node lifecycle counts and every node's disk
+	return sum
+}
+
+// countsOf lists counts sorted by kind.
+func countsOf(c fault.Counts) []FaultCount {
+	s := c.Sorted()
+	out := make([]FaultCount, len(s))
+	for i, x := range s {
+		out[i] = FaultCount{x.Name, x.N}
 	}
-	sortFaults(out)
 	return out
 }
 
-func sortFaults(fs []FaultCount) {
-	slices.SortFunc(fs, func(a, b FaultCount) int { return cmp.Compare(a.Kind, b.Kind) })
+// faultTotals are a Coverage's sums of the fault counts and effects of
+// the runs added to it. Guarded by Coverage.mu.
+type faultTotals struct {
+	counts  fault.Counts
+	effects map[fault.Counter]uint64
 }
 
 // addFaults folds one run's fault counts into c.
-func (c *Coverage) addFaults(fs []FaultCount) {
+func (c *Coverage) addFaults(fs fault.Counts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(fs) > 0 && c.faults == nil {
-		c.faults = make(map[string]uint64)
-	}
-	for _, f := range fs {
-		c.faults[f.Kind] += f.Count
-	}
+	c.faults.counts.AddAll(fs)
 }
 
 // Faults returns the faults injected by all runs added so far, by kind,
@@ -94,14 +93,7 @@ func (c *Coverage) addFaults(fs []FaultCount) {
 func (c *Coverage) Faults() []FaultCount {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]FaultCount, 0, len(c.faults))
-	for k, n := range c.faults { // sorted below
-		if !strings.HasPrefix(k, effectKey) { // effect totals: see Effects
-			out = append(out, FaultCount{k, n})
-		}
-	}
-	sortFaults(out)
-	return out
+	return countsOf(c.faults.counts)
 }
 
 // FaultEffect is what one fault instance did in a run: a network control
@@ -111,17 +103,17 @@ type FaultEffect struct {
 	// Source is where the fault acted: "network", "storage" (the
 	// runtime's disk) or "node NAME" (a node's disk).
 	Source string
-	// Fault is the kind of instance: "partition", "cut", "clog",
-	// "isolate", "link", "default_link", "host_reset" (a node's process
-	// died); "disk", "crash" (the end of the run, or a node's PowerOff).
-	Fault string
+	// Fault is the kind of instance: fault.Partition, Cut, Clog, Isolate,
+	// Link, DefaultLink, HostReset (a node's process died); fault.DiskFault
+	// ("disk"), fault.Crash (the end of the run, or a node's PowerOff).
+	Fault fault.Name
 	// At is when the instance began, in simulated time.
 	At time.Time
 	// Counts are its non-zero counters, in a fixed order: "sends_held",
 	// "sends_delayed", "sends_dropped", "dials_refused", "dials_held",
 	// "conns_reset" for the network; "ops_failed", "ops_slowed",
-	// "writes_lost", "writes_torn" for the storage.
-	Counts []FaultCount
+	// "writes_lost", "writes_torn" for the storage (see fault.Counter).
+	Counts []fault.Tally
 	line   string
 }
 
@@ -166,53 +158,34 @@ func (rt *runtime) faultEffects() []FaultEffect {
 // if it is one: after the run, the last crash of each disk is the one that
 // ended it (cleanup crashes every disk last), and a failure came before it.
 func markClosingCrash(rt *runtime, out []FaultEffect) {
-	if last := len(out) - 1; rt.sh.Finished() && last >= 0 && out[last].Source != "network" && out[last].Fault == "crash" {
+	if last := len(out) - 1; rt.sh.Finished() && last >= 0 && out[last].Source != "network" && out[last].Fault == fault.Crash {
 		out[last].line += " (the crash that ends the run)"
 	}
 }
 
 func netEffect(e simnet.Effect) FaultEffect {
-	return FaultEffect{Source: "network", Fault: e.Fault, At: e.At.UTC(), line: e.String(), Counts: nonZero(
-		FaultCount{"sends_held", e.Held}, FaultCount{"sends_delayed", e.Delayed},
-		FaultCount{"sends_dropped", e.Dropped}, FaultCount{"dials_refused", e.Refused},
-		FaultCount{"dials_held", e.DialsHeld}, FaultCount{"conns_reset", e.Resets})}
+	return FaultEffect{Source: "network", Fault: e.Fault, At: e.At.UTC(), line: e.String(), Counts: e.Tallies()}
 }
 
 // appendStorageEffects appends the effects of a faulty storage, under
 // source.
 func appendStorageEffects(out []FaultEffect, source string, f *faulty.Storage) []FaultEffect {
 	for _, e := range f.Effects() {
-		out = append(out, FaultEffect{Source: source, Fault: e.Fault, At: e.At.UTC(), line: e.String(), Counts: nonZero(
-			FaultCount{"ops_failed", e.Failed}, FaultCount{"ops_slowed", e.Slowed},
-			FaultCount{"writes_lost", e.Lost}, FaultCount{"writes_torn", e.Torn})})
+		out = append(out, FaultEffect{Source: source, Fault: e.Fault, At: e.At.UTC(), line: e.String(), Counts: e.Tallies()})
 	}
 	return out
 }
-
-func nonZero(cs ...FaultCount) []FaultCount {
-	out := cs[:0]
-	for _, c := range cs {
-		if c.Count > 0 {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// effectKey marks an effect total in Coverage.faults: no fault kind starts
-// with it.
-const effectKey = "\x00"
 
 // addEffects folds the counts of one run's fault effects into c.
 func (c *Coverage) addEffects(es []FaultEffect) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range es {
-		for _, n := range e.Counts {
-			if c.faults == nil {
-				c.faults = make(map[string]uint64)
+		for _, t := range e.Counts {
+			if c.faults.effects == nil {
+				c.faults.effects = make(map[fault.Counter]uint64)
 			}
-			c.faults[effectKey+n.Kind] += n.Count
+			c.faults.effects[t.Counter] += t.N
 		}
 	}
 }
@@ -220,15 +193,15 @@ func (c *Coverage) addEffects(es []FaultEffect) {
 // Effects returns what the faults of all runs added so far did, summed by
 // counter ("sends_held", "ops_failed", ...; see FaultEffect.Counts),
 // sorted by counter, leaving out counters that stayed zero.
-func (c *Coverage) Effects() []FaultCount {
+func (c *Coverage) Effects() []fault.Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []FaultCount
-	for k, n := range c.faults { // sorted below
-		if kind, ok := strings.CutPrefix(k, effectKey); ok {
-			out = append(out, FaultCount{kind, n})
+	out := make([]fault.Tally, 0, len(c.faults.effects))
+	for k, n := range c.faults.effects { // sorted below
+		if n > 0 {
+			out = append(out, fault.Tally{Counter: k, N: n})
 		}
 	}
-	sortFaults(out)
+	slices.SortFunc(out, func(a, b fault.Tally) int { return cmp.Compare(a.Counter, b.Counter) })
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/internal/shell"
 	"github.com/simrt/simrt/internal/supervise"
 	"github.com/simrt/simrt/rtapi"
@@ -112,21 +113,15 @@ type nodesState struct {
 	counts struct{ kill, powerOff, pause, clock uint64 } // lifecycle faults, for Faults
 }
 
-// nodeFaults adds the nodes' fault counts to a Faults listing.
-func (rt *runtime) nodeFaults(add func(map[string]uint64)) {
+// nodeFaults adds the nodes' fault counts, and their disks', to sum.
+func (rt *runtime) nodeFaults(sum *fault.Counts) {
 	c := rt.nodes.counts
-	m := map[string]uint64{}
-	for _, k := range []struct {
-		kind string
-		n    uint64
-	}{{"node_kill", c.kill}, {"node_power_off", c.powerOff}, {"node_pause", c.pause}, {"node_clock", c.clock}} {
-		if k.n > 0 {
-			m[k.kind] = k.n
-		}
-	}
-	add(m)
+	sum.Add(fault.NodeKill, c.kill)
+	sum.Add(fault.NodePowerOff, c.powerOff)
+	sum.Add(fault.NodePause, c.pause)
+	sum.Add(fault.NodeClock, c.clock)
 	for _, n := range rt.nodes.list {
-		add(n.disk.st.fault.Faults())
+		sum.AddAll(n.disk.st.fault.Faults())
 	}
 }
 

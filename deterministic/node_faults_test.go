@@ -11,6 +11,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 )
 
@@ -67,11 +68,11 @@ func TestNodeDiskFault(t *testing.T) {
 		_, _, errRoot = ctx.Open("p", []byte("x"))
 		b.Storage().SetDiskFault(faulty.DiskFault{Slow: 5 * time.Millisecond})
 		ctx.Sleep(2 * time.Second)
-		var faults []string
+		var faults []fault.Name
 		for _, f := range ctx.Faults() {
 			faults = append(faults, f.Kind)
 		}
-		if !slices.Contains(faults, "disk_readonly") || !slices.Contains(faults, "disk_slow") {
+		if !slices.Contains(faults, fault.DiskReadOnly) || !slices.Contains(faults, fault.DiskSlow) {
 			t.Errorf("node disk faults counted: %v; errA %v", faults, errA)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 )
 
@@ -519,11 +520,11 @@ func TestNodeDiskFaultAndCounts(t *testing.T) {
 		must(t, n.Pause(time.Second))
 		n.JumpClock(time.Second)
 		must(t, n.PowerOff())
-		got := map[string]uint64{}
+		got := fault.Counts{}
 		for _, f := range ctx.Faults() {
 			got[f.Kind] = f.Count
 		}
-		for kind, want := range map[string]uint64{"node_kill": 1, "node_power_off": 1, "node_pause": 1, "node_clock": 1, "host_reset": 2, "disk_fail": 2} {
+		for kind, want := range (fault.Counts{fault.NodeKill: 1, fault.NodePowerOff: 1, fault.NodePause: 1, fault.NodeClock: 1, fault.HostReset: 2, fault.DiskFail: 2}) {
 			check(t, got[kind] == want, "Faults()[%s] = %d, want %d (%v)", kind, got[kind], want, got)
 		}
 	})

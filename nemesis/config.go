@@ -131,7 +131,7 @@ func (cfg Config) withDefaults(nodes []string) (Config, error) {
 	if len(faults) == 0 {
 		return cfg, fmt.Errorf("nemesis: Config.Faults is empty (nil enables every kind)")
 	}
-	var dup [numKinds + 1]bool
+	dup := make([]bool, len(kinds))
 	cfg.Faults = make([]Fault, len(faults))
 	for i, f := range faults {
 		switch {

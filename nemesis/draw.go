@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -41,7 +40,7 @@ func Draw(rng *rand.Rand, nodes []string, cfg Config) (Schedule, error) {
 	for _, f := range faults {
 		total += f.Weight
 	}
-	d := &drawer{rng: rng, cfg: cfg, nodes: nodes, busy: make([][5]time.Duration, len(nodes))}
+	d := &drawer{rng: rng, cfg: cfg, nodes: nodes, busy: make([][numClasses]time.Duration, len(nodes))}
 	s := Schedule{Heal: cfg.Heal}
 	for t := cfg.Start; ; {
 		t += d.between(cfg.GapMin, cfg.GapMax)
@@ -90,8 +89,9 @@ type drawer struct {
 	rng   *rand.Rand
 	cfg   Config
 	nodes []string
-	busy  [][5]time.Duration // per node and class: the end of its last fault
-	link  time.Duration      // the end of the last latency or loss fault
+	busy  [][numClasses]time.Duration // per node and class: the end of its last fault
+	link  time.Duration               // the end of the last latency or loss fault
+	class class                       // the class of the kind being drawn
 }
 
 // between draws a duration in [lo, hi] in whole milliseconds (lo itself
@@ -135,36 +135,26 @@ func (d *drawer) names(ix []int) []string {
 }
 
 // event draws the targets and parameters of a fault of kind k from t for
-// dur, or reports that none can start now.
+// dur, by its entry of the kind table, or reports that none can start now.
 func (d *drawer) event(k Kind, t, dur time.Duration) (Event, bool) {
 	e := Event{At: t, Kind: k, For: dur}
-	var ok bool
-	switch k {
-	case Partition, Bridge, Cut, Clog:
-		ok = d.sides(&e)
-	case Isolate:
-		e.Nodes, ok = []string{d.nodes[d.rng.IntN(len(d.nodes))]}, true
-	case Latency, Loss:
-		ok = d.linkFault(&e)
-	case Kill, PowerOff, Pause:
-		ok = d.one(&e, classProcess)
-	case PowerLoss:
-		ok = d.powerLoss(&e)
-	case ClockOffset, ClockDrift, ClockJump:
-		ok = d.clockFault(&e)
-	case DiskSlow, DiskFail, DiskFull, DiskReadOnly:
-		ok = d.one(&e, classDisk)
-		if ok && k == DiskSlow {
-			e.Delay = d.between(time.Millisecond, d.cfg.MaxDiskSlow)
-		}
-	}
+	spec := k.spec()
+	d.class = spec.class
+	ok := spec.draw(d, &e)
 	return e, ok
 }
 
-// one picks e's single node among those with no fault of class c at e.At
-// (and, for a process fault, only while fewer than MaxDown are down), and
-// marks it busy for the fault's duration.
-func (d *drawer) one(e *Event, c class) bool {
+// set sets *p to v; it lets a draw chain a parameter after its targets.
+func (d *drawer) set(p *time.Duration, v time.Duration) bool {
+	*p = v
+	return true
+}
+
+// one picks e's single node among those with no fault of its kind's class
+// at e.At (and, for a process fault, only while fewer than MaxDown are down),
+// and marks it busy for the fault's duration.
+func (d *drawer) one(e *Event) bool {
+	c := d.class
 	free := d.free(c, e.At)
 	if c == classProcess && len(d.nodes)-len(free) >= d.cfg.MaxDown {
 		return false
@@ -178,50 +168,58 @@ func (d *drawer) one(e *Event, c class) bool {
 	return true
 }
 
-// sides draws the two sides of a partition or bridge, or the two ends of a
-// cut or clog.
-func (d *drawer) sides(e *Event) bool {
-	n := len(d.nodes)
-	switch e.Kind {
-	case Partition:
-		if n < 2 {
-			return false
-		}
-		perm := d.rng.Perm(n)
-		size := 1 + d.rng.IntN(max(1, n/2))
-		e.Nodes, e.Other = d.names(perm[:size]), d.names(perm[size:])
-	case Bridge:
-		if n < 3 {
-			return false
-		}
-		perm := d.rng.Perm(n)
-		half := 1 + (n-1)/2
-		a := append([]int{perm[0]}, perm[1:half]...)
-		b := append([]int{perm[0]}, perm[half:]...)
-		e.Nodes, e.Other = d.names(a), d.names(b)
-	default: // Cut, Clog
-		if n < 2 {
-			return false
-		}
-		perm := d.rng.Perm(n)
-		e.Nodes, e.Other = []string{d.nodes[perm[0]]}, []string{d.nodes[perm[1]]}
-	}
+// anyNode picks e's single node among all, busy or not.
+func (d *drawer) anyNode(e *Event) bool {
+	e.Nodes = []string{d.nodes[d.rng.IntN(len(d.nodes))]}
 	return true
 }
 
-// linkFault draws a Latency or Loss fault, one at a time.
+// partition draws the two sides of a partition: a random minority and the
+// rest.
+func (d *drawer) partition(e *Event) bool {
+	n := len(d.nodes)
+	if n < 2 {
+		return false
+	}
+	perm := d.rng.Perm(n)
+	size := 1 + d.rng.IntN(max(1, n/2))
+	e.Nodes, e.Other = d.names(perm[:size]), d.names(perm[size:])
+	return true
+}
+
+// bridge draws the two halves of a bridge, which share their first node.
+func (d *drawer) bridge(e *Event) bool {
+	n := len(d.nodes)
+	if n < 3 {
+		return false
+	}
+	perm := d.rng.Perm(n)
+	half := 1 + (n-1)/2
+	a := append([]int{perm[0]}, perm[1:half]...)
+	b := append([]int{perm[0]}, perm[half:]...)
+	e.Nodes, e.Other = d.names(a), d.names(b)
+	return true
+}
+
+// oneWay draws the two ends of a cut or clog.
+func (d *drawer) oneWay(e *Event) bool {
+	n := len(d.nodes)
+	if n < 2 {
+		return false
+	}
+	perm := d.rng.Perm(n)
+	e.Nodes, e.Other = []string{d.nodes[perm[0]]}, []string{d.nodes[perm[1]]}
+	return true
+}
+
+// linkFault draws the node of a Latency or Loss fault, one at a time in
+// the cluster; the kind's draw adds its parameters.
 func (d *drawer) linkFault(e *Event) bool {
 	if d.link > e.At {
 		return false
 	}
 	d.link = e.At + e.For
 	e.Nodes = []string{d.nodes[d.rng.IntN(len(d.nodes))]}
-	if e.Kind == Latency {
-		e.Delay = d.between(time.Millisecond, d.cfg.MaxLatency)
-		e.Jitter = d.between(0, e.Delay/2)
-	} else {
-		e.Rate = math.Max(0.01, math.Round(d.rng.Float64()*d.cfg.MaxLoss*100)/100)
-	}
 	return true
 }
 
@@ -234,31 +232,5 @@ func (d *drawer) powerLoss(e *Event) bool {
 		d.busy[i][classProcess] = e.At + e.For
 	}
 	e.Nodes = slices.Clone(d.nodes)
-	return true
-}
-
-// clockFault draws a clock fault's node and its offset, step or drift. A
-// backward offset or step is at most e.At, the node's clock reading since
-// the nemesis started (no other clock fault of the node is active then),
-// so that a clock that started at the Unix epoch, deterministic's default
-// StartTime, can take it: a larger one would be refused (ErrClockRange).
-// The cut changes only the value, never the draws, so every other event
-// of a schedule stays as it was.
-func (d *drawer) clockFault(e *Event) bool {
-	if !d.one(e, classClock) {
-		return false
-	}
-	switch e.Kind {
-	case ClockOffset:
-		e.Delay = max(d.signed(d.cfg.MaxOffset), -e.At)
-	case ClockJump:
-		e.Delay = max(d.signed(d.cfg.MaxJump), -e.At)
-	default:
-		ppm := 1 + d.rng.IntN(max(1, int(d.cfg.MaxDrift*1e6)))
-		e.Rate = float64(ppm) / 1e6
-		if d.rng.IntN(2) == 0 {
-			e.Rate = -e.Rate
-		}
-	}
 	return true
 }

@@ -3,7 +3,6 @@ package nemesis
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -55,23 +54,8 @@ func (e Event) String() string {
 		b.WriteString(" -> ")
 		b.WriteString(group(e.Other))
 	}
-	switch e.Kind {
-	case Latency:
-		fmt.Fprintf(&b, " %v jitter %v", e.Delay, e.Jitter)
-	case DiskSlow:
-		fmt.Fprintf(&b, " %v", e.Delay)
-	case ClockOffset, ClockJump:
-		b.WriteByte(' ')
-		b.WriteString(signed(e.Delay))
-	case Loss:
-		b.WriteByte(' ')
-		b.WriteString(strconv.FormatFloat(e.Rate, 'g', -1, 64))
-	case ClockDrift:
-		b.WriteByte(' ')
-		if e.Rate >= 0 {
-			b.WriteByte('+')
-		}
-		b.WriteString(strconv.FormatFloat(e.Rate, 'g', -1, 64))
+	if f := e.Kind.spec().params.format; f != nil {
+		f(&b, e)
 	}
 	fmt.Fprintf(&b, " for %v", e.For)
 	return b.String()
@@ -79,7 +63,8 @@ func (e Event) String() string {
 
 func group(names []string) string { return "{" + strings.Join(names, ",") + "}" }
 
-func signed(d time.Duration) string {
+// signedDuration writes d with its sign, "+1.5s" or "-1.5s".
+func signedDuration(d time.Duration) string {
 	if d >= 0 {
 		return "+" + d.String()
 	}
@@ -175,26 +160,10 @@ func (p *eventParser) targets() error {
 
 // params reads the parameters of the kinds that have some.
 func (p *eventParser) params() error {
-	var err error
-	switch p.e.Kind {
-	case Latency:
-		if p.e.Delay, err = p.dur("latency"); err == nil {
-			err = p.word("jitter")
-		}
-		if err == nil {
-			p.e.Jitter, err = p.dur("jitter")
-		}
-	case DiskSlow, ClockOffset, ClockJump:
-		p.e.Delay, err = p.dur("duration")
-	case Loss, ClockDrift:
-		var s string
-		if s, err = p.next("rate"); err == nil {
-			if p.e.Rate, err = strconv.ParseFloat(s, 64); err != nil {
-				err = fmt.Errorf("%s: bad rate %q", p.e.Kind, s)
-			}
-		}
+	if f := p.e.Kind.spec().params.parse; f != nil {
+		return f(p)
 	}
-	return err
+	return nil
 }
 
 // check checks the event read (see Event.check).
@@ -276,23 +245,8 @@ func (e Event) check() error {
 	if err := e.checkSides(); err != nil {
 		return err
 	}
-	switch e.Kind {
-	case Latency:
-		if e.Delay < 0 || e.Jitter < 0 {
-			return fmt.Errorf("latency: negative latency or jitter")
-		}
-	case DiskSlow:
-		if e.Delay <= 0 {
-			return fmt.Errorf("disk-slow: delay %v is not positive", e.Delay)
-		}
-	case Loss:
-		if !(e.Rate > 0 && e.Rate <= 1) {
-			return fmt.Errorf("loss: rate %v not in (0, 1]", e.Rate)
-		}
-	case ClockDrift:
-		if !(e.Rate > -0.5 && e.Rate < 0.5) {
-			return fmt.Errorf("clock-drift: drift %v not in (-0.5, 0.5)", e.Rate)
-		}
+	if f := e.Kind.spec().params.check; f != nil {
+		return f(e)
 	}
 	return nil
 }
@@ -309,7 +263,7 @@ func (e Event) checkSides() error {
 			}
 		}
 	}
-	if e.Kind == Bridge {
+	if e.Kind.spec().shared {
 		if !hasOwn(e.Nodes, e.Other) || !hasOwn(e.Other, e.Nodes) {
 			return fmt.Errorf("%s: each side of %s | %s needs a node the other side lacks", e.Kind, group(e.Nodes), group(e.Other))
 		}

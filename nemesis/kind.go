@@ -1,85 +1,17 @@
 package nemesis
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/simrt/simrt/fault"
+)
 
 // Kind is a kind of fault.
 type Kind uint8
 
-// The fault kinds, in the order Draw and the schedule file know them.
-const (
-	// Partition cuts a random minority of the nodes from the rest, both
-	// ways.
-	Partition Kind = iota + 1
-	// Bridge splits the nodes in two halves that share one node, the
-	// bridge: it reaches both halves, which do not reach each other.
-	Bridge
-	// Isolate cuts one node from every other host, both ways.
-	Isolate
-	// Cut cuts the link from one node to another, one way.
-	Cut
-	// Clog holds everything on the link from one node to another, one way,
-	// until it ends.
-	Clog
-	// Latency adds latency and jitter to every link from and to one node.
-	Latency
-	// Loss makes a fraction of the sends from and to one node lost and
-	// retransmitted.
-	Loss
-	// Kill kills one node's process (kill -9); it restarts when the fault
-	// ends.
-	Kill
-	// PowerOff cuts one node's power (its unsynced writes follow the
-	// storage fault model); it restarts when the fault ends.
-	PowerOff
-	// Pause stops one node's world (a GC pause, SIGSTOP); it resumes when
-	// the fault ends.
-	Pause
-	// ClockOffset moves one node's clock by an offset.
-	ClockOffset
-	// ClockDrift makes one node's clock run fast or slow.
-	ClockDrift
-	// ClockJump steps one node's clock (an NTP step), and back when the
-	// fault ends.
-	ClockJump
-	// DiskSlow makes every storage operation of one node slow.
-	DiskSlow
-	// DiskFail makes one node's storage fail (EIO).
-	DiskFail
-	// DiskFull makes one node's storage full (ENOSPC).
-	DiskFull
-	// DiskReadOnly makes one node's storage read-only (EROFS).
-	DiskReadOnly
-	// PowerLoss cuts the power of every node at once; they restart when
-	// the fault ends.
-	PowerLoss
-
-	numKinds = int(PowerLoss)
-)
-
-var kindNames = [...]string{
-	Partition:    "partition",
-	Bridge:       "bridge",
-	Isolate:      "isolate",
-	Cut:          "cut",
-	Clog:         "clog",
-	Latency:      "latency",
-	Loss:         "loss",
-	Kill:         "kill",
-	PowerOff:     "poweroff",
-	Pause:        "pause",
-	ClockOffset:  "clock-offset",
-	ClockDrift:   "clock-drift",
-	ClockJump:    "clock-jump",
-	DiskSlow:     "disk-slow",
-	DiskFail:     "disk-fail",
-	DiskFull:     "disk-full",
-	DiskReadOnly: "disk-readonly",
-	PowerLoss:    "power-loss",
-}
-
 // Kinds returns every fault kind, in order.
 func Kinds() []Kind {
-	ks := make([]Kind, numKinds)
+	ks := make([]Kind, len(kinds)-1)
 	for i := range ks {
 		ks[i] = Kind(i + 1)
 	}
@@ -87,21 +19,38 @@ func Kinds() []Kind {
 }
 
 // String returns the kind's name as the schedule file spells it
-// ("partition", "clock-drift").
+// ("partition", "clock-drift"): its fault.Name.
 func (k Kind) String() string {
 	if k.valid() {
-		return kindNames[k]
+		return kinds[k].name.String()
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-func (k Kind) valid() bool { return k >= Partition && k <= PowerLoss }
+// Name returns the kind's fault name, the key its faults are counted
+// under.
+func (k Kind) Name() fault.Name {
+	if k.valid() {
+		return kinds[k].name
+	}
+	return ""
+}
 
-// ParseKind returns the kind named s, as Kind.String spells it.
+// Family returns the kind's family (network, process, clock, disk).
+func (k Kind) Family() fault.Family { return k.Name().Family() }
+
+func (k Kind) valid() bool { return k >= 1 && int(k) < len(kinds) }
+
+// spec returns the kind's table entry; k must be valid.
+func (k Kind) spec() *kindSpec { return &kinds[k] }
+
+// ParseKind returns the kind named s, as Kind.String spells it (or in an
+// older spelling fault.Parse accepts).
 func ParseKind(s string) (Kind, error) {
-	for k := Partition; k <= PowerLoss; k++ {
-		if kindNames[k] == s {
-			return k, nil
+	name := fault.Canonical(s)
+	for k := 1; k < len(kinds); k++ {
+		if kinds[k].name == name {
+			return Kind(k), nil
 		}
 	}
 	return 0, fmt.Errorf("nemesis: unknown fault kind %q", s)
@@ -117,17 +66,7 @@ const (
 	allNodes              // {n1,n2,n3}
 )
 
-func (k Kind) shape() shape {
-	switch k {
-	case Partition, Bridge:
-		return twoSides
-	case Cut, Clog:
-		return oneWay
-	case PowerLoss:
-		return allNodes
-	}
-	return oneNode
-}
+func (k Kind) shape() shape { return k.spec().shape }
 
 // class groups the kinds that Draw never lets overlap on one node, so that
 // undoing one never undoes another.
@@ -139,18 +78,7 @@ const (
 	classProcess              // kill, power-off, pause, power loss
 	classClock
 	classDisk
+	numClasses
 )
 
-func (k Kind) class() class {
-	switch k {
-	case Latency, Loss:
-		return classLink
-	case Kill, PowerOff, Pause, PowerLoss:
-		return classProcess
-	case ClockOffset, ClockDrift, ClockJump:
-		return classClock
-	case DiskSlow, DiskFail, DiskFull, DiskReadOnly:
-		return classDisk
-	}
-	return classNet
-}
+func (k Kind) class() class { return k.spec().class }

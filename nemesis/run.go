@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/storage/faulty"
+	"github.com/simrt/simrt/fault"
 )
 
 // Effect is what applying one event did.
@@ -35,6 +35,16 @@ func (f Effect) String() string {
 		s += "; error: " + err.Error()
 	}
 	return s
+}
+
+// Counts counts effects by their event's kind, under its fault.Name
+// ("partition", "disk-fail"): the faults a nemesis applied.
+func Counts(effects []Effect) fault.Counts {
+	var c fault.Counts
+	for _, f := range effects {
+		c.Add(f.Event.Kind.Name(), 1)
+	}
+	return c
 }
 
 // Nemesis applies a schedule to a cluster. Make it with Start (or Run for
@@ -219,35 +229,11 @@ func (m *Nemesis) note(i int, err error) {
 	m.log.Warn("nemesis: fault", "event", m.s.Events[i].String(), "error", err.Error())
 }
 
-// do applies (or undoes) event i, each family of kinds by its own step;
+// do applies (or undoes) event i, by its kind's entry of the kind table;
 // what a call returns is noted against the event.
 func (m *Nemesis) do(i int, undo bool) {
 	e := m.s.Events[i]
-	nodes := m.nodes(e.Nodes)
-	switch e.Kind {
-	case Partition, Bridge:
-		m.doSides(i, nodes, undo)
-	case Cut:
-		m.note(i, m.cut(nodes[0].Host(), m.nodes(e.Other)[0].Host(), undo))
-	case Clog:
-		m.note(i, m.clog(nodes[0].Host(), m.nodes(e.Other)[0].Host(), undo))
-	case Isolate:
-		m.note(i, m.isolate(nodes[0].Host(), undo))
-	case Latency, Loss:
-		m.doLink(i, nodes[0], undo)
-	case Kill, PowerOff, PowerLoss:
-		m.doPower(i, nodes, undo)
-	case Pause:
-		if undo {
-			m.note(i, nodes[0].Resume())
-		} else {
-			m.note(i, nodes[0].Pause(0))
-		}
-	case ClockOffset, ClockDrift, ClockJump:
-		m.doClock(i, nodes[0], undo)
-	case DiskSlow, DiskFail, DiskFull, DiskReadOnly:
-		m.doDisk(i, nodes[0], undo)
-	}
+	e.Kind.spec().do(m, i, m.nodes(e.Nodes), undo)
 }
 
 // doSides cuts (or heals) both ways every link between the two sides of a
@@ -265,85 +251,6 @@ func (m *Nemesis) doSides(i int, nodes []Node, undo bool) {
 			m.note(i, m.cut(b.Host(), a.Host(), undo))
 		}
 	}
-}
-
-// doLink sets the links between n and every other node, both ways, to the
-// cluster's link with a Latency or Loss fault added (or without it).
-func (m *Nemesis) doLink(i int, n Node, undo bool) {
-	e := m.s.Events[i]
-	l := m.c.Link
-	if !undo {
-		if e.Kind == Latency {
-			l.Latency, l.Jitter = l.Latency+e.Delay, l.Jitter+e.Jitter
-		} else {
-			l.Loss = e.Rate
-		}
-	}
-	h := n.Host()
-	for _, o := range m.c.Nodes {
-		if o.Host() != h {
-			m.note(i, m.c.Net.SetLink(h, o.Host(), l))
-			m.note(i, m.c.Net.SetLink(o.Host(), h, l))
-		}
-	}
-}
-
-// doPower takes nodes down (a Kill, PowerOff or PowerLoss), or brings back
-// up the ones this event took down.
-func (m *Nemesis) doPower(i int, nodes []Node, undo bool) {
-	if undo {
-		// Only what this event took down: a node whose main had
-		// returned stays as it was.
-		for _, n := range m.effects[i].down {
-			m.note(i, n.Restart())
-		}
-		return
-	}
-	for _, n := range nodes {
-		var err error
-		if m.s.Events[i].Kind == Kill {
-			err = n.Kill()
-		} else {
-			err = n.PowerOff()
-		}
-		if err == nil {
-			m.effects[i].down = append(m.effects[i].down, n)
-		}
-		m.note(i, err)
-	}
-}
-
-// doClock applies a clock fault to n, or puts n back on the global clock.
-func (m *Nemesis) doClock(i int, n Node, undo bool) {
-	e := m.s.Events[i]
-	switch {
-	case undo:
-		m.resetClock(i, n)
-	case e.Kind == ClockOffset:
-		m.note(i, n.SetClock(e.Delay, 0))
-	case e.Kind == ClockDrift:
-		m.note(i, n.SetClock(0, e.Rate))
-	default:
-		m.note(i, n.JumpClock(e.Delay))
-	}
-}
-
-// doDisk sets n's disk fault, or clears it.
-func (m *Nemesis) doDisk(i int, n Node, undo bool) {
-	var f faulty.DiskFault
-	if !undo {
-		switch m.s.Events[i].Kind {
-		case DiskSlow:
-			f.Slow = m.s.Events[i].Delay
-		case DiskFail:
-			f.Fail = true
-		case DiskFull:
-			f.Full = true
-		default:
-			f.ReadOnly = true
-		}
-	}
-	n.SetDiskFault(f)
 }
 
 // resetClock puts n back on the global clock: no drift, and its skew

@@ -35,7 +35,7 @@ func (s Schedule) String() string {
 
 // Kinds returns the kinds of fault the schedule uses, in Kind order.
 func (s Schedule) Kinds() []Kind {
-	var seen [numKinds + 1]bool
+	seen := make([]bool, len(kinds))
 	for _, e := range s.Events {
 		seen[e.Kind] = true
 	}

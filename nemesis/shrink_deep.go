@@ -179,21 +179,8 @@ const minSimpleDuration = time.Millisecond
 // a valid event that starts before heal; e itself is not among them.
 func Simpler(e Event, heal time.Duration) []Event {
 	var out []Event
-	switch e.Kind {
-	case Partition, Bridge:
-		var seen []string
-		for _, n := range append(slices.Clip(e.Nodes), e.Other...) {
-			if !slices.Contains(seen, n) {
-				seen = append(seen, n)
-				out = append(out, Event{At: e.At, Kind: Isolate, Nodes: []string{n}, For: e.For})
-			}
-		}
-	case PowerLoss:
-		if len(e.Nodes) > 1 {
-			for _, n := range e.Nodes {
-				out = append(out, Event{At: e.At, Kind: PowerOff, Nodes: []string{n}, For: e.For})
-			}
-		}
+	if split := e.Kind.spec().split; split != nil {
+		out = append(out, split(e)...)
 	}
 	half := (e.For / 2).Truncate(minSimpleDuration)
 	if half >= minSimpleDuration {
@@ -214,17 +201,8 @@ func Simpler(e Event, heal time.Duration) []Event {
 
 // smaller returns e with half its magnitude, if it has one to halve.
 func smaller(e Event) (Event, bool) {
-	c := e
-	switch e.Kind {
-	case ClockOffset, ClockJump, DiskSlow:
-		c.Delay = (e.Delay / 2).Truncate(minSimpleDuration)
-		return c, c.Delay >= minSimpleDuration || c.Delay <= -minSimpleDuration
-	case Latency:
-		c.Delay, c.Jitter = (e.Delay / 2).Truncate(minSimpleDuration), (e.Jitter / 2).Truncate(minSimpleDuration)
-		return c, c.Delay >= minSimpleDuration
-	case Loss, ClockDrift:
-		c.Rate = e.Rate / 2
-		return c, c.Rate >= 0.01 || c.Rate <= -0.01
+	if h := e.Kind.spec().params.halve; h != nil {
+		return h(e)
 	}
 	return e, false
 }

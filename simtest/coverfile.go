@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/simtest/coverfile"
 )
 
@@ -22,10 +23,10 @@ func coverRecord(test string, cov *deterministic.Coverage, unreached []sourceSit
 		r.Unreached = append(r.Unreached, coverfile.Site{Kind: kind, Message: s.message, File: s.file, Line: s.from})
 	}
 	for _, f := range cov.Faults() {
-		r.Faults[f.Kind] = f.Count
+		r.Faults[string(f.Kind)] = f.Count
 	}
 	for _, e := range cov.Effects() {
-		r.Effects[e.Kind] = e.Count
+		r.Effects[string(e.Counter)] = e.N
 	}
 	for _, p := range cov.Properties() {
 		r.Properties = append(r.Properties, coverfile.Property{Kind: p.Kind.String(), Message: p.Message,
@@ -70,7 +71,7 @@ func faultSummary(cov *deterministic.Coverage) string {
 	}
 	s := "faults injected: " + countLine(fs)
 	if es := cov.Effects(); len(es) > 0 {
-		s += "; their effects: " + countLine(es)
+		s += "; their effects: " + tallyLine(es)
 	} else {
 		s += "; their effects: none"
 	}
@@ -82,6 +83,15 @@ func countLine(cs []deterministic.FaultCount) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s %d", c.Kind, c.Count)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// tallyLine renders effect counters as "counter n, counter n".
+func tallyLine(ts []fault.Tally) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s %d", t.Counter, t.N)
 	}
 	return strings.Join(parts, ", ")
 }

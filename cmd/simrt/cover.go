@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/simtest/coverfile"
 )
 
@@ -50,8 +51,8 @@ type buggifyReport struct {
 // coverage merges the records of every test process of a sweep. Guarded
 // by sweep.mu.
 type coverage struct {
-	faults  map[string]uint64
-	effects map[string]uint64          // what the faults did, by counter
+	faults  fault.Counts               // by name, older spellings summed with the current ones
+	effects map[fault.Counter]uint64   // what the faults did, by counter
 	props   map[string]*propertyReport // by kind, message and site
 	sites   map[string]*buggifyReport  // by name
 	// unreached counts, per site found in the source, the records that
@@ -78,8 +79,8 @@ func (c *coverage) readCoverFile(path string) error {
 // read merges the JSON lines of r into c.
 func (c *coverage) read(r io.Reader) error {
 	if c.faults == nil {
-		c.faults = map[string]uint64{}
-		c.effects = map[string]uint64{}
+		c.faults = fault.Counts{}
+		c.effects = map[fault.Counter]uint64{}
 		c.props = map[string]*propertyReport{}
 		c.sites = map[string]*buggifyReport{}
 		c.unreached = map[unreachedReport]int{}
@@ -92,10 +93,10 @@ func (c *coverage) read(r io.Reader) error {
 			return fmt.Errorf("coverage file: %w", err)
 		}
 		for k, n := range rec.Faults { // summed: order does not matter
-			c.faults[k] += n
+			c.faults.Add(fault.Canonical(k), n)
 		}
 		for k, n := range rec.Effects { // summed: order does not matter
-			c.effects[k] += n
+			c.effects[fault.Counter(k)] += n
 		}
 		for _, p := range rec.Properties {
 			site := shortSite(p.File, p.Line)
@@ -144,8 +145,8 @@ func shortSite(file string, line int) string {
 // lists returns the merged coverage, sorted: properties by site, message
 // and kind; Buggify sites by name. Faults and effects are maps, which
 // encoding/json writes sorted by key.
-func (c *coverage) lists() (faults, effects map[string]uint64, props []propertyReport, sites []buggifyReport, unreached []unreachedReport) {
-	faults, effects = map[string]uint64{}, map[string]uint64{}
+func (c *coverage) lists() (faults fault.Counts, effects map[fault.Counter]uint64, props []propertyReport, sites []buggifyReport, unreached []unreachedReport) {
+	faults, effects = fault.Counts{}, map[fault.Counter]uint64{}
 	for k, n := range c.faults { // copied: order does not matter
 		faults[k] = n
 	}
@@ -204,9 +205,9 @@ func missedGoals(r sweepReport) []string {
 	return missed
 }
 
-// faultLine renders counts sorted by kind: "clog 12, partition 41".
-func faultLine(faults map[string]uint64) string {
-	kinds := make([]string, 0, len(faults))
+// faultLine renders counts sorted by key: "clog 12, partition 41".
+func faultLine[K ~string](faults map[K]uint64) string {
+	kinds := make([]K, 0, len(faults))
 	for k := range faults { // sorted below
 		kinds = append(kinds, k)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simrt/simrt/fault"
 	simsweep "github.com/simrt/simrt/sweep"
 )
 
@@ -119,12 +120,12 @@ type sweepReport struct {
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	SeedsPerSecond float64 `json:"seeds_per_second"`
 	// Faults counts the faults injected over the seeds run, by kind.
-	Faults map[string]uint64 `json:"faults"`
+	Faults fault.Counts `json:"faults"`
 	// Effects sums what those faults did, by counter: "sends_held",
 	// "sends_delayed", "sends_dropped", "dials_refused", "dials_held",
 	// "conns_reset", "ops_failed", "ops_slowed", "writes_lost",
 	// "writes_torn" (see deterministic.FaultEffect).
-	Effects map[string]uint64 `json:"effects"`
+	Effects map[fault.Counter]uint64 `json:"effects"`
 	// Properties and Buggify are what the seeds run reached.
 	Properties []propertyReport `json:"properties"`
 	Buggify    []buggifyReport  `json:"buggify"`

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -37,7 +38,7 @@ func (n *Network) SetLink(from, to netip.Addr, l Link) error {
 			if err := n.checkPair("SetLink", from.Unmap(), to.Unmap()); err != nil {
 				return err
 			}
-			by = n.newEffect("link", from.Unmap(), to.Unmap(), l)
+			by = n.newEffect(fault.Link, from.Unmap(), to.Unmap(), l)
 		}
 		k := n.link(from.Unmap(), to.Unmap())
 		k.cfg, k.explicit, k.cfgBy = l, true, by
@@ -52,7 +53,7 @@ func (n *Network) SetDefaultLink(l Link) {
 	n.change(func() error {
 		n.def, n.defBy = l, nil
 		if !l.perfect() {
-			n.defBy = n.newEffect("default_link", netip.Addr{}, netip.Addr{}, l)
+			n.defBy = n.newEffect(fault.DefaultLink, netip.Addr{}, netip.Addr{}, l)
 		}
 		for _, k := range n.linkList {
 			if !k.explicit {
@@ -85,7 +86,7 @@ func (n *Network) Cut(from, to netip.Addr) error {
 func (n *Network) cut(from, to netip.Addr, by *Effect) {
 	n.change(func() error {
 		if by == nil {
-			by = n.newEffect("cut", from.Unmap(), to.Unmap(), Link{})
+			by = n.newEffect(fault.Cut, from.Unmap(), to.Unmap(), Link{})
 		}
 		k := n.link(from.Unmap(), to.Unmap())
 		k.cut, k.cutBy = true, by
@@ -115,7 +116,7 @@ func (n *Network) Partition(a, b netip.Addr) error {
 	var by *Effect
 	if err == nil {
 		n.faults.partition++
-		by = n.newEffect("partition", a.Unmap(), b.Unmap(), Link{})
+		by = n.newEffect(fault.Partition, a.Unmap(), b.Unmap(), Link{})
 	}
 	n.mu.Unlock()
 	if err != nil {
@@ -141,7 +142,7 @@ func (n *Network) Isolate(h netip.Addr) error {
 			return err
 		}
 		st := n.host(h.Unmap())
-		by := n.newEffect("isolate", h.Unmap(), netip.Addr{}, Link{})
+		by := n.newEffect(fault.Isolate, h.Unmap(), netip.Addr{}, Link{})
 		st.isolated, st.isolatedBy = true, by
 		n.countHeld(by, func(l *link) bool { return l.from == st || l.to == st })
 		return nil
@@ -182,7 +183,7 @@ func (n *Network) Clog(from, to netip.Addr) error {
 		if err := n.checkPair("Clog", from.Unmap(), to.Unmap()); err != nil {
 			return err
 		}
-		by := n.newEffect("clog", from.Unmap(), to.Unmap(), Link{})
+		by := n.newEffect(fault.Clog, from.Unmap(), to.Unmap(), Link{})
 		k := n.link(from.Unmap(), to.Unmap())
 		k.clogged, k.clogBy = true, by
 		n.countHeld(by, func(l *link) bool { return l == k })

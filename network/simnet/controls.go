@@ -1,6 +1,10 @@
 package simnet
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/simrt/simrt/fault"
+)
 
 // Controls is the fault surface of a Network without its data plane: it
 // changes links, partitions and clogs and reports their effects, but it
@@ -54,7 +58,7 @@ func (c *Controls) ResetHost(h netip.Addr) int { return c.n.ResetHost(h) }
 func (c *Controls) Effects() []Effect { return c.n.Effects() }
 
 // Faults is Network.Faults.
-func (c *Controls) Faults() map[string]uint64 { return c.n.Faults() }
+func (c *Controls) Faults() fault.Counts { return c.n.Faults() }
 
 // String is Network.String.
 func (c *Controls) String() string { return c.n.String() }

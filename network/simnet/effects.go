@@ -2,9 +2,12 @@ package simnet
 
 import (
 	"fmt"
+
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/simrt/simrt/fault"
 )
 
 // Effect is what one fault instance (one control call: Partition, Cut,
@@ -14,10 +17,11 @@ import (
 // call on the same link). Effects describe a run; they are not audited and
 // counting them draws nothing.
 type Effect struct {
-	// Fault is the control call: "partition", "cut", "clog", "isolate",
-	// "link" (SetLink), "default_link" (SetDefaultLink) or "host_reset"
-	// (ResetHost: a node's process died).
-	Fault string
+	// Fault is the control call: fault.Partition, fault.Cut, fault.Clog,
+	// fault.Isolate, fault.Link (SetLink), fault.DefaultLink
+	// (SetDefaultLink) or fault.HostReset (ResetHost: a node's process
+	// died).
+	Fault fault.Name
 	// From and To are the addresses the call named: both ends of a
 	// partition (From < To is not implied: as given), the one host of an
 	// isolation or a host reset (To invalid), none for a default link.
@@ -53,15 +57,15 @@ type Effect struct {
 // At is shown as the time since the Unix epoch, the simulator's start.
 func (e Effect) String() string {
 	var b strings.Builder
-	b.WriteString(e.Fault)
+	b.WriteString(e.Fault.String())
 	switch e.Fault {
-	case "partition":
+	case fault.Partition:
 		fmt.Fprintf(&b, " %v <-> %v", e.From, e.To)
-	case "isolate", "host_reset":
+	case fault.Isolate, fault.HostReset:
 		fmt.Fprintf(&b, " %v", e.From)
-	case "link":
+	case fault.Link:
 		fmt.Fprintf(&b, " %v -> %v (%v)", e.From, e.To, e.Link)
-	case "default_link":
+	case fault.DefaultLink:
 		fmt.Fprintf(&b, " (%v)", e.Link)
 	default:
 		fmt.Fprintf(&b, " %v -> %v", e.From, e.To)
@@ -86,6 +90,16 @@ func (e Effect) String() string {
 	return b.String()
 }
 
+// Tallies returns the effect's non-zero counters, in a fixed order:
+// fault.SendsHeld, SendsDelayed, SendsDropped, DialsRefused, DialsHeld,
+// ConnsReset.
+func (e Effect) Tallies() []fault.Tally {
+	return fault.NonZero(
+		fault.Tally{Counter: fault.SendsHeld, N: e.Held}, fault.Tally{Counter: fault.SendsDelayed, N: e.Delayed},
+		fault.Tally{Counter: fault.SendsDropped, N: e.Dropped}, fault.Tally{Counter: fault.DialsRefused, N: e.Refused},
+		fault.Tally{Counter: fault.DialsHeld, N: e.DialsHeld}, fault.Tally{Counter: fault.ConnsReset, N: e.Resets})
+}
+
 // Effects returns what every fault instance has done so far, in call
 // order.
 func (n *Network) Effects() []Effect {
@@ -99,8 +113,8 @@ func (n *Network) Effects() []Effect {
 }
 
 // newEffect starts counting a fault instance. Called with mu held.
-func (n *Network) newEffect(fault string, from, to netip.Addr, l Link) *Effect {
-	e := &Effect{Fault: fault, From: from, To: to, Link: l, At: n.rt.Now()}
+func (n *Network) newEffect(f fault.Name, from, to netip.Addr, l Link) *Effect {
+	e := &Effect{Fault: f, From: from, To: to, Link: l, At: n.rt.Now()}
 	n.effects = append(n.effects, e)
 	return e
 }

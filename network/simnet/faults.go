@@ -1,6 +1,9 @@
 package simnet
 
-import "github.com/simrt/simrt/telemetry/audit"
+import (
+	"github.com/simrt/simrt/fault"
+	"github.com/simrt/simrt/telemetry/audit"
+)
 
 // faultCounts counts the faults a network injected: control calls that
 // break links and the faults its links drew. The counts are not audited:
@@ -36,33 +39,30 @@ func (f *faultCounts) countControl(label audit.Label, fields []string) {
 // Faults returns how many faults the network has injected so far, by kind,
 // leaving out kinds it has not injected:
 //
-//   - "partition": calls of Partition;
-//   - "cut": one-way cuts, each call of Cut (a Partition is two);
-//   - "isolate": calls of Isolate;
-//   - "clog": calls of Clog;
-//   - "link_reset": connections reset by a link's Reset draw;
-//   - "hold_reset": connections reset by Config.HoldTimeout;
-//   - "host_reset": calls of ResetHost (a node's process died);
-//   - "link_loss": losses drawn by Link.Loss, each delaying a Send by one
-//     retransmission.
+//   - fault.Partition ("partition"): calls of Partition;
+//   - fault.Cut ("cut"): one-way cuts, each call of Cut (a Partition is two);
+//   - fault.Isolate ("isolate"): calls of Isolate;
+//   - fault.Clog ("clog"): calls of Clog;
+//   - fault.LinkReset ("link_reset"): connections reset by a link's Reset draw;
+//   - fault.HoldReset ("hold_reset"): connections reset by Config.HoldTimeout;
+//   - fault.HostReset ("host_reset"): calls of ResetHost (a node's process died);
+//   - fault.LinkLoss ("link_loss"): losses drawn by Link.Loss, each
+//     delaying a Send by one retransmission.
 //
 // Counting costs nothing when no fault is configured. The counts are not
 // audited.
-func (n *Network) Faults() map[string]uint64 {
+func (n *Network) Faults() fault.Counts {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	f := &n.faults
-	out := make(map[string]uint64)
-	for _, c := range []struct {
-		kind string
-		n    uint64
-	}{
-		{"partition", f.partition}, {"cut", f.cut}, {"isolate", f.isolate}, {"clog", f.clog},
-		{"link_reset", f.randomReset}, {"hold_reset", f.holdReset}, {"host_reset", f.hostReset}, {"link_loss", f.loss},
+	out := fault.Counts{}
+	for _, c := range []fault.Count{
+		{Name: fault.Partition, N: f.partition}, {Name: fault.Cut, N: f.cut},
+		{Name: fault.Isolate, N: f.isolate}, {Name: fault.Clog, N: f.clog},
+		{Name: fault.LinkReset, N: f.randomReset}, {Name: fault.HoldReset, N: f.holdReset},
+		{Name: fault.HostReset, N: f.hostReset}, {Name: fault.LinkLoss, N: f.loss},
 	} {
-		if c.n > 0 {
-			out[c.kind] = c.n
-		}
+		out.Add(c.Name, c.N)
 	}
 	return out
 }

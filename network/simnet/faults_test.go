@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/network/simnet"
 )
 
@@ -36,7 +37,7 @@ func TestFaultsCounted(t *testing.T) {
 		if err := a.sink.Send([]byte("y")); err == nil {
 			t.Fatalf("Send over a link with Reset 1: no error")
 		}
-		want := map[string]uint64{"partition": 1, "cut": 3, "isolate": 1, "clog": 2, "link_loss": 8, "link_reset": 1}
+		want := fault.Counts{"partition": 1, "cut": 3, "isolate": 1, "clog": 2, "link_loss": 8, "link_reset": 1}
 		if got := n.Faults(); !maps.Equal(got, want) {
 			t.Fatalf("Faults() = %v, want %v", got, want)
 		}
@@ -53,7 +54,7 @@ func TestFaultsCountHoldReset(t *testing.T) {
 			t.Fatalf("Send: %v", err)
 		}
 		ctx.Sleep(2 * time.Second)
-		want := map[string]uint64{"partition": 1, "cut": 2, "hold_reset": 1}
+		want := fault.Counts{"partition": 1, "cut": 2, "hold_reset": 1}
 		if got := n.Faults(); !maps.Equal(got, want) {
 			t.Fatalf("Faults() = %v, want %v", got, want)
 		}

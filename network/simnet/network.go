@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/internal/core"
 	"github.com/simrt/simrt/telemetry/audit"
 )
@@ -433,7 +434,7 @@ func (n *Network) waitPath(out, back *link) error {
 type cutErrKey struct {
 	dst                netip.AddrPort
 	src                netip.Addr
-	fault              string
+	fault              fault.Name
 	faultFrom, faultTo netip.Addr
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -22,7 +23,7 @@ func (n *Network) ResetHost(h netip.Addr) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	count := 0
-	eff := n.newEffect("host_reset", h, netip.Addr{}, Link{})
+	eff := n.newEffect(fault.HostReset, h, netip.Addr{}, Link{})
 	for _, p := range n.pipes {
 		q := p.peer
 		if !p.alive() && !q.alive() || p.from.Addr() != h && p.to.Addr() != h || p.hostReset || q.hostReset {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/network/simnet"
 )
 
@@ -74,7 +75,7 @@ func TestResetHost(t *testing.T) {
 			t.Fatalf("Dial to an unrelated host after resets: %v", err)
 		}
 		_ = other
-		want := map[string]uint64{"host_reset": 2}
+		want := fault.Counts{"host_reset": 2}
 		if got := n.Faults(); !maps.Equal(got, want) {
 			t.Fatalf("Faults() = %v, want %v", got, want)
 		}

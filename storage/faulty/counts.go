@@ -1,5 +1,7 @@
 package faulty
 
+import "github.com/simrt/simrt/fault"
+
 // op names a kind of injected storage fault, for Storage.Faults.
 type op int
 
@@ -20,20 +22,20 @@ const (
 	numOps
 )
 
-var opNames = [numOps]string{
-	opOpen:         "storage_open",
-	opRead:         "storage_read",
-	opWrite:        "storage_write",
-	opSync:         "storage_sync",
-	opResize:       "storage_resize",
-	opRemove:       "storage_remove",
-	opScan:         "storage_scan",
-	opCrashLost:    "crash_lost_write",
-	opCrashTorn:    "crash_torn_write",
-	opDiskFail:     "disk_fail",
-	opDiskFull:     "disk_full",
-	opDiskReadOnly: "disk_readonly",
-	opDiskSlow:     "disk_slow",
+var opNames = [numOps]fault.Name{
+	opOpen:         fault.StorageOpen,
+	opRead:         fault.StorageRead,
+	opWrite:        fault.StorageWrite,
+	opSync:         fault.StorageSync,
+	opResize:       fault.StorageResize,
+	opRemove:       fault.StorageRemove,
+	opScan:         fault.StorageScan,
+	opCrashLost:    fault.CrashLostWrite,
+	opCrashTorn:    fault.CrashTornWrite,
+	opDiskFail:     fault.DiskFail,
+	opDiskFull:     fault.DiskFull,
+	opDiskReadOnly: fault.DiskReadOnly,
+	opDiskSlow:     fault.DiskSlow,
 }
 
 // fail counts an injected failure of kind o and returns it. Called with
@@ -52,16 +54,16 @@ func (s *Storage) fail(o op) error {
 // "crash_torn_write" count journaled unsynced writes of which a Crash kept
 // no byte or only some bytes. Unsynced writes that were never journaled (no
 // retention configured) are lost at a crash without being counted.
-// "disk_fail", "disk_full" and "disk_readonly" count the operations a
-// DiskFault failed, "disk_slow" those it delayed.
-func (s *Storage) Faults() map[string]uint64 {
+// fault.DiskFail, DiskFull and DiskReadOnly ("disk-fail", "disk-full",
+// "disk-readonly", the nemesis's names for the faults; "disk_fail" and so
+// on before) count the operations a DiskFault failed, fault.DiskSlow
+// ("disk-slow") those it delayed.
+func (s *Storage) Faults() fault.Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]uint64)
+	out := fault.Counts{}
 	for o, n := range s.counts {
-		if n > 0 {
-			out[opNames[o]] = n
-		}
+		out.Add(opNames[o], n)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 )
@@ -36,7 +37,7 @@ func TestFaultsCountedByOp(t *testing.T) {
 	b.Sync()
 	b.Sync()             // poisoned: not injected again
 	b.WriteAt(0, 0, nil) // poisoned
-	want := map[string]uint64{"storage_open": 1, "storage_read": 1, "storage_write": 1, "storage_resize": 1,
+	want := fault.Counts{"storage_open": 1, "storage_read": 1, "storage_write": 1, "storage_resize": 1,
 		"storage_remove": 2, "storage_scan": 1, "storage_sync": 1}
 	if got := fs.Faults(); !maps.Equal(got, want) {
 		t.Fatalf("Faults() = %v, want %v", got, want)
@@ -61,7 +62,7 @@ func TestFaultsCountTornWritesAtCrash(t *testing.T) {
 		t.Fatalf("Crash: %v", err)
 	}
 	// Each of 64 bytes is kept with probability 1/2: every write is torn.
-	want := map[string]uint64{"crash_torn_write": 3}
+	want := fault.Counts{"crash_torn_write": 3}
 	if got := fs.Faults(); !maps.Equal(got, want) {
 		t.Fatalf("Faults() = %v, want %v", got, want)
 	}

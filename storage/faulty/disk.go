@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -100,7 +101,7 @@ func (s *Storage) SetDiskFault(f DiskFault) {
 	s.disk = f
 	s.diskEffect = -1
 	if !f.IsZero() {
-		s.diskEffect = s.addEffect("disk", f.String())
+		s.diskEffect = s.addEffect(fault.DiskFault, f.String())
 	}
 	if s.rec != nil {
 		s.rec.Event(audit.StorageDiskFault, []byte(f.String()))

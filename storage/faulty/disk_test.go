@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/telemetry/audit"
 )
@@ -75,8 +76,8 @@ func TestDiskFailFailsEveryOperation(t *testing.T) {
 	if got := e.crash("a"); got != "saved" {
 		t.Errorf("after the crash %q, want the synced %q", got, "saved")
 	}
-	if got := e.fs.Faults()["disk_fail"]; got != uint64(len(errs)) {
-		t.Errorf("disk_fail = %d, want %d", got, len(errs))
+	if got := e.fs.Faults()[fault.DiskFail]; got != uint64(len(errs)) {
+		t.Errorf("disk-fail = %d, want %d", got, len(errs))
 	}
 }
 
@@ -120,8 +121,8 @@ func TestDiskFullFailsOnlyGrowth(t *testing.T) {
 	if got := e.crash("a"); got != "ab234567y" {
 		t.Fatalf("after the crash %q", got)
 	}
-	if got := e.fs.Faults()["disk_full"]; got != 4 {
-		t.Fatalf("disk_full = %d, want 4", got)
+	if got := e.fs.Faults()[fault.DiskFull]; got != 4 {
+		t.Fatalf("disk-full = %d, want 4", got)
 	}
 }
 
@@ -177,8 +178,8 @@ func TestDiskReadOnlyFailsMutations(t *testing.T) {
 	if got := e.durable("a"); got != "saved" {
 		t.Errorf("after the crash %q, want %q", got, "saved")
 	}
-	if got := e.fs.Faults()["disk_readonly"]; got != 8 {
-		t.Errorf("disk_readonly = %d, want 8", got)
+	if got := e.fs.Faults()[fault.DiskReadOnly]; got != 8 {
+		t.Errorf("disk-readonly = %d, want 8", got)
 	}
 }
 
@@ -224,8 +225,8 @@ func TestDiskSlowSleepsEveryOperation(t *testing.T) {
 	if !slices.Equal(slept, want) {
 		t.Fatalf("slept %v, want %v", slept, want)
 	}
-	if got := e.fs.Faults()["disk_slow"]; got != 6 {
-		t.Fatalf("disk_slow = %d, want 6", got)
+	if got := e.fs.Faults()[fault.DiskSlow]; got != 6 {
+		t.Fatalf("disk-slow = %d, want 6", got)
 	}
 }
 

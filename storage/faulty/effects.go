@@ -2,16 +2,20 @@ package faulty
 
 import (
 	"fmt"
+
 	"strings"
 	"time"
+
+	"github.com/simrt/simrt/fault"
 )
 
 // Effect is what one fault instance did to the operations of a Storage: a
 // disk fault (from the SetDiskFault call that set it to the next call) or a
 // crash. Effects describe a run; they are not audited.
 type Effect struct {
-	// Fault is "disk" for a disk fault and "crash" for a Crash.
-	Fault string
+	// Fault is fault.DiskFault ("disk") for a disk fault and fault.Crash
+	// ("crash") for a Crash.
+	Fault fault.Name
 	// Detail describes the instance: the DiskFault's String for a disk
 	// fault, empty for a crash.
 	Detail string
@@ -32,7 +36,7 @@ type Effect struct {
 // it is the zero time.
 func (e Effect) String() string {
 	var b strings.Builder
-	b.WriteString(e.Fault)
+	b.WriteString(e.Fault.String())
 	if e.Detail != "" {
 		b.WriteString(" " + e.Detail)
 	}
@@ -56,6 +60,14 @@ func (e Effect) String() string {
 	return b.String()
 }
 
+// Tallies returns the effect's non-zero counters, in a fixed order:
+// fault.OpsFailed, OpsSlowed, WritesLost, WritesTorn.
+func (e Effect) Tallies() []fault.Tally {
+	return fault.NonZero(
+		fault.Tally{Counter: fault.OpsFailed, N: e.Failed}, fault.Tally{Counter: fault.OpsSlowed, N: e.Slowed},
+		fault.Tally{Counter: fault.WritesLost, N: e.Lost}, fault.Tally{Counter: fault.WritesTorn, N: e.Torn})
+}
+
 // SetClock sets the clock that dates Effects; nil, the default, dates them
 // at the zero time.
 func (s *Storage) SetClock(now func() time.Time) {
@@ -74,12 +86,12 @@ func (s *Storage) Effects() []Effect {
 
 // addEffect starts a new effect and returns its index. Called with s.mu
 // held.
-func (s *Storage) addEffect(fault, detail string) int {
+func (s *Storage) addEffect(f fault.Name, detail string) int {
 	var at time.Time
 	if s.now != nil {
 		at = s.now()
 	}
-	s.effects = append(s.effects, Effect{Fault: fault, Detail: detail, At: at})
+	s.effects = append(s.effects, Effect{Fault: f, Detail: detail, At: at})
 	return len(s.effects) - 1
 }
 

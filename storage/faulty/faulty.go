@@ -73,6 +73,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/fault"
 )
 
 // ErrInjected is the cause of every injected failure.
@@ -224,7 +225,7 @@ func (s *Storage) Crash() error {
 	defer s.mu.Unlock()
 	entries := s.journal.survivors()
 	s.journal = journal{}
-	eff := s.addEffect("crash", "")
+	eff := s.addEffect(fault.Crash, "")
 	for _, e := range entries {
 		r, ok := e.blob.inner.(Retainer)
 		if !ok {
