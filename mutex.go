@@ -14,7 +14,9 @@ type Mutex struct {
 }
 
 // Lock parks until the mutex is free and takes it.
+// It panics at the call if ctx is nil.
 func (m *Mutex) Lock(ctx rtapi.Plumbing) {
+	mustContext(ctx == nil, "Mutex.Lock")
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if !m.take() {

@@ -23,8 +23,9 @@ type RWMutex struct {
 }
 
 // RLock parks until no writer holds or waits for the lock, and takes a
-// read lock.
+// read lock. It panics at the call if ctx is nil.
 func (m *RWMutex) RLock(ctx rtapi.Plumbing) {
+	mustContext(ctx == nil, "RWMutex.RLock")
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canRead() {
@@ -69,8 +70,9 @@ func (m *RWMutex) rUnlockOp() {
 }
 
 // Lock parks until no reader or writer holds the lock, and takes it for
-// writing.
+// writing. It panics at the call if ctx is nil.
 func (m *RWMutex) Lock(ctx rtapi.Plumbing) {
+	mustContext(ctx == nil, "RWMutex.Lock")
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canWrite() {

@@ -17,7 +17,11 @@ func (ss *StopSignal) rec() *rtapi.StopSignal[Signal, *Signal] {
 }
 
 // Wait parks until Stop is called and returns its value.
-func (ss *StopSignal) Wait(ctx rtapi.Plumbing) int { return ss.rec().Event().Wait(ctx) }
+// It panics at the call if ctx is nil.
+func (ss *StopSignal) Wait(ctx rtapi.Plumbing) int {
+	mustContext(ctx == nil, "StopSignal.Wait")
+	return ss.rec().Event().Wait(ctx)
+}
 
 // Fired returns the stop value and true once Stop has been called.
 func (ss *StopSignal) Fired() (int, bool) { return ss.rec().Event().Fired() }
