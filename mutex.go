@@ -11,17 +11,23 @@ type Mutex struct {
 	mu     core.Lock
 	locked bool
 	q      core.WaitQueue
+	// holder is the task that took the mutex with Lock or OnLock, for a
+	// report of a task parked on it; nil while it is free, and when it was
+	// taken with TryLock, which knows no task.
+	holder *core.Task
 }
 
 // Lock parks until the mutex is free and takes it.
 // It panics at the call if ctx is nil.
 func (m *Mutex) Lock(ctx rtapi.Plumbing) {
 	mustContext(ctx == nil, "Mutex.Lock")
-	m.mu.Enter(ctx.CurrentTask())
+	t := ctx.CurrentTask()
+	m.mu.Enter(t)
 	m.mu.Lock()
 	if !m.take() {
-		waitUntilOn(ctx, &m.mu, &m.q, mutexWait, m.forward, m.take)
+		waitUntilOn(ctx, &m.mu, &m.q, (*mutexLockWait)(m), m.forward, m.take)
 	}
+	m.holder = t
 	m.mu.Unlock()
 }
 
@@ -61,7 +67,7 @@ func (m *Mutex) unlockOp() {
 	if !m.locked {
 		panic("simrt.Mutex.Unlock: mutex is not locked")
 	}
-	m.locked = false
+	m.locked, m.holder = false, nil
 	m.q.NotifyOne()
 }
 
@@ -78,7 +84,13 @@ func (m *Mutex) OnLock(f func()) Case {
 }
 
 func (m *Mutex) armCase(_ *struct{}, w *core.Waiter, _ *core.Selection) bool {
-	return armNotified(&m.mu, &m.q, w, m.take)
+	return armNotified(&m.mu, &m.q, w, func() bool {
+		if !m.take() {
+			return false
+		}
+		m.holder = w.Task
+		return true
+	})
 }
 
 func (m *Mutex) disarmCase(_ *struct{}, w *core.Waiter) bool {
@@ -91,4 +103,4 @@ func (m *Mutex) fireCase(_ *struct{}, f func()) {
 	}
 }
 
-func (m *Mutex) describeCase(*struct{}) string { return mutexWait.BlockedOn() }
+func (m *Mutex) describeCase(*struct{}) string { return (*mutexLockWait)(m).BlockedOn() }

@@ -20,6 +20,11 @@ type RWMutex struct {
 	readers int  // readers holding the lock, counting those woken with it
 	writer  bool // a writer holds the lock, or has been woken with it
 	rq, wq  core.WaitQueue
+	// holder is the task that took the write lock with Lock, for a report
+	// of a task parked on it; nil while no writer holds it, while the lock
+	// is handed to a woken writer that has not run yet, and when it was
+	// taken with TryLock, which knows no task.
+	holder *core.Task
 }
 
 // RLock parks until no writer holds or waits for the lock, and takes a
@@ -73,10 +78,11 @@ func (m *RWMutex) rUnlockOp() {
 // writing. It panics at the call if ctx is nil.
 func (m *RWMutex) Lock(ctx rtapi.Plumbing) {
 	mustContext(ctx == nil, "RWMutex.Lock")
-	m.mu.Enter(ctx.CurrentTask())
+	t := ctx.CurrentTask()
+	m.mu.Enter(t)
 	m.mu.Lock()
 	if m.canWrite() {
-		m.writer = true
+		m.writer, m.holder = true, t
 		m.mu.Unlock()
 		return
 	}
@@ -133,7 +139,7 @@ func (m *RWMutex) runlockLocked() {
 // reader if there is one, else to the first waiting writer. Called with mu
 // held.
 func (m *RWMutex) unlockLocked() {
-	m.writer = false
+	m.writer, m.holder = false, nil
 	for m.rq.NotifyOne() { // the readers go first, even with a writer waiting
 		m.readers++
 	}
@@ -169,6 +175,9 @@ func (m *RWMutex) waitGranted(ctx rtapi.Plumbing, q *core.WaitQueue, on core.Blo
 		w.Task.ParkOn(on)
 		m.mu.Lock()
 		if granted = w.Notified; granted { // else a spurious wake, w still queued
+			if q == &m.wq { // a writer: name it in reports
+				m.holder = w.Task
+			}
 			m.mu.Unlock()
 			return
 		}
