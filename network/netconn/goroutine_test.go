@@ -32,7 +32,7 @@ func rpcAdd(t *testing.T, ctx simrt.Context, addr netip.AddrPort) (int, error) {
 	if err := srv.Register(Arith{}); err != nil {
 		t.Fatal(err)
 	}
-	simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) int {
+	server := simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) int {
 		c, err := netconn.NewListener(ctx, l).Accept()
 		if err != nil {
 			t.Error(err)
@@ -46,9 +46,13 @@ func rpcAdd(t *testing.T, ctx simrt.Context, addr netip.AddrPort) (int, error) {
 		t.Fatal(err)
 	}
 	cl := rpc.NewClient(netconn.New(ctx, sink, stream, netip.AddrPort{}, l.Addr()))
-	defer cl.Close()
 	var sum int
 	err = cl.Call("Arith.Add", [2]int{1, 2}, &sum)
+	// Close, and let ServeConn see it and wait for its handlers: a task
+	// aborted while net/rpc's goroutines still use its connection would
+	// take them down (see the simulator's case).
+	cl.Close()
+	server.Await(ctx)
 	return sum, err
 }
 
@@ -78,14 +82,27 @@ func TestGoroutineOfALibraryIsNamed(t *testing.T) {
 		}
 	})
 	t.Run("deterministic", func(t *testing.T) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRPCInSimulator$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "NETCONN_HELPER=TestHelperRPCInSimulator")
-		out, err := cmd.CombinedOutput()
-		if err == nil {
-			t.Fatalf("net/rpc over netconn in the simulator passed:\n%s", out)
+		// The goroutines run beside the simulation, so how the run fails
+		// depends on their timing: nearly always through the check (a
+		// task unwound, or a blocking call, by net/rpc's goroutine), but
+		// now and then as a stall (about 1 run in 30 under -race), where
+		// nothing tells the goroutine apart. Three tries.
+		var out []byte
+		for range 3 {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRPCInSimulator$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "NETCONN_HELPER=TestHelperRPCInSimulator")
+			var err error
+			if out, err = cmd.CombinedOutput(); err == nil {
+				t.Fatalf("net/rpc over netconn in the simulator passed:\n%s", out)
+			}
+			if !strings.Contains(string(out), "runtime stalled") {
+				break
+			}
 		}
 		for _, want := range []string{
-			"panic: simrt: task <root> (#0) was parked or unwound by a goroutine that simrt did not start (net/rpc.",
+			// "task <root> (#0) was parked or unwound", or "a blocking
+			// call was made outside a task", as the goroutines interleave
+			" by a goroutine that simrt did not start (net/rpc.",
 			"used a connection (netconn, a Stream or a Sink)",
 			`docs/PORTING.md, "What does not port"`,
 		} {
