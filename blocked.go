@@ -96,12 +96,29 @@ func (c *chanSend[T]) BlockedOn() string {
 
 // Waits that need no more than their kind.
 const (
-	mutexWait   = core.WaitText("Lock of a simrt.Mutex")
 	signalWait  = core.WaitText("Wait on a simrt.Signal")
 	oneshotWait = core.WaitText("Recv on a simrt.Oneshot")
 	onceWait    = core.WaitText("Do of a simrt.Once, waiting for a concurrent Do to end")
 	contextWait = core.WaitText("Wait on a simrt.GoContext, until it is cancelled")
 )
+
+// mutexLockWait is a Mutex seen as the wait of a task in Lock.
+type mutexLockWait Mutex
+
+// BlockedOn implements core.Blocker: `Lock of a simrt.Mutex held by task
+// "worker" (#3)`.
+func (m *mutexLockWait) BlockedOn() string {
+	switch {
+	case !m.locked: // free again, and the waiter not yet run
+		return "Lock of a simrt.Mutex"
+	case m.holder == nil:
+		return "Lock of a simrt.Mutex taken with TryLock (its holder is unknown)"
+	}
+	if d := m.holder.Describe(); d != "" {
+		return "Lock of a simrt.Mutex held by " + d
+	}
+	return "Lock of a simrt.Mutex"
+}
 
 // waitGroupWait is a WaitGroup seen as the wait of a task in Wait.
 type waitGroupWait WaitGroup
@@ -135,6 +152,8 @@ func (m *rwWriteWait) BlockedOn() string {
 func (m *RWMutex) holders(forReader bool) string {
 	var parts []string
 	switch {
+	case m.writer && m.holder != nil && m.holder.Describe() != "":
+		parts = append(parts, "writer "+m.holder.Describe())
 	case m.writer:
 		parts = append(parts, "writer")
 	case m.readers == 1:

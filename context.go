@@ -52,7 +52,8 @@ type Supervisor interface {
 	Child(label string) Context
 	// WithAttribute returns a context whose metrics carry the constant label
 	// key=value (replacing an earlier value for key). The key follows the
-	// label rules of Child.
+	// label rules of Child and the value must be valid UTF-8 (as Prometheus
+	// requires); otherwise WithAttribute panics, naming the key.
 	WithAttribute(key, value string) Context
 	// Name returns the context's label and attributes (sorted by key).
 	Name() Name

@@ -125,7 +125,9 @@ func (c *TaskContext) AfterFunc(f func()) (stop func() bool) {
 }
 
 // Wait parks until the context is cancelled and returns Err.
+// It panics at the call if ctx is nil.
 func (c *TaskContext) Wait(ctx Caller) error {
+	mustContext(ctx == nil, "TaskContext.Wait")
 	c.mu.Lock()
 	if c.err == nil {
 		waitUntilOn(ctx, &c.mu, &c.q, contextWait, nil, func() bool { return c.err != nil })

@@ -225,8 +225,9 @@ func (h *Handle[T]) describeCase(*result[T]) string { return (*awaitWait[T])(h).
 
 // SelectHandles parks until the first of handles completes and returns its
 // index and outcome; every handle is aborted when it returns. With no
-// handles it returns -1 and ErrClosed.
+// handles it returns -1 and ErrClosed. It panics at the call if ctx is nil.
 func SelectHandles[T any](ctx Caller, handles ...*Handle[T]) (int, T, error) {
+	mustContext(ctx == nil, "SelectHandles")
 	var zero T
 	if len(handles) == 0 {
 		return -1, zero, ErrClosed

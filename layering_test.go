@@ -40,8 +40,8 @@ func is(names ...string) func(string) bool {
 func not(f func(string) bool) func(string) bool { return func(p string) bool { return !f(p) } }
 
 var layerRules = []layerRule{
-	{"only simtest, nemesis and runtimetest import the simulator",
-		not(is("simtest", "nemesis", "runtimetest")), not(is("deterministic"))},
+	{"only simtest, plaingo, nemesis and runtimetest import the simulator",
+		not(is("simtest", "plaingo", "nemesis", "runtimetest")), not(is("deterministic"))},
 	{"no library package imports the production runtime",
 		func(string) bool { return true }, not(is("realtime"))},
 	{"the root (the user's API) imports only internal/core and rtapi",
@@ -57,8 +57,8 @@ var layerRules = []layerRule{
 
 // TestLayering checks the library module's imports (non-test files)
 // against layerRules, and that the library depends only on the standard
-// library, the Prometheus client and its own packages, and that only
-// simtest reads flags.
+// library, the Prometheus client and its own packages, and that only the
+// test drivers (simtest and plaingo) read flags.
 func TestLayering(t *testing.T) {
 	imports := map[string][]string{} // package (relative to the module, "" for the root) -> imports
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -119,8 +119,8 @@ func TestLayering(t *testing.T) {
 						t.Errorf("%s imports %s: breaks %q", name(pkg), name(rel), r.name)
 					}
 				}
-			case imp == "flag" && pkg != "simtest":
-				t.Errorf("%s imports flag: only simtest reads flags", name(pkg))
+			case imp == "flag" && pkg != "simtest" && pkg != "plaingo":
+				t.Errorf("%s imports flag: only the test drivers (simtest, plaingo) read flags", name(pkg))
 			case strings.Contains(strings.Split(imp, "/")[0], ".") && !strings.HasPrefix(imp, "github.com/prometheus/"):
 				t.Errorf("%s imports %s: the library depends only on the standard library and the Prometheus client", name(pkg), imp)
 			}

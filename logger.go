@@ -10,8 +10,9 @@ import "log/slog"
 // time and the task's name and goes to realtime.Config.Logger. Both
 // runtimes' contexts have a Logger method, which this calls; a context of
 // another kind (a wrapper that embeds a Context hides the method) gets
-// slog.Default(), unstamped.
+// slog.Default(), unstamped. It panics at the call if ctx is nil.
 func Logger(ctx Context) *slog.Logger {
+	mustContext(ctx == nil, "Logger")
 	if l, ok := ctx.(interface{ Logger() *slog.Logger }); ok {
 		return l.Logger()
 	}

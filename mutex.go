@@ -10,15 +10,23 @@ type Mutex struct {
 	mu     core.Lock
 	locked bool
 	q      core.WaitQueue
+	// holder is the task that took the mutex with Lock or OnLock, for a
+	// report of a task parked on it; nil while it is free, and when it was
+	// taken with TryLock, which knows no task.
+	holder *core.Task
 }
 
 // Lock parks until the mutex is free and takes it.
+// It panics at the call if ctx is nil.
 func (m *Mutex) Lock(ctx Caller) {
-	m.mu.Enter(ctx.CurrentTask())
+	mustContext(ctx == nil, "Mutex.Lock")
+	t := ctx.CurrentTask()
+	m.mu.Enter(t)
 	m.mu.Lock()
 	if !m.take() {
-		waitUntilOn(ctx, &m.mu, &m.q, mutexWait, m.forward, m.take)
+		waitUntilOn(ctx, &m.mu, &m.q, (*mutexLockWait)(m), m.forward, m.take)
 	}
+	m.holder = t
 	m.mu.Unlock()
 }
 
@@ -58,7 +66,7 @@ func (m *Mutex) unlockOp() {
 	if !m.locked {
 		panic("simrt.Mutex.Unlock: mutex is not locked")
 	}
-	m.locked = false
+	m.locked, m.holder = false, nil
 	m.q.NotifyOne()
 }
 
@@ -75,7 +83,13 @@ func (m *Mutex) OnLock(f func()) Case {
 }
 
 func (m *Mutex) armCase(_ *struct{}, w *core.Waiter, _ *core.Selection) bool {
-	return armNotified(&m.mu, &m.q, w, m.take)
+	return armNotified(&m.mu, &m.q, w, func() bool {
+		if !m.take() {
+			return false
+		}
+		m.holder = w.Task
+		return true
+	})
 }
 
 func (m *Mutex) disarmCase(_ *struct{}, w *core.Waiter) bool {
@@ -88,4 +102,4 @@ func (m *Mutex) fireCase(_ *struct{}, f func()) {
 	}
 }
 
-func (m *Mutex) describeCase(*struct{}) string { return mutexWait.BlockedOn() }
+func (m *Mutex) describeCase(*struct{}) string { return (*mutexLockWait)(m).BlockedOn() }

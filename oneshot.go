@@ -65,7 +65,9 @@ func (o *Oneshot[T]) resultLocked() (T, error) {
 
 // Recv parks until a value is sent (and returns it) or the oneshot is
 // closed (ErrClosed). Any number of receivers see the same value.
+// It panics at the call if ctx is nil.
 func (o *Oneshot[T]) Recv(ctx Caller) (T, error) {
+	mustContext(ctx == nil, "Oneshot.Recv")
 	o.mu.Enter(ctx.CurrentTask())
 	o.mu.Lock()
 	if o.doneLocked() {

@@ -19,11 +19,17 @@ type RWMutex struct {
 	readers int  // readers holding the lock, counting those woken with it
 	writer  bool // a writer holds the lock, or has been woken with it
 	rq, wq  core.WaitQueue
+	// holder is the task that took the write lock with Lock, for a report
+	// of a task parked on it; nil while no writer holds it, while the lock
+	// is handed to a woken writer that has not run yet, and when it was
+	// taken with TryLock, which knows no task.
+	holder *core.Task
 }
 
 // RLock parks until no writer holds or waits for the lock, and takes a
-// read lock.
+// read lock. It panics at the call if ctx is nil.
 func (m *RWMutex) RLock(ctx Caller) {
+	mustContext(ctx == nil, "RWMutex.RLock")
 	m.mu.Enter(ctx.CurrentTask())
 	m.mu.Lock()
 	if m.canRead() {
@@ -68,12 +74,14 @@ func (m *RWMutex) rUnlockOp() {
 }
 
 // Lock parks until no reader or writer holds the lock, and takes it for
-// writing.
+// writing. It panics at the call if ctx is nil.
 func (m *RWMutex) Lock(ctx Caller) {
-	m.mu.Enter(ctx.CurrentTask())
+	mustContext(ctx == nil, "RWMutex.Lock")
+	t := ctx.CurrentTask()
+	m.mu.Enter(t)
 	m.mu.Lock()
 	if m.canWrite() {
-		m.writer = true
+		m.writer, m.holder = true, t
 		m.mu.Unlock()
 		return
 	}
@@ -130,7 +138,7 @@ func (m *RWMutex) runlockLocked() {
 // reader if there is one, else to the first waiting writer. Called with mu
 // held.
 func (m *RWMutex) unlockLocked() {
-	m.writer = false
+	m.writer, m.holder = false, nil
 	for m.rq.NotifyOne() { // the readers go first, even with a writer waiting
 		m.readers++
 	}
@@ -166,6 +174,9 @@ func (m *RWMutex) waitGranted(ctx Caller, q *core.WaitQueue, on core.Blocker, re
 		w.Task.ParkOn(on)
 		m.mu.Lock()
 		if granted = w.Notified; granted { // else a spurious wake, w still queued
+			if q == &m.wq { // a writer: name it in reports
+				m.holder = w.Task
+			}
 			m.mu.Unlock()
 			return
 		}

@@ -43,7 +43,9 @@ func (s *Signal) Fired() (int, bool) {
 }
 
 // Wait parks until the signal fires and returns its value.
+// It panics at the call if ctx is nil.
 func (s *Signal) Wait(ctx Caller) int {
+	mustContext(ctx == nil, "Signal.Wait")
 	s.mu.Enter(ctx.CurrentTask())
 	s.mu.Lock()
 	if s.fired {

@@ -15,7 +15,11 @@ func (ss *StopSignal) rec() *core.StopSignal[Signal, *Signal] {
 }
 
 // Wait parks until Stop is called and returns its value.
-func (ss *StopSignal) Wait(ctx Caller) int { return ss.rec().Event().Wait(ctx) }
+// It panics at the call if ctx is nil.
+func (ss *StopSignal) Wait(ctx Caller) int {
+	mustContext(ctx == nil, "StopSignal.Wait")
+	return ss.rec().Event().Wait(ctx)
+}
 
 // Fired returns the stop value and true once Stop has been called.
 func (ss *StopSignal) Fired() (int, bool) { return ss.rec().Event().Fired() }

@@ -32,7 +32,9 @@ type Ticker struct {
 // NewTicker returns a ticker that ticks every d of runtime time, starting
 // one d from now. It panics if d <= 0. Call it from a task of ctx's
 // runtime; the ticker stops when that task ends.
+// It panics at the call if ctx is nil.
 func NewTicker(ctx Context, d time.Duration) *Ticker {
+	mustContext(ctx == nil, "NewTicker")
 	if d <= 0 {
 		panic("simrt.NewTicker: non-positive interval")
 	}
@@ -115,7 +117,9 @@ func (t *Ticker) end() {
 // Recv parks until the next tick and returns the runtime time at which it
 // was delivered. On a stopped ticker it parks until aborted, as a receive
 // from a stopped time.Ticker's channel blocks.
+// It panics at the call if ctx is nil.
 func (t *Ticker) Recv(ctx Caller) time.Time {
+	mustContext(ctx == nil, "Ticker.Recv")
 	v, _ := t.ticks.Recv(ctx)
 	return v
 }

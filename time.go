@@ -9,8 +9,9 @@ import (
 
 // After is a Select case that completes once d of runtime time has passed,
 // counted from the moment Select first looks at it, and then calls f, which
-// may be nil. d <= 0 completes at once.
+// may be nil. d <= 0 completes at once. It panics at the call if ctx is nil.
 func After(ctx Caller, d time.Duration, f func()) Case {
+	mustContext(ctx == nil, "After")
 	return &primCase[afterState, func()]{p: afterWait{}, f: f, s: afterState{rt: ctx, d: d}}
 }
 

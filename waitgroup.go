@@ -49,8 +49,9 @@ func (wg *WaitGroup) Add(delta int) {
 // Done decrements the counter by one.
 func (wg *WaitGroup) Done() { wg.Add(-1) }
 
-// Wait parks until the counter is zero.
+// Wait parks until the counter is zero. It panics at the call if ctx is nil.
 func (wg *WaitGroup) Wait(ctx Caller) {
+	mustContext(ctx == nil, "WaitGroup.Wait")
 	wg.mu.Enter(ctx.CurrentTask())
 	wg.mu.Lock()
 	if wg.n != 0 {

@@ -141,6 +141,9 @@ func (rt *runtime) check() { rt.sh.Check() }
 func (rt *runtime) currentTask() *task {
 	rt.check()
 	if rt.current == nil {
+		if entry := core.ForeignGoroutine(loopEntry); entry != "" {
+			panic(core.ForeignMessage("a blocking call was made outside a task", entry))
+		}
 		panic("deterministic: blocking call made outside a task of this runtime")
 	}
 	return rt.current

@@ -110,10 +110,7 @@ func (v *Verdict) Unwrap() error { return v.Err }
 //
 //	task "node" on 10.0.0.1 (#3) parked 4ms, since 1970-01-01T00:00:00.001Z: receive on chan made at node.go:140 (capacity 64)
 func (t TaskState) String(now time.Time) string {
-	name := strconv.Quote(t.Name)
-	if t.Name == "" {
-		name = "<root>"
-	}
+	name := taskName(t.Name)
 	if t.Node.IsValid() {
 		name += " on " + t.Node.String()
 	}
@@ -129,6 +126,27 @@ func (t TaskState) String(now time.Time) string {
 	}
 	return fmt.Sprintf("task %s (#%d) parked %v, since %s: %s", name, t.ID, now.Sub(t.Since),
 		t.Since.UTC().Format(time.RFC3339Nano), on)
+}
+
+// taskName renders a task's name as a report does: quoted, or <root>.
+func taskName(name string) string {
+	if name == "" {
+		return "<root>"
+	}
+	return strconv.Quote(name)
+}
+
+var _ core.TaskDescriber = (*task)(nil)
+
+// DescribeTask implements core.TaskDescriber, naming t as the task list of
+// a verdict does: `task "worker" (#3)`, `task <root> (#1)`, with ", which
+// has ended" once it has.
+func (t *task) DescribeTask() string {
+	s := "task " + taskName(t.name) + " (#" + strconv.FormatUint(t.id, 10) + ")"
+	if t.finished {
+		s += ", which has ended"
+	}
+	return s
 }
 
 // verdict builds the verdict err on the run as it stands: called by the

@@ -84,7 +84,7 @@ func TestStallDescribesNewerPrimitives(t *testing.T) {
 	recvSite := fmt.Sprintf("unbuffered chan made at report_prims_test.go:%d", recvLine)
 	for _, c := range []struct{ task, want string }{
 		{`"waitgroup"`, ": Wait of a simrt.WaitGroup (counter 2)"},
-		{`"reader"`, ": RLock of a simrt.RWMutex (writer)"},
+		{`"reader"`, ": RLock of a simrt.RWMutex (writer task <root> (#0))"},
 		{`"writer"`, ": Lock of a simrt.RWMutex (1 reader)"},
 		{`"late_reader"`, ": RLock of a simrt.RWMutex (1 reader, writer waiting)"},
 		{`"once_second"`, ": Do of a simrt.Once, waiting for a concurrent Do to end"},

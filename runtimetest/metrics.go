@@ -24,7 +24,7 @@ var metricCases = []testCase{
 	{"ReregisterReturnsExisting", "registering the same name, attributes and type again returns the collector already registered; another type panics", reregisterReturnsExisting},
 	{"EncodeSingleEOF", "Encode ends with exactly one \"# EOF\" line", encodeSingleEOF},
 	{"MetricNameValidation", "registering a metric whose full name is not a valid Prometheus name panics naming the metric", metricNameValidation},
-	{"LabelValidation", "Child and WithAttribute panic on labels outside [a-zA-Z][a-zA-Z0-9_]* and on names starting with runtime", labelValidation},
+	{"LabelValidation", "Child and WithAttribute panic on labels outside [a-zA-Z][a-zA-Z0-9_]*, on names starting with runtime and on attribute values that are not UTF-8", labelValidation},
 }
 
 // sample is one parsed sample line of the exposition text.
@@ -343,6 +343,7 @@ func labelValidation(t *testing.T, r Runner) {
 			{func() { ctx.Child("runtimes") }, "using runtime label is not allowed"},
 			{func() { ctx.WithAttribute("_k", "v") }, "label must start with [a-zA-Z]: _k"},
 			{func() { ctx.WithAttribute("k.v", "v") }, "label must only contain [a-zA-Z0-9_]: k.v"},
+			{func() { ctx.WithAttribute("k", "\xff") }, `attribute value must be valid UTF-8: k="\xff"`},
 		} {
 			if v := catchPanic(c.f); v != c.want {
 				t.Errorf("panic = %v, want %q", v, c.want)

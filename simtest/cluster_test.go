@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func TestNemesisScheduleInReportAndReplay(t *testing.T) {
 	}
 	// The file's name holds the package's directory: another package's
 	// TestHelperNemesisFailure seed 7 writes another file.
-	if wd, _ := os.Getwd(); !strings.Contains(m[1], strings.ReplaceAll(strings.TrimPrefix(wd, "/"), "/", "_")) {
+	if wd, _ := os.Getwd(); !namesDir(m[1], wd) {
 		t.Errorf("schedule file %s: want the package directory %s in its name", m[1], wd)
 	}
 	if r := parseReport(t, again, "7"); r.state != first.state {
@@ -160,6 +161,40 @@ func TestNemesisScheduleInReportAndReplay(t *testing.T) {
 	defer os.Remove(bad)
 	if out := runHelper(t, "TestHelperNemesisFailure", "-simrt.schedule="+bad); !strings.Contains(out, `line 1: nemesis: unknown fault kind "explode"`) {
 		t.Errorf("a bad schedule file:\n%s", out)
+	}
+}
+
+// namesDir reports whether a schedule file's name holds the directory dir,
+// spelt as simtest spells it: every character but an ASCII letter, digit,
+// '-' or '_' (a '/', but also a '.' or a space) becomes '_'.
+func namesDir(file, dir string) bool {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, strings.TrimPrefix(filepath.ToSlash(dir), "/"))
+	return strings.Contains(filepath.Base(file), safe)
+}
+
+// TestScheduleFileInDottedDirectory: run from a directory whose path holds a
+// '.' (a checkout under /tmp/x.y), the schedule file still names that
+// directory. TestNemesisScheduleInReportAndReplay failed there, because it
+// looked for the path with only its '/' replaced.
+func TestScheduleFileInDottedDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.y", "simtest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	out := runHelper(t, "TestHelperNemesisFailure")
+	m := reSchedule.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no schedule file in:\n%s", out)
+	}
+	defer os.Remove(m[1])
+	if !namesDir(m[1], dir) {
+		t.Errorf("schedule file %s: want the directory %s in its name", m[1], dir)
 	}
 }
 

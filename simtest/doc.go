@@ -126,7 +126,9 @@
 // their kinds' defaults (no yield, first choice, no fault) by delta
 // debugging, each candidate run in a fresh process of the test binary and
 // kept only if it fails the same way (the report's first line with numbers
-// blanked out, and for t.Error the task). The result is saved, by default
+// blanked out, and for t.Error the task). That process gets the package's
+// own flags (those after -args, or unknown to go test) as this one did,
+// and -test.short; every other -test flag is its own. The result is saved, by default
 // as testdata/simrt/TEST-seedN.stream in the package, and its replay
 // command printed:
 //

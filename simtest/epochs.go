@@ -67,7 +67,7 @@ func ExploreEpochs(t *testing.T, cfg deterministic.Config, epochs int, root Epoc
 			st.events = 0
 		}
 	}
-	rep := sweepSubtests(t, st, 1, 0, func(t *testing.T, _ *sweep.Worker, seed uint64) {
+	rep, _ := sweepSubtests(t, st, 1, 0, func(t *testing.T, _ *sweep.Worker, seed uint64) {
 		c := cfg
 		c.Seed = seed
 		runEpochsSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, epochs, root)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
@@ -78,9 +78,7 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 	if cov == nil {
 		cov = &deterministic.Coverage{}
 	}
-	var mu sync.Mutex // guards allFailed
-	allFailed := 0    // seeds whose subtest failed, counted or not
-	rep := sweepSubtests(t, st, workers, gc, func(t *testing.T, w *sweep.Worker, seed uint64) {
+	rep, allFailed := sweepSubtests(t, st, workers, gc, func(t *testing.T, w *sweep.Worker, seed uint64) {
 		c := cfg
 		c.Seed = seed
 		c.Hooks.Coverage = cov
@@ -90,11 +88,6 @@ func Explore(t *testing.T, cfg deterministic.Config, root Func) {
 			c.Hooks.Coroutines = w.Coroutines
 		}
 		runSeed(t, t.Name()[:strings.LastIndexByte(t.Name(), '/')], c, st, traceName(st.trace, seed, total), root)
-		if t.Failed() {
-			mu.Lock()
-			allFailed++
-			mu.Unlock()
-		}
 	})
 	if rep == nil {
 		return
@@ -138,26 +131,32 @@ var errSeedFailed = errors.New("simtest: the seed's subtest failed")
 // or nil after failing t when the selection cannot be swept or when
 // -simrt.record asks for the stream of one seed among several. Without
 // -simrt.keepgoing no seed starts after the first failure, and the report
-// ends at the lowest failing seed.
-func sweepSubtests(t *testing.T, st settings, workers, gc int, run func(t *testing.T, w *sweep.Worker, seed uint64)) *sweep.Report[struct{}] {
+// ends at the lowest failing seed. It also returns how many subtests
+// failed, in the report or not (a seed running beside the lowest failing
+// one): t.Run's answer, so that a seed that failed by t.FailNow (which
+// leaves run by runtime.Goexit) or in a cleanup counts as its "--- FAIL"
+// line does.
+func sweepSubtests(t *testing.T, st settings, workers, gc int, run func(t *testing.T, w *sweep.Worker, seed uint64)) (*sweep.Report[struct{}], int) {
 	t.Helper()
 	set, shard := exploreSeeds(st)
 	if n := shard.Len(set.Len()); st.record != "" && n > 1 {
 		t.Errorf("simtest: -simrt.record=%s writes the stream of one seed, and %d seeds are selected (%v); select one with -simrt.seed=N", st.record, n, set)
-		return nil
+		return nil, 0
 	}
+	var failed atomic.Int64
 	cfg := sweep.Config[struct{}]{Seeds: set, Shard: shard, Workers: workers, KeepGoing: st.keepGoing, GCPercent: gc}
 	rep, err := sweep.Run(cfg, func(w *sweep.Worker, seed uint64) (struct{}, error) {
 		if !t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) { run(t, w, seed) }) {
+			failed.Add(1)
 			return struct{}{}, errSeedFailed
 		}
 		return struct{}{}, nil
 	})
 	if err != nil {
 		t.Errorf("simtest: %v", err)
-		return nil
+		return nil, 0
 	}
-	return rep
+	return rep, int(failed.Load())
 }
 
 // failingSeeds returns the seeds of the report's failures, in order.

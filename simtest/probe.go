@@ -86,6 +86,7 @@ func (p *prober) run(pr probe) (string, string, error) {
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}
+	args = append(args, packageFlags()...)
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)

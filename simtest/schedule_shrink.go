@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/simrt/simrt/nemesis"
@@ -63,9 +64,14 @@ func shrinkSchedule(name string, seed uint64, s nemesis.Schedule) string {
 		defer os.Remove(path)
 		ctx, cancel := context.WithTimeout(context.Background(), scheduleProbeTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run="+pattern, "-test.count=1",
-			"-simrt.seed="+strconv.FormatUint(seed, 10), "-simrt.schedule="+path,
-			"-simrt.shrinkschedule=false", "-simrt.checkdeterminism=false", "-simrt.trace=", "-simrt.coverfile=")
+		args := append([]string{"-test.run=" + pattern, "-test.count=1",
+			"-simrt.seed=" + strconv.FormatUint(seed, 10), "-simrt.schedule=" + path,
+			"-simrt.shrinkschedule=false", "-simrt.checkdeterminism=false", "-simrt.trace=", "-simrt.coverfile="},
+			packageFlags()...)
+		if testing.Short() {
+			args = append(args, "-test.short")
+		}
+		cmd := exec.CommandContext(ctx, os.Args[0], args...)
 		cmd.Env = os.Environ()
 		_, err := cmd.CombinedOutput()
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {

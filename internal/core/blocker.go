@@ -54,3 +54,22 @@ type WaitText string
 
 // BlockedOn implements Blocker.
 func (b WaitText) BlockedOn() string { return string(b) }
+
+// TaskDescriber is implemented by a runtime's task Backend that can name
+// its task for a report, so that a wait on a lock can say which task holds
+// it. Called only to build a report.
+type TaskDescriber interface {
+	// DescribeTask names the task as the report's task list does
+	// (`task "worker" (#3)`), saying so if it has ended.
+	DescribeTask() string
+}
+
+// Describe names t for a failure report if its runtime can (its Backend is
+// a TaskDescriber), and returns "" otherwise. Call it only to build a
+// report, from the runtime that runs t.
+func (t *Task) Describe() string {
+	if d, ok := t.backend.(TaskDescriber); ok {
+		return d.DescribeTask()
+	}
+	return ""
+}

@@ -26,6 +26,16 @@ type Backend interface {
 	Yield()
 }
 
+// UnwindChecker is implemented by a Backend that checks, before its task
+// unwinds an abort, that the calling goroutine is
+// the task's own: a goroutine the runtime did not start that reached the
+// task's park (a library's own goroutine using the task's connection)
+// would otherwise die of a bare abort panic. CheckUnwind panics with what
+// happened if it is not; it is called only on the unwind path.
+type UnwindChecker interface {
+	CheckUnwind()
+}
+
 // abortSignal is the private panic value that unwinds an aborted task.
 type abortSignal struct{}
 
@@ -181,6 +191,9 @@ func (t *Task) Yield() { t.backend.Yield() }
 func (t *Task) unwind() {
 	if t.flags.And(^flagInterrupt)&flagAborted != 0 {
 		t.flags.Or(flagInterrupt)
+		if c, ok := t.backend.(UnwindChecker); ok {
+			c.CheckUnwind()
+		}
 		panic(Aborted)
 	}
 	var outermost *Deadline

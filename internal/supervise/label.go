@@ -1,7 +1,9 @@
 package supervise
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/simrt/simrt/telemetry/metrics"
 )
@@ -40,10 +42,16 @@ func ChildName(parent, label string) string {
 }
 
 // WithAttr returns attrs with key set to value, sorted by key; an existing
-// key has its value replaced. The key follows the rules of ValidateLabel.
+// key has its value replaced. The key follows the rules of ValidateLabel;
+// the value must be valid UTF-8, as Prometheus requires of every label
+// value (client_golang refuses the metric otherwise, and the refusal would
+// surface only at the first metric registered, as an inconsistent type).
 // attrs is not modified.
 func WithAttr(attrs []metrics.Attr, key, value string) []metrics.Attr {
 	ValidateLabel(key)
+	if !utf8.ValidString(value) {
+		panic(fmt.Sprintf("attribute value must be valid UTF-8: %s=%q", key, value))
+	}
 	out := make([]metrics.Attr, 0, len(attrs)+1)
 	done := false
 	for _, a := range attrs {

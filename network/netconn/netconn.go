@@ -57,7 +57,10 @@ type Runtime interface {
 // does nothing and returns nil.
 //
 // Use the conn from tasks of ctx's runtime; one Read and one Write may be
-// in progress at once.
+// in progress at once. A library that uses the conn from goroutines of its
+// own (net/rpc's client and server do) runs in production only: in the
+// simulator such a goroutine panics, saying that a goroutine simrt did not
+// start used the connection (docs/PORTING.md, "What does not port").
 //
 // A library that computes deadlines from the wall clock breaks
 // determinism: tls.Conn.Close, for one, sets a write deadline of

@@ -191,7 +191,17 @@ func (s *Storage) OpenVersioned(partition string, name []byte, versions simrt.Ve
 	}
 	h, err := s.resolve(f, versions)
 	if err == nil && h.Fresh {
-		err = s.create(f, dir, h.Version)
+		if err = s.create(f, dir, h.Version); err != nil {
+			// A creation that failed (ENOSPC on the header or its sync)
+			// leaves no name behind: Scan would list it, and while the disk
+			// stays full no Open could make it a blob. The file held no
+			// data: it was new, empty or torn.
+			f.Close()
+			if rerr := os.Remove(path); rerr == nil {
+				s.syncDir(dir) // best effort: a name back after a crash is a torn blob again
+			}
+			return fail(simrt.ErrBlobOpenFailed, err)
+		}
 	}
 	if err != nil {
 		f.Close()

@@ -3,8 +3,10 @@ package disk_test
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/simrt/simrt"
@@ -156,4 +158,35 @@ func TestStartSyncAbandonedKeepsBlobUsable(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A blob whose creation fails for lack of space leaves no name behind:
+// Scan listed it, and no Open could make it a blob while the disk stayed
+// full. Once there is room, the name opens as a new blob.
+func TestFullDiskCreationLeavesNoName(t *testing.T) {
+	s, root := newStorage(t)
+	full := disk.FullDisk(s)
+	if b, _, err := s.Open("p", []byte("kept")); err != nil {
+		t.Fatal(err)
+	} else {
+		b.Close()
+	}
+	full.Store(true)
+	_, _, err := s.Open("p", []byte("new"))
+	if !errors.Is(err, simrt.ErrBlobOpenFailed) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Open on a full disk: %v, want ErrBlobOpenFailed caused by ENOSPC", err)
+	}
+	names, err := s.Scan("p")
+	if err != nil || len(names) != 1 || string(names[0]) != "kept" {
+		t.Errorf("Scan after the failed creation = %q, %v; want only \"kept\"", names, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "p", storage.HexName([]byte("new")))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file of the failed creation: %v, want it gone", err)
+	}
+	full.Store(false)
+	b, size, err := s.Open("p", []byte("new"))
+	if err != nil || size != 0 {
+		t.Fatalf("Open once there is room: size %d, %v", size, err)
+	}
+	b.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"sync/atomic"
+	"syscall"
 )
 
 // ErrInjectedSync is the error a sync fails with once FailSyncs is on.
@@ -30,4 +31,18 @@ func SetRemoveHook(s *Storage, h func(point string)) { s.hook = h }
 func NoSync(s *Storage) {
 	s.datasync = func(*os.File) error { return nil }
 	s.dirsync = s.datasync
+}
+
+// FullDisk returns a switch that makes every file sync of s fail with
+// ENOSPC while it is on, as a file system that allocates blocks lazily
+// reports a full disk at fdatasync.
+func FullDisk(s *Storage) *atomic.Bool {
+	var on atomic.Bool
+	s.datasync = func(f *os.File) error {
+		if on.Load() {
+			return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: syscall.ENOSPC}
+		}
+		return datasync(f)
+	}
+	return &on
 }

@@ -45,9 +45,11 @@ type DiskFault struct {
 	// StartSync poisons its handle, as any failed sync does (see the
 	// package documentation); a failed WriteAt writes nothing and does not.
 	Fail bool
-	// Full makes every WriteAt that ends past the blob's size and every
-	// Resize that grows it fail (ENOSPC). Writes within the blob, shrinking
-	// resizes, reads, syncs, opens and removals work.
+	// Full makes every WriteAt that ends past the blob's size, every
+	// Resize that grows it, and every Open or OpenVersioned that would
+	// create a blob (it writes the blob's header) fail (ENOSPC); a failed
+	// creation leaves no name. Writes within the blob, shrinking resizes,
+	// reads, syncs, opens of existing blobs and removals work.
 	Full bool
 	// ReadOnly makes every mutation fail (EROFS): WriteAt, Resize, Remove,
 	// RemovePartition, an Open or OpenVersioned that would create a blob,
@@ -181,9 +183,11 @@ func (s *Storage) diskErr(a diskAccess, dirty bool) error {
 }
 
 // diskCreates reports whether opening name in partition would create it,
-// which only a read-only disk needs to know. Called with s.mu held.
+// which only a read-only or a full disk needs to know: creating a blob
+// writes its header, so a full disk refuses it as the disk storage does
+// (ENOSPC), leaving no name. Called with s.mu held.
 func (s *Storage) diskCreates(partition string, name []byte) bool {
-	if !s.disk.ReadOnly || s.disk.Fail {
+	if !s.disk.ReadOnly && !s.disk.Full || s.disk.Fail {
 		return false
 	}
 	names, err := s.inner.Scan(partition)

@@ -84,7 +84,11 @@ func TestDiskFailFailsEveryOperation(t *testing.T) {
 func TestDiskFullFailsOnlyGrowth(t *testing.T) {
 	e := newEnv(t, 1, faulty.Config{})
 	b := e.synced("a", "0123456789")
+	if err := e.open("gone").Close(); err != nil {
+		t.Fatal(err)
+	}
 	e.fs.SetDiskFault(faulty.DiskFault{Full: true})
+	_, _, createErr := e.fs.Open("p", []byte("new")) // creating writes a header
 	for _, c := range []struct {
 		name string
 		err  error
@@ -93,6 +97,7 @@ func TestDiskFullFailsOnlyGrowth(t *testing.T) {
 		{"straddling write", b.WriteAt(8, 0, []byte("xyz"))},
 		{"write past the end", b.WriteAt(100, 0, []byte("x"))},
 		{"growing resize", b.Resize(11)},
+		{"creating open", createErr},
 	} {
 		if !diskErr(c.err, faulty.ErrNoSpace) {
 			t.Errorf("%s on a full disk: %v, want ENOSPC (ErrNoSpace)", c.name, c.err)
@@ -111,18 +116,19 @@ func TestDiskFullFailsOnlyGrowth(t *testing.T) {
 	if err := b.ReadAt(p, 0); err != nil || string(p) != "ab234567y" {
 		t.Fatalf("ReadAt on a full disk: %q, %v", p, err)
 	}
-	if _, err := e.fs.Scan("p"); err != nil {
-		t.Fatalf("Scan on a full disk: %v", err)
+	// The failed creation left no name: Scan lists only what opens.
+	if names, err := e.fs.Scan("p"); err != nil || len(names) != 2 || string(names[0]) != "a" || string(names[1]) != "gone" {
+		t.Fatalf("Scan on a full disk: %q, %v; want [a gone]", names, err)
 	}
-	e.open("gone")
+	e.open("gone") // an existing blob opens
 	if err := e.fs.Remove("p", []byte("gone")); err != nil {
 		t.Fatalf("Remove on a full disk: %v", err)
 	}
 	if got := e.crash("a"); got != "ab234567y" {
 		t.Fatalf("after the crash %q", got)
 	}
-	if got := e.fs.Faults()[fault.DiskFull]; got != 4 {
-		t.Fatalf("disk-full = %d, want 4", got)
+	if got := e.fs.Faults()[fault.DiskFull]; got != 5 {
+		t.Fatalf("disk-full = %d, want 5", got)
 	}
 }
 
