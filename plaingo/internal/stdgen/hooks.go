@@ -101,12 +101,22 @@ func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }`},
 		return nil
 	}
 `},
+	// Put of a non-nil value on a nil *Pool panics, as Go's does (its pin
+	// dereferences p; Go's TestNilPool checks it).
 	{pkg: "sync", name: "(*Pool).Put", prepend: `	if simrthook.Active() {
+		if x != nil {
+			_ = p.local
+		}
 		return
 	}
 `},
-	// TryLock never parks: a task spinning on it is made to yield now and
-	// then (deterministic.Plain.SpinPoint), so the holder runs.
+	// Locking is a scheduling point, where Go interleaves goroutines (issue
+	// 31 item 7). TryLock never parks: a task spinning on it is made to
+	// yield now and then (deterministic.Plain.SpinPoint), so the holder
+	// runs.
+	{pkg: "sync", name: "(*Mutex).Lock", prepend: spinPrepend("m")},
+	{pkg: "sync", name: "(*RWMutex).Lock", prepend: spinPrepend("rw")},
+	{pkg: "sync", name: "(*RWMutex).RLock", prepend: spinPrepend("rw")},
 	{pkg: "sync", name: "(*Mutex).TryLock", prepend: spinPrepend("m")},
 	{pkg: "sync", name: "(*RWMutex).TryLock", prepend: spinPrepend("rw")},
 	{pkg: "sync", name: "(*RWMutex).TryRLock", prepend: spinPrepend("rw")},

@@ -47,6 +47,9 @@ type Locker interface {
 // If the lock is already in use, the calling goroutine
 // blocks until the mutex is available.
 func (m *Mutex) Lock() {
+	if simrtstd.Active() {
+		simrtstd.SpinPoint(m)
+	}
 	m.mu.Lock()
 }
 
