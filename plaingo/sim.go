@@ -169,4 +169,3 @@ func internalFrame(fn string) bool {
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
-

@@ -49,6 +49,9 @@ type Locker interface {
 func (m *Mutex) Lock() {
 	if simrtstd.Active() {
 		simrtstd.SpinPoint(m)
+		m.mu.Lock()
+		simrtstd.MutexLocked(&m.mu)
+		return
 	}
 	m.mu.Lock()
 }
@@ -72,5 +75,8 @@ func (m *Mutex) TryLock() bool {
 // It is allowed for one goroutine to lock a Mutex and then
 // arrange for another goroutine to unlock it.
 func (m *Mutex) Unlock() {
+	if simrtstd.Active() {
+		simrtstd.MutexUnlocked(&m.mu)
+	}
 	m.mu.Unlock()
 }
