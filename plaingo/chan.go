@@ -49,7 +49,7 @@ func (w *waiter) BlockedOn() string {
 	if w.send {
 		op = "send on chan"
 	}
-	return op + " at " + w.at.site() + w.started()
+	return op + " " + w.at.where() + w.started()
 }
 
 func (w *waiter) started() string {
@@ -64,6 +64,9 @@ func (s *sim) state(ch unsafe.Pointer) *chanState {
 	if cs := s.chans[ch]; cs != nil {
 		return cs
 	}
+	if len(s.chans) >= s.sweepAt {
+		s.sweep()
+	}
 	var cs *chanState
 	if n := len(s.free); n > 0 {
 		cs = s.free[n-1]
@@ -76,13 +79,24 @@ func (s *sim) state(ch unsafe.Pointer) *chanState {
 	return cs
 }
 
-// release forgets cs once nobody waits on it.
-func (s *sim) release(cs *chanState) {
-	if cs.recvq.Empty() && cs.sendq.Empty() && s.chans[cs.ch] == cs {
-		delete(s.chans, cs.ch)
-		cs.ch = nil
-		s.free = append(s.free, cs)
+// release is called when a waiter leaves cs. The entry stays while the
+// channel is in use (a channel that parks tasks again and again would
+// otherwise cost a map delete and insert per park); sweep drops the idle
+// ones once the table has doubled.
+func (s *sim) release(cs *chanState) {}
+
+// sweep forgets the channels nobody waits on, keeping their entries for
+// reuse. Which entry goes to which channel next changes nothing a task
+// can see, so the map's order does not matter here.
+func (s *sim) sweep() {
+	for ch, cs := range s.chans {
+		if cs.recvq.Empty() && cs.sendq.Empty() {
+			delete(s.chans, ch)
+			cs.ch = nil
+			s.free = append(s.free, cs)
+		}
 	}
+	s.sweepAt = max(64, 2*len(s.chans))
 }
 
 // getWaiter returns a waiter of t at cs for values of type typ, with its
@@ -225,7 +239,7 @@ func (s *sim) park(t *core.Task, ch, v unsafe.Pointer, typ *simrthook.Type, send
 	cs := s.state(ch)
 	w := s.getWaiter(t, cs, typ, nil)
 	w.send = send
-	w.at.capture(1)
+	w.at.capture(s, 1)
 	q := &cs.recvq
 	if send {
 		typ.Move(w.box, v)

@@ -23,7 +23,7 @@ func (st *selectState) BlockedOn() string {
 	if len(st.waiters) > 0 {
 		started = st.waiters[0].started()
 	}
-	return "select at " + st.at.site() + started
+	return "select " + st.at.where() + started
 }
 
 // Select implements simrthook.Chans: the cases are tried in an order drawn
@@ -84,7 +84,7 @@ func (s *sim) trySelect(cases []simrthook.Case, order []int) (int, bool, bool) {
 // completes one (done) or the task is notified to look again.
 func (s *sim) parkSelect(t *core.Task, st *selectState, cases []simrthook.Case, order []int) (chosen int, ok, done bool) {
 	st.sel.Arm()
-	st.at.capture(1)
+	st.at.capture(s, 1)
 	for _, i := range order {
 		c := &cases[i]
 		cs := s.state(c.Ch)

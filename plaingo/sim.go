@@ -18,11 +18,13 @@ import (
 type sim struct {
 	root   *deterministic.Context
 	labels unsafe.Pointer
-	// chans holds the waiters of every native channel a task is parked
-	// on, by the channel's pointer; an entry leaves when its last waiter
-	// does (free keeps it for reuse).
-	chans map[unsafe.Pointer]*chanState
-	free  []*chanState
+	// chans holds the waiters of every native channel tasks park on, by
+	// the channel's pointer; an idle entry leaves at the next sweep (free
+	// keeps it for reuse), so the table keeps at most about twice the
+	// channels in use alive.
+	chans   map[unsafe.Pointer]*chanState
+	free    []*chanState
+	sweepAt int // the size of chans at which idle entries are dropped
 	// waiters is the free list of plain waiters; selects keeps spare
 	// select states.
 	waiters []*waiter
@@ -33,6 +35,10 @@ type sim struct {
 	started int
 	idle    *core.Task
 	gs      map[*core.Task]*goroutine
+	// sites turns on recording where each task parks, for reports: a
+	// stack walk costs more than the rest of a channel operation, so a
+	// sweep leaves it off and the replay of one seed turns it on.
+	sites bool
 }
 
 var _ simrthook.Chans = (*sim)(nil)
@@ -95,7 +101,7 @@ func (s *sim) Go(f func()) {
 	s.started++
 	s.live++
 	g := &goroutine{s: s, f: f, name: "g" + strconv.Itoa(s.started)}
-	g.site.capture(1)
+	g.site.n = runtime.Callers(2, g.site.pcs[:]) // always: a go statement costs a spawn anyway
 	s.root.Child(g.name).SpawnTask(g)
 	s.task().Point()
 }
@@ -107,7 +113,7 @@ func (s *sim) Yield() { s.task().Yield() }
 func (s *sim) Block(what string) {
 	t := s.task()
 	b := &blocked{what: what}
-	b.at.capture(1)
+	b.at.capture(s, 1)
 	for {
 		t.ParkOn(b)
 	}
@@ -120,7 +126,7 @@ type blocked struct {
 }
 
 // BlockedOn implements core.Blocker.
-func (b *blocked) BlockedOn() string { return b.what + " at " + b.at.site() + " (forever)" }
+func (b *blocked) BlockedOn() string { return b.what + " " + b.at.where() + " (forever)" }
 
 // waitGoroutines parks the calling task until every goroutine has ended.
 func (s *sim) waitGoroutines() {
@@ -139,14 +145,28 @@ type stack struct {
 	n   int
 }
 
-// capture records the calls of the running goroutine above skip frames.
-func (st *stack) capture(skip int) { st.n = runtime.Callers(skip+1, st.pcs[:]) }
+// capture records the calls of the running goroutine above skip frames,
+// if the simulation records park sites (see sim.sites).
+func (st *stack) capture(s *sim, skip int) {
+	st.n = 0
+	if s.sites {
+		st.n = runtime.Callers(skip+1, st.pcs[:])
+	}
+}
+
+// where is " at file:line", or a hint to replay when no site was recorded.
+func (st *stack) where() string {
+	if st.n == 0 {
+		return "(replay the seed with -simrt.seed for where)"
+	}
+	return "at " + st.site()
+}
 
 // site renders the first frame outside simrthook and this package as
 // file:line with the file's base name, the same in every run.
 func (st *stack) site() string {
 	if st.n == 0 {
-		return "an unknown place"
+		return "(replay the seed for where)"
 	}
 	frames := runtime.CallersFrames(st.pcs[:st.n])
 	for {

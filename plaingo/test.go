@@ -4,6 +4,7 @@ package plaingo
 
 import (
 	"flag"
+	"os"
 	"simrthook"
 	"testing"
 
@@ -12,7 +13,20 @@ import (
 )
 
 // leaks turns the leak check off when false.
-var leaks = flag.Bool("simrt.leaks", true, "plain Go: fail a seed whose test returns while goroutines it started are blocked forever")
+var (
+	leaks = flag.Bool("simrt.leaks", true, "plain Go: fail a seed whose test returns while goroutines it started are blocked forever")
+	sites = flag.Bool("simrt.sites", false, "plain Go: record where each task parks, for stall and leak reports (on by itself when -simrt.seed replays one seed)")
+)
+
+// recordSites reports whether the runs record where tasks park: asked
+// for, or replaying one seed.
+func recordSites() bool {
+	if *sites {
+		return true
+	}
+	f := flag.Lookup("simrt.seed")
+	return (f != nil && f.Value.String() != "") || os.Getenv("SIMRT_SEED") != ""
+}
 
 // Enter runs the test function f, of which it is the first statement (the
 // rewrite inserts `if plaingo.Enter(t, TestX) { return }`), as one
@@ -38,6 +52,7 @@ func Enter(t *testing.T, f func(*testing.T)) bool {
 	}
 	simtest.Explore(t, deterministic.Config{AdvanceWhenBlocked: true}, func(t *testing.T, ctx *deterministic.Context) {
 		s := newSim(ctx)
+		s.sites = recordSites()
 		s.install()
 		defer s.uninstall()
 		f(t)

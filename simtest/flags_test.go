@@ -40,6 +40,17 @@ func TestReplayCommand(t *testing.T) {
 	}
 }
 
+// TestReplayCommandNamesTheRunner: plain-Go tests build only under simrt
+// test, which names itself in SIMRT_TEST_COMMAND.
+func TestReplayCommandNamesTheRunner(t *testing.T) {
+	t.Setenv("SIMRT_TEST_COMMAND", "simrt test")
+	got := replayCommand("TestX", 3)
+	want := `simrt test -run '^TestX$' ./simtest -simrt.seed=3`
+	if got != want {
+		t.Errorf("replayCommand = %s, want %s", got, want)
+	}
+}
+
 func TestSeedCryptoSwitchesCryptoOn(t *testing.T) {
 	SeedCrypto(t)
 	st, err := loadSettings()

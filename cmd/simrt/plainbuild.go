@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	gotoken "go/token"
 	"io"
 	"io/fs"
@@ -30,7 +31,7 @@ const simrtModule = "github.com/simrt/simrt"
 
 // plainBuildVersion identifies how overlays are built; cached overlays key
 // on it.
-const plainBuildVersion = "plainbuild-2"
+const plainBuildVersion = "plainbuild-3"
 
 // plainTag is the build tag under which package plaingo exists.
 const plainTag = "simrt_plain"
@@ -40,7 +41,7 @@ const plainTag = "simrt_plain"
 // go.mod of its own that does.
 type plainSetup struct {
 	Overlay string // overlay.json
-	Modfile string // -modfile, or ""
+	Modfile string // -modfile
 	// Rewritten counts the files the overlay replaces by rewritten copies;
 	// Cached reports whether the whole overlay came from the cache.
 	Rewritten int
@@ -49,11 +50,7 @@ type plainSetup struct {
 
 // flags returns the go command flags of the setup.
 func (s *plainSetup) flags() []string {
-	f := []string{"-overlay=" + s.Overlay, "-tags=" + plainTag, "-vet=off"}
-	if s.Modfile != "" {
-		f = append(f, "-modfile="+s.Modfile, "-mod=mod")
-	}
-	return f
+	return []string{"-overlay=" + s.Overlay, "-tags=" + plainTag, "-vet=off", "-modfile=" + s.Modfile, "-mod=mod"}
 }
 
 // plainEnv is the environment of every go command of a plain build: cgo is
@@ -67,7 +64,7 @@ func buildPlain(dir string, patterns []string, log io.Writer) (*plainSetup, erro
 	if err != nil {
 		return nil, err
 	}
-	root, modfile, err := locateSimrt(dir, cache)
+	mi, err := locateSimrt(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -75,28 +72,43 @@ func buildPlain(dir string, patterns []string, log io.Writer) (*plainSetup, erro
 	if err != nil {
 		return nil, err
 	}
-	static, err := staticOverlay(root, goroot, version)
+	static, err := staticOverlay(mi.root, goroot, version)
 	if err != nil {
 		return nil, err
 	}
-	setup := &plainSetup{Modfile: modfile}
+	modfile, err := mi.writeModfile(cache)
+	if err != nil {
+		return nil, err
+	}
 	base := filepath.Join(cache, "base-"+hashStrings(overlayLines(static)...)+".json")
 	if err := writeOverlay(base, static); err != nil {
 		return nil, err
 	}
-	buildFlags := []string{"-tags=" + plainTag, "-overlay=" + base}
-	if modfile != "" {
-		buildFlags = append(buildFlags, "-modfile="+modfile, "-mod=mod")
+	flagsFor := func(modfile string) []string {
+		return []string{"-tags=" + plainTag, "-overlay=" + base, "-modfile=" + modfile, "-mod=mod"}
 	}
 	// The graph's fingerprint: every file of every package in the build.
-	graph, err := listGraph(dir, patterns, buildFlags)
+	graph, err := listGraph(dir, patterns, flagsFor(modfile))
 	if err != nil {
 		return nil, err
 	}
 	if err := refuseCgo(graph); err != nil {
 		return nil, err
 	}
-	key := hashStrings(append([]string{plainrewrite.Version, plainBuildVersion, version, base, strings.Join(patterns, "\x00"), dir}, graphLines(graph)...)...)
+	// Modules in the module cache whose packages need rewriting are
+	// rewritten in copies, which the modfile replaces them with: go
+	// refuses to overlay files under GOMODCACHE.
+	if mi.replaceTo, err = copyCachedModules(dir, graph, cache); err != nil {
+		return nil, err
+	}
+	if len(mi.replaceTo) > 0 {
+		if modfile, err = mi.writeModfile(cache); err != nil {
+			return nil, err
+		}
+	}
+	setup := &plainSetup{Modfile: modfile}
+	buildFlags := flagsFor(modfile)
+	key := hashStrings(append([]string{plainrewrite.Version, plainBuildVersion, version, base, modfile, strings.Join(patterns, "\x00"), dir}, graphLines(graph)...)...)
 	setup.Overlay = filepath.Join(cache, "overlay-"+key+".json")
 	if _, err := os.Stat(setup.Overlay); err == nil {
 		setup.Cached = true
@@ -136,52 +148,81 @@ func plainCacheDir() (string, error) {
 	return dir, nil
 }
 
+// modInfo is the user's module as the plain build changes it: its go.mod
+// and go.sum, and whether simrt must be added to them.
+type modInfo struct {
+	root      string // the simrt module's directory
+	mod, sum  []byte
+	addSimrt  bool
+	rootSum   []byte
+	replaceTo map[string]string // module path => directory of its rewritable copy
+}
+
 // locateSimrt finds the core module: the one the user's module requires,
-// or else SIMRT_ROOT, or else the one this command was built from. When
-// the user's module does not require it, it returns a go.mod (for
-// -modfile) that does, with a replace to its directory.
-func locateSimrt(dir, cache string) (root, modfile string, err error) {
-	out, err := goCmd(dir, "list", "-m", "-f", "{{.Dir}}", simrtModule)
-	if err == nil && strings.TrimSpace(out) != "" {
-		return strings.TrimSpace(out), "", nil
-	}
-	root = os.Getenv("SIMRT_ROOT")
-	if root == "" {
-		root = builtFrom()
-	}
-	if root == "" {
-		return "", "", errors.New("simrt: cannot find the simrt module: require github.com/simrt/simrt in your go.mod, or set SIMRT_ROOT to a checkout")
-	}
-	if _, err := os.Stat(filepath.Join(root, "plaingo", "_goroot")); err != nil {
-		return "", "", fmt.Errorf("simrt: %s is not a simrt checkout with plain-Go support: %v", root, err)
-	}
+// or else SIMRT_ROOT, or else the one this command was built from.
+func locateSimrt(dir string) (*modInfo, error) {
 	gomod, err := goCmd(dir, "env", "GOMOD")
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	gomod = strings.TrimSpace(gomod)
 	if gomod == "" || gomod == os.DevNull {
-		return "", "", fmt.Errorf("simrt: %s is not in a module", dir)
+		return nil, fmt.Errorf("simrt: %s is not in a module", dir)
 	}
-	mod, err := os.ReadFile(gomod)
-	if err != nil {
-		return "", "", err
+	m := &modInfo{}
+	if m.mod, err = os.ReadFile(gomod); err != nil {
+		return nil, err
 	}
-	sum, _ := os.ReadFile(strings.TrimSuffix(gomod, ".mod") + ".sum")
-	rootSum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
-	mod = append(mod, fmt.Sprintf("\nrequire %s v0.0.0\n\nreplace %s => %s\n", simrtModule, simrtModule, root)...)
-	sum = append(append(sum, '\n'), rootSum...)
-	modfile = filepath.Join(cache, "mod-"+hashStrings(string(mod), string(sum)), "go.mod")
+	m.sum, _ = os.ReadFile(strings.TrimSuffix(gomod, ".mod") + ".sum")
+	out, err := goCmd(dir, "list", "-m", "-f", "{{.Dir}}", simrtModule)
+	if err == nil && strings.TrimSpace(out) != "" {
+		m.root = strings.TrimSpace(out)
+		return m, nil
+	}
+	m.root = os.Getenv("SIMRT_ROOT")
+	if m.root == "" {
+		m.root = builtFrom()
+	}
+	if m.root == "" {
+		return nil, errors.New("simrt: cannot find the simrt module: require github.com/simrt/simrt in your go.mod, or set SIMRT_ROOT to a checkout")
+	}
+	if _, err := os.Stat(filepath.Join(m.root, "plaingo", "_goroot")); err != nil {
+		return nil, fmt.Errorf("simrt: %s is not a simrt checkout with plain-Go support: %v", m.root, err)
+	}
+	m.addSimrt = true
+	m.rootSum, _ = os.ReadFile(filepath.Join(m.root, "go.sum"))
+	return m, nil
+}
+
+// writeModfile writes the go.mod (and go.sum) the plain build uses
+// through -modfile: the user's, plus simrt when it does not require it,
+// plus a replace of each module whose copy is rewritten.
+func (m *modInfo) writeModfile(cache string) (string, error) {
+	mod := append([]byte(nil), m.mod...)
+	sum := append([]byte(nil), m.sum...)
+	if m.addSimrt {
+		mod = append(mod, fmt.Sprintf("\nrequire %s v0.0.0\n\nreplace %s => %s\n", simrtModule, simrtModule, m.root)...)
+		sum = append(append(sum, '\n'), m.rootSum...)
+	}
+	paths := make([]string, 0, len(m.replaceTo))
+	for p := range m.replaceTo {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		mod = append(mod, fmt.Sprintf("\nreplace %s => %s\n", p, m.replaceTo[p])...)
+	}
+	modfile := filepath.Join(cache, "mod-"+hashStrings(string(mod), string(sum)), "go.mod")
 	if err := os.MkdirAll(filepath.Dir(modfile), 0o755); err != nil {
-		return "", "", err
+		return "", err
 	}
 	if err := os.WriteFile(modfile, mod, 0o644); err != nil {
-		return "", "", err
+		return "", err
 	}
 	if err := os.WriteFile(strings.TrimSuffix(modfile, ".mod")+".sum", sum, 0o644); err != nil {
-		return "", "", err
+		return "", err
 	}
-	return root, modfile, nil
+	return modfile, nil
 }
 
 // builtFrom returns the directory of the simrt module this command was
@@ -296,13 +337,17 @@ type listedPackage struct {
 	GoFiles                   []string
 	CgoFiles                  []string
 	TestGoFiles, XTestGoFiles []string
-	Module                    *struct{ Path string }
+	Imports                   []string
+	Module                    *struct {
+		Path, Version, Dir string
+		Main               bool
+	}
 }
 
 // listGraph lists every package the build of patterns (tests included)
 // compiles.
 func listGraph(dir string, patterns, buildFlags []string) ([]listedPackage, error) {
-	args := append([]string{"list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Standard,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Module"}, buildFlags...)
+	args := append([]string{"list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Standard,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Imports,Module"}, buildFlags...)
 	out, err := goCmd(dir, append(args, patterns...)...)
 	if err != nil {
 		return nil, err
@@ -513,4 +558,124 @@ func needsRewrite(p *packages.Package) bool {
 		})
 	}
 	return found
+}
+
+// copyCachedModules copies each module of the module cache that has a
+// package the user's code reaches (other than through simrt's packages)
+// with syntax to rewrite, into cache, and returns the replacements: module
+// path to copy.
+func copyCachedModules(dir string, graph []listedPackage, cache string) (map[string]string, error) {
+	modcache, err := goCmd(dir, "env", "GOMODCACHE")
+	if err != nil {
+		return nil, err
+	}
+	modcache = strings.TrimSpace(modcache) + string(filepath.Separator)
+	byPath := map[string]*listedPackage{}
+	for i := range graph {
+		byPath[graph[i].ImportPath] = &graph[i]
+	}
+	reach := map[string]bool{}
+	var walk func(p *listedPackage)
+	walk = func(p *listedPackage) {
+		if reach[p.ImportPath] || p.Module != nil && p.Module.Path == simrtModule {
+			return
+		}
+		reach[p.ImportPath] = true
+		for _, q := range p.Imports {
+			if lp := byPath[q]; lp != nil {
+				walk(lp)
+			}
+		}
+	}
+	for i := range graph {
+		if p := &graph[i]; p.Module != nil && p.Module.Main {
+			walk(p)
+		}
+	}
+	out := map[string]string{}
+	for _, p := range graph {
+		m := p.Module
+		if !reach[p.ImportPath] || m == nil || m.Main || m.Dir == "" || !strings.HasPrefix(m.Dir, modcache) {
+			continue
+		}
+		if _, ok := out[m.Path]; ok || !scanNeedsRewrite(p.Dir, p.GoFiles) {
+			continue
+		}
+		dst := filepath.Join(cache, "mods", hashStrings(m.Path, m.Version))
+		if err := copyTree(m.Dir, dst); err != nil {
+			return nil, fmt.Errorf("simrt: copying %s@%s to rewrite it: %v", m.Path, m.Version, err)
+		}
+		out[m.Path] = dst
+	}
+	return out, nil
+}
+
+// scanNeedsRewrite reports whether one of files has a token the rewrite
+// looks for (go, <-, select, close, Gosched), without type-checking.
+func scanNeedsRewrite(dir string, files []string) bool {
+	for _, name := range files {
+		src, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return true
+		}
+		fset := gotoken.NewFileSet()
+		var sc scanner.Scanner
+		sc.Init(fset.AddFile(name, -1, len(src)), src, nil, 0)
+		for {
+			_, tok, lit := sc.Scan()
+			if tok == gotoken.EOF {
+				break
+			}
+			if tok == gotoken.GO || tok == gotoken.ARROW || tok == gotoken.SELECT ||
+				tok == gotoken.IDENT && (lit == "close" || lit == "Gosched") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// copyTree copies the module directory src to dst (once: an existing dst
+// is the same version's copy), writable, through a temporary directory.
+func copyTree(src, dst string) error {
+	if _, err := os.Stat(dst); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), "copy-")
+	if err != nil {
+		return err
+	}
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(tmp, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.RemoveAll(tmp)
+		if _, statErr := os.Stat(dst); statErr == nil {
+			return nil // another build made it meanwhile
+		}
+		return err
+	}
+	return nil
 }

@@ -72,13 +72,7 @@ func runPlainTest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	goArgs := append([]string{"test"}, setup.flags()...)
-	goArgs = append(goArgs, flags...)
-	goArgs = append(goArgs, patterns...)
-	if len(binArgs) > 0 {
-		goArgs = append(append(goArgs, "-args"), binArgs...)
-	}
-	cmd := exec.Command("go", goArgs...)
+	cmd := exec.Command("go", goTestArgs(setup.flags(), patterns, flags, binArgs)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = append(plainEnv(), "SIMRT_TEST_COMMAND=simrt test")
 	if err := cmd.Run(); err != nil {
@@ -115,4 +109,19 @@ func runPlainOverlay(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, strings.Join(setup.flags(), " "))
 	fmt.Fprintln(stderr, "simrt: run with CGO_ENABLED=0, e.g. CGO_ENABLED=0 go test $(simrt overlay ./pkg) ./pkg")
 	return 0
+}
+
+// goTestArgs is the go test command line of simrt test. The packages come
+// before the user's flags: go test takes the first flag it does not know
+// (-simrt.seeds=...) and everything after it for the test binary, packages
+// included, which are then ignored (measured: go test -my.flag=1 ./sub
+// tests "."; and -args after them never reached the binary's flags).
+func goTestArgs(setupFlags, patterns, flags, binArgs []string) []string {
+	args := append([]string{"test"}, setupFlags...)
+	args = append(args, patterns...)
+	args = append(args, flags...)
+	if len(binArgs) > 0 {
+		args = append(append(args, "-args"), binArgs...)
+	}
+	return args
 }

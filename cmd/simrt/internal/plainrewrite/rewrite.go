@@ -22,7 +22,7 @@ import (
 )
 
 // Version identifies the rewrite; caches of rewritten files key on it.
-const Version = "plainrewrite-3"
+const Version = "plainrewrite-5"
 
 // HookImport is the import path of the hook package.
 const HookImport = "simrthook"
@@ -72,7 +72,7 @@ func Rewrite(f File) (Result, error) {
 		return Result{Src: f.Src}, nil
 	}
 	var imports []string
-	if r.usesHook {
+	if r.usesHook && !importsAs(f.Syntax, HookImport, "simrthook") {
 		imports = append(imports, "import simrthook "+strconv.Quote(HookImport))
 	}
 	if r.usesPlain {
@@ -335,4 +335,20 @@ func nodes[N ast.Node](list []N) []ast.Node {
 		out[i] = n
 	}
 	return out
+}
+
+// importsAs reports whether file imports path under name (explicitly, or
+// as its package name when the path is that name): the rewrite then adds
+// no second import of it, which would not compile.
+func importsAs(file *ast.File, path, name string) bool {
+	for _, spec := range file.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil || p != path {
+			continue
+		}
+		if spec.Name == nil && path == name || spec.Name != nil && spec.Name.Name == name {
+			return true
+		}
+	}
+	return false
 }

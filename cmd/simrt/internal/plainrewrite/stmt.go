@@ -21,7 +21,9 @@ func (r *rewriter) goStmt(g *ast.GoStmt) string {
 	}
 	var pre []string
 	f := r.text(call.Fun)
-	if !r.isBuiltin(fun, "close") && !r.static(fun) {
+	if r.isBuiltin(fun, "close") {
+		f = "simrthook.Close"
+	} else if !r.static(fun) {
 		name := r.name("F")
 		pre = append(pre, name+" := "+f)
 		f = name

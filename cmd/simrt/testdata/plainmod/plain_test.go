@@ -69,3 +69,26 @@ func TestLeak(t *testing.T) {
 		ch <- 1
 	}()
 }
+
+// TestManyChannels parks tasks on more channels than the hooks' table
+// holds before it sweeps idle entries (64), while others stay parked.
+func TestManyChannels(t *testing.T) {
+	const n = 200
+	chans := make([]chan int, n)
+	done := make(chan int)
+	for i := range chans {
+		chans[i] = make(chan int)
+		go func(ch chan int) { done <- <-ch }(chans[i])
+	}
+	sum := 0
+	for i, ch := range chans {
+		ch <- i
+		if i%2 == 1 { // let half the receivers wait while new channels come
+			sum += <-done
+			sum += <-done
+		}
+	}
+	if sum != n*(n-1)/2 {
+		t.Fatalf("sum %d, want %d", sum, n*(n-1)/2)
+	}
+}

@@ -39,42 +39,43 @@ type Chans interface {
 // type without knowing it: native non-blocking operations on a channel
 // given as its pointer, and typed copies between values.
 type Type struct {
-	// Key identifies the element type (the type word of a *T).
+	// Key identifies the element type.
 	Key unsafe.Pointer
-	// TrySend sends *v on ch if it can without blocking (room in the
-	// buffer); it panics as Go does on a closed channel.
-	TrySend func(ch, v unsafe.Pointer) bool
-	// TryRecv receives from ch into *v if it can without blocking (a
-	// buffered value, or ch closed: ok false).
-	TryRecv func(ch, v unsafe.Pointer) (done, ok bool)
-	// Close closes ch natively, panicking as Go does.
-	Close func(ch unsafe.Pointer)
-	// New returns a new zero value.
-	New func() unsafe.Pointer
-	// Move copies *src to *dst and zeroes *src.
-	Move func(dst, src unsafe.Pointer)
+	Ops
 }
 
-// typeOf returns the Type of T. Its functions are instantiations of
-// generic functions, which cost no allocation.
+// Ops are the typed operations of one element type.
+type Ops interface {
+	// TrySend sends *v on ch if it can without blocking (room in the
+	// buffer); it panics as Go does on a closed channel.
+	TrySend(ch, v unsafe.Pointer) bool
+	// TryRecv receives from ch into *v if it can without blocking (a
+	// buffered value, or ch closed: ok false).
+	TryRecv(ch, v unsafe.Pointer) (done, ok bool)
+	// Close closes ch natively, panicking as Go does.
+	Close(ch unsafe.Pointer)
+	// New returns a new zero value.
+	New() unsafe.Pointer
+	// Move copies *src to *dst and zeroes *src.
+	Move(dst, src unsafe.Pointer)
+}
+
+// ops implements Ops for T. It has no size, so making an Ops of it
+// allocates nothing (generic function values would: each carries its
+// dictionary in a closure).
+type ops[T any] struct{}
+
+// typeOf returns the Type of T.
 func typeOf[T any]() Type {
-	var e any = (*T)(nil)
-	key := (*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0]
-	return Type{
-		Key:     key,
-		TrySend: trySend[T],
-		TryRecv: tryRecv[T],
-		Close:   closeChan[T],
-		New:     newValue[T],
-		Move:    move[T],
-	}
+	var o Ops = ops[T]{}
+	return Type{Key: (*[2]unsafe.Pointer)(unsafe.Pointer(&o))[0], Ops: o}
 }
 
 func asChan[T any](ch unsafe.Pointer) chan T { return *(*chan T)(unsafe.Pointer(&ch)) }
 
 func chanPtr[C any](ch C) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&ch)) }
 
-func trySend[T any](ch, v unsafe.Pointer) bool {
+func (ops[T]) TrySend(ch, v unsafe.Pointer) bool {
 	select {
 	case asChan[T](ch) <- *(*T)(v):
 		return true
@@ -83,7 +84,7 @@ func trySend[T any](ch, v unsafe.Pointer) bool {
 	}
 }
 
-func tryRecv[T any](ch, v unsafe.Pointer) (done, ok bool) {
+func (ops[T]) TryRecv(ch, v unsafe.Pointer) (done, ok bool) {
 	select {
 	case x, ok := <-asChan[T](ch):
 		*(*T)(v) = x
@@ -93,11 +94,11 @@ func tryRecv[T any](ch, v unsafe.Pointer) (done, ok bool) {
 	}
 }
 
-func closeChan[T any](ch unsafe.Pointer) { close(asChan[T](ch)) }
+func (ops[T]) Close(ch unsafe.Pointer) { close(asChan[T](ch)) }
 
-func newValue[T any]() unsafe.Pointer { return unsafe.Pointer(new(T)) }
+func (ops[T]) New() unsafe.Pointer { return unsafe.Pointer(new(T)) }
 
-func move[T any](dst, src unsafe.Pointer) {
+func (ops[T]) Move(dst, src unsafe.Pointer) {
 	var zero T
 	*(*T)(dst) = *(*T)(src)
 	*(*T)(src) = zero
