@@ -3,6 +3,7 @@ package deterministic
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -370,6 +371,19 @@ func TestPlainSpinOnTryLockYields(t *testing.T) {
 		}
 		if locked || tries > 2*spinYield {
 			t.Errorf("holder ran after %d tries (locked %v), want at most %d", tries, locked, 2*spinYield)
+		}
+	})
+}
+
+// TestPlainTimerNever: a timer due at Go's "never" (time.when saturates a
+// huge duration to math.MaxInt64) is not scheduled, so it gives the clock
+// no instant to jump to: a run with nothing else to do stalls at once
+// instead of jumping to the end of simulated time.
+func TestPlainTimerNever(t *testing.T) {
+	plainRun(1, func(ctx *Context, p Plain) {
+		p.NewTimer(timerKey(), math.MaxInt64, 0, func(any, uintptr, int64) { t.Error("a timer due never fired") }, nil, false)
+		if n := ctx.rt.timers.len(); n != 0 {
+			t.Errorf("%d timers scheduled for a timer due never", n)
 		}
 	})
 }
