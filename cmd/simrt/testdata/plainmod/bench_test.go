@@ -56,3 +56,53 @@ func BenchmarkChanRoundTrip(b *testing.B) {
 	})
 	b.StopTimer()
 }
+
+// BenchmarkPlainSelect is a select over two unbuffered native channels,
+// fed alternately by a goroutine, in a plain-Go simulation.
+func BenchmarkPlainSelect(b *testing.B) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	plaingo.Run(deterministic.Config{}, func() {
+		a, c := make(chan int), make(chan int)
+		go func() {
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 {
+					a <- i
+				} else {
+					c <- i
+				}
+			}
+		}()
+		for i := 0; i < b.N; i++ {
+			select {
+			case <-a:
+			case <-c:
+			}
+		}
+	})
+	b.StopTimer()
+}
+
+// BenchmarkChanSelect is the same with simrt.Chan and simrt.Select.
+func BenchmarkChanSelect(b *testing.B) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	deterministic.New(deterministic.Config{}).Start(func(ctx *deterministic.Context) {
+		a, c := simrt.NewChan[int](0), simrt.NewChan[int](0)
+		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 {
+					a.Send(ctx, i)
+				} else {
+					c.Send(ctx, i)
+				}
+			}
+			return struct{}{}
+		})
+		onA, onC := a.OnRecv(func(int, bool) {}), c.OnRecv(func(int, bool) {})
+		for i := 0; i < b.N; i++ {
+			simrt.Select(ctx, onA, onC)
+		}
+	})
+	b.StopTimer()
+}
