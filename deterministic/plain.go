@@ -37,10 +37,19 @@ func (p Plain) SetWaitGroupCount(f func(sema *uint32) int) { p.rt.plain.waitGrou
 
 // Semacquire is sync.runtime_Semacquire and its variants (Mutex, RWMutex,
 // WaitGroup; kind says which, for reports): wait until *addr > 0, then
-// decrement it. lifo queues the task ahead of the other waiters.
-func (p Plain) Semacquire(addr *uint32, kind SemaKind, lifo bool) {
-	p.rt.semacquire(addr, kind, lifo)
+// decrement it. lifo queues the task ahead of the other waiters. lock, for
+// a SemaMutex, is the Mutex's key as MutexLocked receives it, so that a
+// report names its holder; nil otherwise.
+func (p Plain) Semacquire(addr *uint32, kind SemaKind, lifo bool, lock any) {
+	p.rt.semacquire(addr, kind, lifo, lock)
 }
+
+// MutexLocked records that the running task has locked the Mutex lock
+// (any comparable key, the same one Semacquire gets), for reports.
+func (p Plain) MutexLocked(lock any) { p.rt.mutexLocked(lock) }
+
+// MutexUnlocked records that the Mutex lock was unlocked.
+func (p Plain) MutexUnlocked(lock any) { p.rt.mutexUnlocked(lock) }
 
 // Semrelease is sync.runtime_Semrelease: increment *addr and grant it to
 // the first waiter, if any; handoff makes the caller a scheduling point,

@@ -67,6 +67,9 @@ type plainState struct {
 	// overlaid sync package supplies it (it knows WaitGroup's layout).
 	waitGroupCount func(sema *uint32) int
 	spin           spinState // TryLock spins (spinPoint)
+	// holders maps a locked sync.Mutex (the key the overlaid sync package
+	// passes) to the task that locked it, for the stall report.
+	holders map[any]*task
 }
 
 // plainSema is the wait queue of one semaphore address.
@@ -74,6 +77,7 @@ type plainSema struct {
 	rt   *runtime
 	addr *uint32
 	kind SemaKind // of the latest waiter, for the report
+	lock any      // the Mutex of a SemaMutex waiter, for its holder (nil: unknown)
 	q    core.WaitQueue
 }
 
@@ -82,7 +86,34 @@ func (s *plainSema) BlockedOn() string {
 	if s.kind == SemaWaitGroup && s.rt.plain.waitGroupCount != nil {
 		return s.kind.String() + " (counter " + strconv.Itoa(s.rt.plain.waitGroupCount(s.addr)) + ")"
 	}
+	if s.kind == SemaMutex && s.lock != nil {
+		if h := s.rt.plain.holders[s.lock]; h != nil {
+			name := strconv.Quote(h.name)
+			if h.name == "" {
+				name = "<root>"
+			}
+			if h.finished {
+				return s.kind.String() + " (held by task " + name + ", which has ended)"
+			}
+			return s.kind.String() + " (held by task " + name + ")"
+		}
+	}
 	return s.kind.String()
+}
+
+// mutexLocked records that the running task holds the sync.Mutex lock.
+func (rt *runtime) mutexLocked(lock any) {
+	t := rt.currentTask()
+	if rt.plain.holders == nil {
+		rt.plain.holders = make(map[any]*task)
+	}
+	rt.plain.holders[lock] = t
+}
+
+// mutexUnlocked forgets the holder of lock.
+func (rt *runtime) mutexUnlocked(lock any) {
+	rt.check()
+	delete(rt.plain.holders, lock)
 }
 
 // semaFor returns the wait queue of addr, made on first use.
@@ -103,7 +134,7 @@ func (rt *runtime) semaFor(addr *uint32) *plainSema {
 // front, as a Mutex waiter that has waited before is queued. A release
 // grants the count to the first waiter directly (see semrelease), so
 // waiters are served in queue order.
-func (rt *runtime) semacquire(addr *uint32, kind SemaKind, lifo bool) {
+func (rt *runtime) semacquire(addr *uint32, kind SemaKind, lifo bool, lock any) {
 	t := rt.currentTask()
 	for {
 		v := atomic.LoadUint32(addr)
@@ -115,7 +146,7 @@ func (rt *runtime) semacquire(addr *uint32, kind SemaKind, lifo bool) {
 		}
 	}
 	s := rt.semaFor(addr)
-	s.kind = kind
+	s.kind, s.lock = kind, lock
 	w := t.ct.Waiter()
 	if lifo && !s.q.Empty() {
 		s.q.PushFront(w)

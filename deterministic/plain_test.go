@@ -3,6 +3,7 @@ package deterministic
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestPlainSemaphoreFIFO(t *testing.T) {
 		hs := make([]*simrt.Handle[struct{}], 4)
 		for i := range hs {
 			hs[i] = simrt.Spawn(ctx, func(simrt.Context) struct{} {
-				p.Semacquire(&sema, SemaPlain, false)
+				p.Semacquire(&sema, SemaPlain, false, nil)
 				got = append(got, i)
 				return struct{}{}
 			})
@@ -60,7 +61,7 @@ func TestPlainSemaphoreFIFO(t *testing.T) {
 			t.Errorf("served %v, count %d; want [0 1 2 3] and 0", got, sema)
 		}
 		p.Semrelease(&sema, false)
-		p.Semacquire(&sema, SemaPlain, false) // would stall if it parked
+		p.Semacquire(&sema, SemaPlain, false, nil) // would stall if it parked
 		if len(ctx.rt.plain.semas) != 0 {
 			t.Errorf("%d semaphores kept with nobody waiting", len(ctx.rt.plain.semas))
 		}
@@ -76,7 +77,7 @@ func TestPlainSemaphoreLIFO(t *testing.T) {
 		hs := make([]*simrt.Handle[struct{}], 3)
 		for i := range hs {
 			hs[i] = simrt.Spawn(ctx, func(simrt.Context) struct{} {
-				p.Semacquire(&sema, SemaMutex, i == 2)
+				p.Semacquire(&sema, SemaMutex, i == 2, nil)
 				got = append(got, i)
 				return struct{}{}
 			})
@@ -101,9 +102,9 @@ func TestPlainSemaphoreLIFO(t *testing.T) {
 func TestPlainSemaphoreAbortWithdraws(t *testing.T) {
 	plainRun(1, func(ctx *Context, p Plain) {
 		var sema uint32
-		dead := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, SemaPlain, false); return struct{}{} })
+		dead := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, SemaPlain, false, nil); return struct{}{} })
 		ctx.Sleep(time.Millisecond)
-		live := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, SemaPlain, false); return struct{}{} })
+		live := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, SemaPlain, false, nil); return struct{}{} })
 		ctx.Sleep(time.Millisecond)
 		dead.Abort()
 		ctx.Sleep(time.Millisecond)
@@ -134,21 +135,32 @@ func TestPlainStallReportNamesSync(t *testing.T) {
 				}
 				return 2
 			})
-			simrt.Spawn(ctx.Child("locker"), func(simrt.Context) struct{} { p.Semacquire(&mu, SemaMutex, false); return struct{}{} })
+			p.MutexLocked(&mu) // the root holds it
+			simrt.Spawn(ctx.Child("locker"), func(simrt.Context) struct{} { p.Semacquire(&mu, SemaMutex, false, &mu); return struct{}{} })
+			var gone uint32 // locked by a task that ended without unlocking it
+			ender := simrt.Spawn(ctx.Child("ender"), func(simrt.Context) struct{} { p.MutexLocked(&gone); return struct{}{} })
+			ender.Await(ctx)
+			simrt.Spawn(ctx.Child("orphan"), func(simrt.Context) struct{} { p.Semacquire(&gone, SemaMutex, false, &gone); return struct{}{} })
+			var free uint32 // unlocked: no holder to name
+			p.MutexLocked(&free)
+			p.MutexUnlocked(&free)
+			simrt.Spawn(ctx.Child("nameless"), func(simrt.Context) struct{} { p.Semacquire(&free, SemaMutex, false, &free); return struct{}{} })
 			simrt.Spawn(ctx.Child("condwaiter"), func(simrt.Context) struct{} {
 				p.NotifyListWait(unsafe.Pointer(&cond), p.NotifyListAdd(unsafe.Pointer(&cond)))
 				return struct{}{}
 			})
-			p.Semacquire(&wg, SemaWaitGroup, false)
+			p.Semacquire(&wg, SemaWaitGroup, false, nil)
 		})
 	}()
 	if v == nil || !errors.Is(v, ErrStalled) {
 		t.Fatalf("verdict %v, want a stall", v)
 	}
 	text := v.Error()
-	for _, want := range []string{`"locker" (#1) parked 0s, since 1970-01-01T00:00:00Z: sync.Mutex.Lock`,
-		`"condwaiter" (#2) parked 0s, since 1970-01-01T00:00:00Z: sync.Cond.Wait`,
-		`sync.WaitGroup.Wait (counter 2)`} {
+	for _, want := range []string{`"locker" (#1) parked 0s, since 1970-01-01T00:00:00Z: sync.Mutex.Lock (held by task <root>)`,
+		`"condwaiter" (#5) parked 0s, since 1970-01-01T00:00:00Z: sync.Cond.Wait`,
+		`sync.WaitGroup.Wait (counter 2)`,
+		`"orphan" (#3) parked 0s, since 1970-01-01T00:00:00Z: sync.Mutex.Lock (held by task "ender", which has ended)`,
+		`"nameless" (#4) parked 0s, since 1970-01-01T00:00:00Z: sync.Mutex.Lock` + "\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
@@ -359,6 +371,19 @@ func TestPlainSpinOnTryLockYields(t *testing.T) {
 		}
 		if locked || tries > 2*spinYield {
 			t.Errorf("holder ran after %d tries (locked %v), want at most %d", tries, locked, 2*spinYield)
+		}
+	})
+}
+
+// TestPlainTimerNever: a timer due at Go's "never" (time.when saturates a
+// huge duration to math.MaxInt64) is not scheduled, so it gives the clock
+// no instant to jump to: a run with nothing else to do stalls at once
+// instead of jumping to the end of simulated time.
+func TestPlainTimerNever(t *testing.T) {
+	plainRun(1, func(ctx *Context, p Plain) {
+		p.NewTimer(timerKey(), math.MaxInt64, 0, func(any, uintptr, int64) { t.Error("a timer due never fired") }, nil, false)
+		if n := ctx.rt.timers.len(); n != 0 {
+			t.Errorf("%d timers scheduled for a timer due never", n)
 		}
 	})
 }

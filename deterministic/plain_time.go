@@ -1,6 +1,7 @@
 package deterministic
 
 import (
+	"math"
 	"time"
 	"unsafe"
 
@@ -75,7 +76,11 @@ func (pt *plainTimer) arm(when, period int64) {
 	pt.when, pt.period = when, period
 	pt.gen++
 	gen := pt.gen
-	pt.tm = pt.rt.afterFunc(time.Duration(when-1-pt.rt.now), nil, func() { pt.fire(gen) })
+	d := time.Duration(when - 1 - pt.rt.now)
+	if when == math.MaxInt64 { // Go's "never" (time.when saturates there): never due
+		d = math.MaxInt64
+	}
+	pt.tm = pt.rt.afterFunc(d, nil, func() { pt.fire(gen) })
 }
 
 // fire runs in the executor when pt is due: the timer's function runs in a

@@ -25,9 +25,11 @@ func (s *sim) installStd() { simrthook.InstallStd(stdHooks{deterministic.PlainOf
 // uninstallStd removes them; s.uninstall calls it.
 func (s *sim) uninstallStd() { simrthook.UninstallStd() }
 
-func (h stdHooks) Semacquire(addr *uint32, kind int, lifo bool) {
-	h.p.Semacquire(addr, deterministic.SemaKind(kind), lifo)
+func (h stdHooks) Semacquire(addr *uint32, kind int, lifo bool, lock any) {
+	h.p.Semacquire(addr, deterministic.SemaKind(kind), lifo, lock)
 }
+func (h stdHooks) MutexLocked(lock any)                       { h.p.MutexLocked(lock) }
+func (h stdHooks) MutexUnlocked(lock any)                     { h.p.MutexUnlocked(lock) }
 func (h stdHooks) Semrelease(addr *uint32, handoff bool)      { h.p.Semrelease(addr, handoff) }
 func (h stdHooks) NotifyListAdd(l unsafe.Pointer) uint32      { return h.p.NotifyListAdd(l) }
 func (h stdHooks) NotifyListWait(l unsafe.Pointer, t uint32)  { h.p.NotifyListWait(l, t) }

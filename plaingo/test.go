@@ -67,7 +67,9 @@ func Enter(t *testing.T, f func(*testing.T)) bool {
 // returns when the simulation has ended: f has returned and, as in Enter,
 // every goroutine it started has ended. A failure (a panic, a stall
 // verdict) panics from Run, as deterministic.Runner.Start does. Call it
-// from a goroutine that is not a task of a simulation.
+// from a goroutine that is not a task of a simulation. Enter runs with
+// cfg.AdvanceWhenBlocked (time passes only when every task blocks, so
+// time.Sleep lasts exactly its duration); set it in cfg for the same clock.
 func Run(cfg deterministic.Config, f func()) {
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
 		s := newSim(ctx)

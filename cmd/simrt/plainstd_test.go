@@ -54,3 +54,33 @@ func TestPlainStdEndToEnd(t *testing.T) {
 		t.Errorf("four seeds gave one transfer order: %v", a)
 	}
 }
+
+// TestPlainStdStallReport runs testdata/plainstd/stall, a plain-Go test
+// that deadlocks on purpose (a goroutine waits for a sync.Mutex its test
+// holds, the test waits on a WaitGroup for that goroutine), and checks that
+// the failing seed's report says what each waits on: the WaitGroup with
+// its counter, the Mutex with its holder. Without -short only, as above.
+func TestPlainStdStallReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the overlaid standard library (minutes cold); run without -short")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SIMRT_ROOT", root)
+	t.Chdir(filepath.Join("testdata", "plainstd", "stall"))
+	var out, errOut bytes.Buffer
+	if code := runPlainTest([]string{"-simrt.seeds=0..1", "-count=1", "."}, &out, &errOut); code == 0 {
+		t.Fatalf("the deadlocking test passed:\n%s", out.String())
+	}
+	for _, want := range []string{
+		"runtime stalled: no task can make progress",
+		`task <root> (#0) parked 0s, since 1970-01-01T00:00:00Z: sync.WaitGroup.Wait (counter 1)`,
+		`task "g1" (#1) parked 0s, since 1970-01-01T00:00:00Z: sync.Mutex.Lock (held by task <root>)`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -19,14 +19,14 @@ var hooks = []hook{
 	// sync: Mutex (through internal/sync), RWMutex, WaitGroup, Cond.
 	{pkg: "sync", name: "runtime_Semacquire", push: true, wrapper: `func runtime_Semacquire(s *uint32) {
 	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaPlain, false)
+		simrthook.Semacquire(s, simrthook.SemaPlain, false, nil)
 		return
 	}
 	simrtNative_runtime_Semacquire(s)
 }`},
 	{pkg: "sync", name: "runtime_SemacquireWaitGroup", push: true, wrapper: `func runtime_SemacquireWaitGroup(s *uint32, synctestDurable bool) {
 	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaWaitGroup, false)
+		simrthook.Semacquire(s, simrthook.SemaWaitGroup, false, nil)
 		return
 	}
 	simrtNative_runtime_SemacquireWaitGroup(s, synctestDurable)
@@ -35,14 +35,14 @@ var hooks = []hook{
 	// wrapper is one frame more.
 	{pkg: "sync", name: "runtime_SemacquireRWMutexR", push: true, wrapper: `func runtime_SemacquireRWMutexR(s *uint32, lifo bool, skipframes int) {
 	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaRWMutexR, lifo)
+		simrthook.Semacquire(s, simrthook.SemaRWMutexR, lifo, nil)
 		return
 	}
 	simrtNative_runtime_SemacquireRWMutexR(s, lifo, skipframes+1)
 }`},
 	{pkg: "sync", name: "runtime_SemacquireRWMutex", push: true, wrapper: `func runtime_SemacquireRWMutex(s *uint32, lifo bool, skipframes int) {
 	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaRWMutex, lifo)
+		simrthook.Semacquire(s, simrthook.SemaRWMutex, lifo, nil)
 		return
 	}
 	simrtNative_runtime_SemacquireRWMutex(s, lifo, skipframes+1)
@@ -101,12 +101,37 @@ func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }`},
 		return nil
 	}
 `},
+	// Put of a non-nil value on a nil *Pool panics, as Go's does (its pin
+	// dereferences p; Go's TestNilPool checks it).
 	{pkg: "sync", name: "(*Pool).Put", prepend: `	if simrthook.Active() {
+		if x != nil {
+			_ = p.local
+		}
 		return
 	}
 `},
-	// TryLock never parks: a task spinning on it is made to yield now and
-	// then (deterministic.Plain.SpinPoint), so the holder runs.
+	// Locking is a scheduling point, where Go interleaves goroutines (issue
+	// 31 item 7). TryLock never parks: a task spinning on it is made to
+	// yield now and then (deterministic.Plain.SpinPoint), so the holder
+	// runs.
+	// Lock also records the holder for reports (the key is the
+	// internal/sync.Mutex, which runtime_SemacquireMutex passes too), once
+	// it has the lock: the prepend does Lock's work itself (pinBody: a
+	// release that changes Lock's body is refused), not through a defer,
+	// which would also run when the task unwinds from the wait.
+	{pkg: "sync", name: "(*Mutex).Lock", pinBody: true, prepend: `	if simrthook.Active() {
+		simrthook.SpinPoint(m)
+		m.mu.Lock()
+		simrthook.MutexLocked(&m.mu)
+		return
+	}
+`},
+	{pkg: "sync", name: "(*Mutex).Unlock", prepend: `	if simrthook.Active() {
+		simrthook.MutexUnlocked(&m.mu)
+	}
+`},
+	{pkg: "sync", name: "(*RWMutex).Lock", prepend: spinPrepend("rw")},
+	{pkg: "sync", name: "(*RWMutex).RLock", prepend: spinPrepend("rw")},
 	{pkg: "sync", name: "(*Mutex).TryLock", prepend: spinPrepend("m")},
 	{pkg: "sync", name: "(*RWMutex).TryLock", prepend: spinPrepend("rw")},
 	{pkg: "sync", name: "(*RWMutex).TryRLock", prepend: spinPrepend("rw")},
@@ -114,11 +139,12 @@ func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }`},
 	// internal/sync: the Mutex slow path of sync.Mutex and RWMutex.
 	{pkg: "internal/sync", name: "runtime_SemacquireMutex", push: true, wrapper: `func runtime_SemacquireMutex(s *uint32, lifo bool, skipframes int) {
 	if simrthook.Active() {
-		simrthook.Semacquire(s, simrthook.SemaMutex, lifo)
+		m := (*Mutex)(unsafe.Add(unsafe.Pointer(s), -int(unsafe.Offsetof((*Mutex)(nil).sema))))
+		simrthook.Semacquire(s, simrthook.SemaMutex, lifo, m)
 		return
 	}
 	simrtNative_runtime_SemacquireMutex(s, lifo, skipframes+1)
-}`},
+}`, imports: []string{"unsafe"}},
 	{pkg: "internal/sync", name: "runtime_Semrelease", push: true, wrapper: `func runtime_Semrelease(s *uint32, handoff bool, skipframes int) {
 	if simrthook.Active() {
 		simrthook.Semrelease(s, handoff)
@@ -241,4 +267,10 @@ type hook struct {
 	// prepend is inserted at the start of the body of a function that has
 	// one.
 	prepend string
+	// pinBody adds the function's body to its fingerprint, for a prepend
+	// that repeats what the body does.
+	pinBody bool
+	// imports are packages the wrapper or prepend needs beside simrthook,
+	// imported (again, by name) into the changed file.
+	imports []string
 }

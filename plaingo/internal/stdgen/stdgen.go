@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -271,6 +272,9 @@ func Fingerprints(goroot string) (map[string]string, error) {
 		sum := sha256.New()
 		for i, d := range decls {
 			fmt.Fprintf(sum, "%s\n%s\n", srcs[i].path, signature(srcs[i], d))
+			if h.pinBody && d.Body != nil {
+				printer.Fprint(sum, token.NewFileSet(), d.Body)
+			}
 		}
 		if h.push {
 			lines := runtimePushes(rtFiles, h.key())
@@ -298,6 +302,7 @@ func generate(goroot string) (map[string][]byte, error) {
 	edits := make(map[string][]edit) // by path below src
 	texts := make(map[string][]byte)
 	files := make(map[string]*source)
+	extra := make(map[string][]string) // imports beside simrthook, by path
 	byPkg := make(map[string][]*source)
 	rtFiles, err := runtimeSources(goroot)
 	if err != nil {
@@ -318,6 +323,11 @@ func generate(goroot string) (map[string][]byte, error) {
 		}
 		s, d := in[0], decls[0]
 		files[s.path], texts[s.path] = s, s.text
+		for _, imp := range h.imports {
+			if !slices.Contains(extra[s.path], imp) {
+				extra[s.path] = append(extra[s.path], imp)
+			}
+		}
 		off := func(p token.Pos) int { return s.fset.Position(p).Offset }
 		switch {
 		case h.prepend != "":
@@ -354,7 +364,11 @@ func generate(goroot string) (map[string][]byte, error) {
 	// Every changed file of a hooked package imports simrthook.
 	for path, s := range files {
 		at := importsEnd(s)
-		edits[path] = append(edits[path], edit{at, at, "\n\nimport " + importName + " \"simrthook\""})
+		text := "\n\nimport " + importName + " \"simrthook\""
+		for _, imp := range extra[path] {
+			text += "\n\nimport " + strconv.Quote(imp)
+		}
+		edits[path] = append(edits[path], edit{at, at, text})
 	}
 	out := make(map[string][]byte)
 	for path, es := range edits {

@@ -13,8 +13,13 @@ import (
 // only after Active, from a task of the simulation.
 type Std interface {
 	// Semacquire waits until *s > 0 and decrements it; kind is one of the
-	// Sema constants (what waits, for reports); lifo queues the task first.
-	Semacquire(s *uint32, kind int, lifo bool)
+	// Sema constants (what waits, for reports); lifo queues the task first;
+	// lock is the internal/sync.Mutex of a SemaMutex wait (nil otherwise).
+	Semacquire(s *uint32, kind int, lifo bool, lock any)
+	// MutexLocked and MutexUnlocked tell who holds the Mutex lock (an
+	// *internal/sync.Mutex), for reports.
+	MutexLocked(lock any)
+	MutexUnlocked(lock any)
 	// Semrelease increments *s and wakes a waiter.
 	Semrelease(s *uint32, handoff bool)
 	// NotifyListAdd, NotifyListWait, NotifyListNotifyAll and
@@ -95,7 +100,11 @@ func stdHooks() Std {
 
 // The functions the overlaid standard library calls, one per hook.
 
-func Semacquire(s *uint32, kind int, lifo bool) { stdHooks().Semacquire(s, kind, lifo) }
+func Semacquire(s *uint32, kind int, lifo bool, lock any) {
+	stdHooks().Semacquire(s, kind, lifo, lock)
+}
+func MutexLocked(lock any)                      { stdHooks().MutexLocked(lock) }
+func MutexUnlocked(lock any)                    { stdHooks().MutexUnlocked(lock) }
 func Semrelease(s *uint32, handoff bool)        { stdHooks().Semrelease(s, handoff) }
 func NotifyListAdd(l unsafe.Pointer) uint32     { return stdHooks().NotifyListAdd(l) }
 func NotifyListWait(l unsafe.Pointer, t uint32) { stdHooks().NotifyListWait(l, t) }

@@ -47,6 +47,12 @@ type Locker interface {
 // If the lock is already in use, the calling goroutine
 // blocks until the mutex is available.
 func (m *Mutex) Lock() {
+	if simrtstd.Active() {
+		simrtstd.SpinPoint(m)
+		m.mu.Lock()
+		simrtstd.MutexLocked(&m.mu)
+		return
+	}
 	m.mu.Lock()
 }
 
@@ -69,5 +75,8 @@ func (m *Mutex) TryLock() bool {
 // It is allowed for one goroutine to lock a Mutex and then
 // arrange for another goroutine to unlock it.
 func (m *Mutex) Unlock() {
+	if simrtstd.Active() {
+		simrtstd.MutexUnlocked(&m.mu)
+	}
 	m.mu.Unlock()
 }

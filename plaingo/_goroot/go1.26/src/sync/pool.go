@@ -102,6 +102,9 @@ func poolRaceAddr(x any) unsafe.Pointer {
 // Put adds x to the pool.
 func (p *Pool) Put(x any) {
 	if simrtstd.Active() {
+		if x != nil {
+			_ = p.local
+		}
 		return
 	}
 	if x == nil {

@@ -64,7 +64,7 @@ func fatal(string)
 
 func runtime_Semacquire(s *uint32) {
 	if simrtstd.Active() {
-		simrtstd.Semacquire(s, simrtstd.SemaPlain, false)
+		simrtstd.Semacquire(s, simrtstd.SemaPlain, false, nil)
 		return
 	}
 	simrtNative_runtime_Semacquire(s)
@@ -72,7 +72,7 @@ func runtime_Semacquire(s *uint32) {
 
 func runtime_SemacquireWaitGroup(s *uint32, synctestDurable bool) {
 	if simrtstd.Active() {
-		simrtstd.Semacquire(s, simrtstd.SemaWaitGroup, false)
+		simrtstd.Semacquire(s, simrtstd.SemaWaitGroup, false, nil)
 		return
 	}
 	simrtNative_runtime_SemacquireWaitGroup(s, synctestDurable)
@@ -80,7 +80,7 @@ func runtime_SemacquireWaitGroup(s *uint32, synctestDurable bool) {
 
 func runtime_SemacquireRWMutexR(s *uint32, lifo bool, skipframes int) {
 	if simrtstd.Active() {
-		simrtstd.Semacquire(s, simrtstd.SemaRWMutexR, lifo)
+		simrtstd.Semacquire(s, simrtstd.SemaRWMutexR, lifo, nil)
 		return
 	}
 	simrtNative_runtime_SemacquireRWMutexR(s, lifo, skipframes+1)
@@ -88,7 +88,7 @@ func runtime_SemacquireRWMutexR(s *uint32, lifo bool, skipframes int) {
 
 func runtime_SemacquireRWMutex(s *uint32, lifo bool, skipframes int) {
 	if simrtstd.Active() {
-		simrtstd.Semacquire(s, simrtstd.SemaRWMutex, lifo)
+		simrtstd.Semacquire(s, simrtstd.SemaRWMutex, lifo, nil)
 		return
 	}
 	simrtNative_runtime_SemacquireRWMutex(s, lifo, skipframes+1)

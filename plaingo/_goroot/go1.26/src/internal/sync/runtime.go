@@ -10,6 +10,8 @@ import _ "unsafe"
 
 import simrtstd "simrthook"
 
+import "unsafe"
+
 // defined in package runtime
 
 // SemacquireMutex is like Semacquire, but for profiling contended
@@ -57,7 +59,8 @@ func fatal(string)
 
 func runtime_SemacquireMutex(s *uint32, lifo bool, skipframes int) {
 	if simrtstd.Active() {
-		simrtstd.Semacquire(s, simrtstd.SemaMutex, lifo)
+		m := (*Mutex)(unsafe.Add(unsafe.Pointer(s), -int(unsafe.Offsetof((*Mutex)(nil).sema))))
+		simrtstd.Semacquire(s, simrtstd.SemaMutex, lifo, m)
 		return
 	}
 	simrtNative_runtime_SemacquireMutex(s, lifo, skipframes+1)
