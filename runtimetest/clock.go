@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -20,7 +19,7 @@ var clockCases = []testCase{
 // maxTime is the largest time.Time.
 var maxTime = time.Unix(1<<63-62135596801, 999_999_999)
 
-func clockSleep(t *testing.T, r Runner) {
+func clockSleep(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		start := ctx.Now()
 		if r.Simulated && !start.Equal(time.Unix(0, 0)) {
@@ -36,7 +35,7 @@ func clockSleep(t *testing.T, r Runner) {
 	})
 }
 
-func clockSleepUntil(t *testing.T, r Runner) {
+func clockSleepUntil(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		target := ctx.Now().Add(100 * time.Millisecond)
 		ctx.SleepUntil(target)
@@ -52,7 +51,7 @@ func clockSleepUntil(t *testing.T, r Runner) {
 	})
 }
 
-func clockSleepUntilFarFuture(t *testing.T, r Runner) {
+func clockSleepUntilFarFuture(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		err := simrt.Timeout(ctx, time.Millisecond, func() error {
 			ctx.SleepUntil(maxTime)
@@ -64,7 +63,7 @@ func clockSleepUntilFarFuture(t *testing.T, r Runner) {
 	})
 }
 
-func clockTimeout(t *testing.T, r Runner) {
+func clockTimeout(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		errDone := errors.New("done")
 		if err := simrt.Timeout(ctx, 100*time.Millisecond, func() error { return errDone }); err != errDone {
@@ -108,7 +107,7 @@ func clockTimeout(t *testing.T, r Runner) {
 	})
 }
 
-func clockTimeoutTie(t *testing.T, r Runner) {
+func clockTimeoutTie(t T, r Runner) {
 	if !r.Simulated {
 		t.Skip("a real clock cannot make f and the timeout finish at the same instant")
 	}

@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"slices"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -21,7 +20,7 @@ var handleCases = []testCase{
 	{"CompletionHandle", "a completion handle returns what its completer gave, first call wins; Ready is complete at once", completionHandle},
 }
 
-func handleCanUseFuturesPool(t *testing.T, r Runner) {
+func handleCanUseFuturesPool(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var pending []*simrt.Handle[int]
 		for i := range 10 {
@@ -52,7 +51,7 @@ func handleCanUseFuturesPool(t *testing.T, r Runner) {
 	})
 }
 
-func handleRunningGaugeAfterCompletion(t *testing.T, r Runner) {
+func handleRunningGaugeAfterCompletion(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		gate := simrt.NewSignal()
 		h := simrt.Spawn(ctx.Child("worker"), func(ctx simrt.Context) int { return gate.Wait(ctx) })
@@ -69,7 +68,7 @@ func handleRunningGaugeAfterCompletion(t *testing.T, r Runner) {
 	})
 }
 
-func handleDroppedKeepsRunning(t *testing.T, r Runner) {
+func handleDroppedKeepsRunning(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		gate := simrt.NewSignal()
 		out := simrt.NewChan[int](1)
@@ -88,7 +87,7 @@ func handleDroppedKeepsRunning(t *testing.T, r Runner) {
 	})
 }
 
-func handleAbortZeroesRunningGauge(t *testing.T, r Runner) {
+func handleAbortZeroesRunningGauge(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := simrt.Spawn(ctx.Child("worker"), func(ctx simrt.Context) int {
 			parkForever(ctx)
@@ -104,7 +103,7 @@ func handleAbortZeroesRunningGauge(t *testing.T, r Runner) {
 	})
 }
 
-func selectHandlesAbortsRemaining(t *testing.T, r Runner) {
+func selectHandlesAbortsRemaining(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		w := ctx.Child("worker")
 		parked := func(ctx simrt.Context) int {
@@ -137,7 +136,7 @@ func selectHandlesAbortsRemaining(t *testing.T, r Runner) {
 	})
 }
 
-func selectHandlesEmpty(t *testing.T, r Runner) {
+func selectHandlesEmpty(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		if i, _, err := simrt.SelectHandles[int](ctx); i != -1 || !errors.Is(err, simrt.ErrClosed) {
 			t.Errorf("SelectHandles() = %d, %v; want -1, ErrClosed", i, err)
@@ -145,7 +144,7 @@ func selectHandlesEmpty(t *testing.T, r Runner) {
 	})
 }
 
-func selectHandlesUnwoundAbortsAll(t *testing.T, r Runner) {
+func selectHandlesUnwoundAbortsAll(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		w := ctx.Child("worker")
 		var hs []*simrt.Handle[int]
@@ -173,7 +172,7 @@ func selectHandlesUnwoundAbortsAll(t *testing.T, r Runner) {
 	})
 }
 
-func completionHandleAbort(t *testing.T, r Runner) {
+func completionHandleAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h, complete := simrt.NewCompletion[int]()
 		worked := simrt.NewSignal()
@@ -194,7 +193,7 @@ func completionHandleAbort(t *testing.T, r Runner) {
 	})
 }
 
-func completionHandle(t *testing.T, r Runner) {
+func completionHandle(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h, complete := simrt.NewCompletion[int]()
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
