@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 var handleCases = []testCase{
@@ -174,7 +175,7 @@ func selectHandlesUnwoundAbortsAll(t T, r Runner) {
 
 func completionHandleAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 		worked := simrt.NewSignal()
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			ctx.Sleep(time.Millisecond)
@@ -195,7 +196,7 @@ func completionHandleAbort(t T, r Runner) {
 
 func completionHandle(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			ctx.Sleep(time.Millisecond)
 			complete(4, nil)
@@ -205,12 +206,12 @@ func completionHandle(t T, r Runner) {
 		if v, err := h.Await(ctx); v != 4 || err != nil {
 			t.Errorf("Await = %v, %v; want 4, nil", v, err)
 		}
-		closed, closeIt := simrt.NewCompletion[int]()
+		closed, closeIt := storage.NewCompletion[int]()
 		closeIt(0, simrt.ErrClosed) // the Go form of a dropped sender
 		if _, err := closed.Await(ctx); !errors.Is(err, simrt.ErrClosed) {
 			t.Errorf("Await of a closed completion: err = %v, want ErrClosed", err)
 		}
-		ready := simrt.Ready(6, nil)
+		ready := storage.Ready(6, nil)
 		if !ready.Done() {
 			t.Errorf("Ready handle is not done")
 		}

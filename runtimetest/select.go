@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 var selectCases = []testCase{
@@ -105,7 +106,7 @@ func selectEveryCase(t T, r Runner) {
 		defer stop.Release()
 		var mu simrt.Mutex
 		mu.Lock(ctx)
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 
 		never := simrt.NewSignal()
 		type step struct {

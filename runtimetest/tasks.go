@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 var taskCases = []testCase{
@@ -435,7 +436,7 @@ func lateWaker(t T, r Runner) {
 	sig := simrt.NewSignal()
 	once := simrt.NewOneshot[int]()
 	var mu simrt.Mutex
-	comp, complete := simrt.NewCompletion[int]()
+	comp, complete := storage.NewCompletion[int]()
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		mu.Lock(ctx) // held until the end: the locker below never gets it
 		waits := []func(ctx simrt.Context){

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage"
 )
@@ -156,7 +157,7 @@ func (b *blob) Sync() error {
 // StartSync implements simrt.Blob.StartSync. The sync happens at once; the
 // handle is already complete.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
-	return simrt.Ready(struct{}{}, b.Sync())
+	return storage.Ready(struct{}{}, b.Sync())
 }
 
 // Close implements simrt.Blob.Close. It releases the open if this handle's
