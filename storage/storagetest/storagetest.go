@@ -10,7 +10,7 @@
 // suite.Runtime, which the runtime's own tests describe) and with a
 // constructor of a fresh, empty storage, called in each case's root task:
 //
-//	func TestConformance(t T) {
+//	func TestConformance(t *testing.T) {
 //		storagetest.Run(t, simulator, func(storagetest.T, simrt.Context) simrt.Storage { return memory.New() })
 //	}
 //
