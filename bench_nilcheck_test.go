@@ -5,6 +5,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage"
 )
 
 // BenchmarkChanSendRecvReady is one Send into a buffered channel with room
@@ -17,7 +18,7 @@ import (
 func BenchmarkChanSendRecvReady(b *testing.B) {
 	body := func(b *testing.B, ctx simrt.Context) {
 		c := simrt.NewChan[int](4)
-		h := simrt.Ready(1, nil)
+		h := storage.Ready(1, nil)
 		for b.Loop() {
 			c.Send(ctx, 1)
 			c.Recv(ctx)

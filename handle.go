@@ -6,8 +6,9 @@ import (
 	"github.com/simrt/simrt/internal/core"
 )
 
-// Handle is the outcome of a task (from Spawn) or of any other work that
-// completes later (from NewCompletion or Ready). Dropping a Handle does not
+// Handle is the outcome of a task (from Spawn) or of a device's work that
+// completes later (a blob's StartSync; devices make such handles with
+// storage.NewCompletion and storage.Ready). Dropping a Handle does not
 // stop its task.
 type Handle[T any] struct {
 	mu core.Lock
@@ -80,18 +81,20 @@ type spawnedRecord[T any] struct {
 	rec core.TaskRecord
 }
 
-// NewCompletion returns a handle and the function that completes it. Aborting
-// such a handle makes Await return ErrAborted; the work itself goes on.
-func NewCompletion[T any]() (*Handle[T], func(v T, err error)) {
-	h := &Handle[T]{}
-	return h, h.complete
-}
+func init() { core.BindCompletion = bindCompletion }
 
-// Ready returns a handle that has already completed with v and err.
-func Ready[T any](v T, err error) *Handle[T] {
-	h := &Handle[T]{}
-	h.complete(v, err)
-	return h
+// completable is a handle made outside Spawn, as bindCompletion sees it.
+type completable interface{ bindCompletion(complete any) }
+
+// bindCompletion is core.BindCompletion: storage.NewCompletion's way to the
+// function that completes a handle.
+func bindCompletion(h, complete any) { h.(completable).bindCompletion(complete) }
+
+func (h *Handle[T]) bindCompletion(complete any) {
+	if atomic.LoadUint32(&h.state) != 0 {
+		panic("simrt: a completion bound to a task's or a completed handle")
+	}
+	*complete.(*func(T, error)) = h.complete
 }
 
 // complete records the outcome; the first call wins. The waiters are woken

@@ -5,6 +5,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage"
 )
 
 // A nil Context given to a Chan's Send or Recv, a nil *Handle, and a nil
@@ -14,7 +15,7 @@ func TestNilChanContextAndHandlePanicAtTheCall(t *testing.T) {
 	onBothRuntimes(t, func(t *testing.T, ctx simrt.Context) {
 		buffered, unbuffered := simrt.NewChan[int](1), simrt.NewChan[int](0)
 		var nilHandle *simrt.Handle[int]
-		pending, _ := simrt.NewCompletion[int]()
+		pending, _ := storage.NewCompletion[int]()
 		cases := []struct {
 			want string
 			call func()
@@ -40,7 +41,7 @@ func TestNilChanContextAndHandlePanicAtTheCall(t *testing.T) {
 			t.Errorf("Recv = %d, %v after the refused calls", v, ok)
 		}
 		// Await(nil) of a done handle stays allowed (no scheduling point).
-		if v, err := simrt.Ready(3, nil).Await(nil); v != 3 || err != nil {
+		if v, err := storage.Ready(3, nil).Await(nil); v != 3 || err != nil {
 			t.Errorf("Ready(3).Await(nil) = %d, %v", v, err)
 		}
 	})

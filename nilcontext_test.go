@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 // Every primitive that takes a Context panics at the call when it is nil,
@@ -23,7 +24,7 @@ func TestNilContextPanicsAtTheCall(t *testing.T) {
 			ticker   = simrt.NewTicker(ctx, time.Hour)
 			tc, stop = simrt.GoContext(ctx)
 			stopped  = ctx.Stopped()
-			done     = simrt.Ready(1, nil)
+			done     = storage.Ready(1, nil)
 		)
 		defer ticker.Stop()
 		stop() // a cancelled context: Wait would not park

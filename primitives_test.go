@@ -8,6 +8,7 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/storage"
 )
 
 func run(t *testing.T, seed uint64, f func(ctx *deterministic.Context)) {
@@ -315,13 +316,13 @@ func TestAbortUnwindsAndRunsDefers(t *testing.T) {
 
 func TestCompletionHandle(t *testing.T) {
 	run(t, 11, func(ctx *deterministic.Context) {
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 		h.Abort()
 		complete(3, nil)
 		if _, err := h.Await(ctx); !errors.Is(err, simrt.ErrAborted) {
 			t.Fatalf("aborted completion: %v", err)
 		}
-		if v, err := simrt.Ready(4, nil).Await(ctx); v != 4 || err != nil {
+		if v, err := storage.Ready(4, nil).Await(ctx); v != 4 || err != nil {
 			t.Fatalf("ready: %v %v", v, err)
 		}
 	})

@@ -22,41 +22,39 @@ import (
 	"github.com/simrt/simrt/network/netconn"
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/suite"
 )
 
 // The runtime's own network (metered → audited → simnet) passes the
 // conformance suite.
 func TestNetworkConformance(t *testing.T) {
-	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
-		deterministic.Seeded(3).Start(func(ctx *deterministic.Context) {
-			body(nettest.Task(ctx, ctx))
-		})
-	})
+	nettest.Run(t, simulator, nil)
 }
 
 // The receive-memory cases on the runtime's own network, with nettest's
 // small budget.
 func TestNetworkConformanceRecvMemory(t *testing.T) {
-	nettest.RunRecvMemory(t, func(t *testing.T, body func(nettest.Env)) {
-		deterministic.New(deterministic.Config{Seed: 3, Network: simnet.Config{MaxRecvMemory: nettest.BudgetRecvMemory}}).Start(func(ctx *deterministic.Context) {
-			body(nettest.Task(ctx, ctx))
-		})
-	})
+	budget := simulator
+	budget.Run = func(t suite.T, o suite.Options, root func(simrt.Context)) {
+		cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout,
+			Network: simnet.Config{MaxRecvMemory: nettest.BudgetRecvMemory}}
+		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
+	}
+	nettest.RunRecvMemory(t, budget, nil)
 }
 
 // The Dial cases of the suite on the runtime's own network, with a Dial
 // that hangs on a clog (it waits for the release, which never comes).
 func TestNetworkConformanceDial(t *testing.T) {
-	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
-		deterministic.Seeded(3).Start(func(ctx *deterministic.Context) {
-			far := netip.MustParseAddr("10.0.0.9")
-			ctx.WithHost(far)                   // declares the far host
-			ctx = ctx.WithHost(simnet.Loopback) // and the dialers' (the default, undeclared until then)
-			if err := ctx.Network().Clog(simnet.Loopback, far); err != nil {
-				t.Fatal(err)
-			}
-			body(nettest.Task(ctx, ctx), netip.AddrPortFrom(far, 80))
-		})
+	nettest.RunDial(t, simulator, func(t suite.T, root simrt.Context) (simrt.Network, netip.AddrPort) {
+		ctx := root.(*deterministic.Context)
+		far := netip.MustParseAddr("10.0.0.9")
+		ctx.WithHost(far)                   // declares the far host
+		ctx = ctx.WithHost(simnet.Loopback) // and the dialers' (the default, undeclared until then)
+		if err := ctx.Network().Clog(simnet.Loopback, far); err != nil {
+			t.Fatal(err)
+		}
+		return ctx, netip.AddrPortFrom(far, 80)
 	})
 }
 

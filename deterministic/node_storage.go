@@ -2,6 +2,7 @@ package deterministic
 
 import (
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 // procStorage is one process's view of its node's disk: the node's stack,
@@ -134,7 +135,7 @@ func (b *procBlob) Sync() error {
 // StartSync implements simrt.Blob.StartSync.
 func (b *procBlob) StartSync() *simrt.Handle[struct{}] {
 	if b.dead() {
-		return simrt.Ready(struct{}{}, b.s.p.deadErr("sync"))
+		return storage.Ready(struct{}{}, b.s.p.deadErr("sync"))
 	}
 	return b.inner.StartSync()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/network/tcp"
 	"github.com/simrt/simrt/realtime"
+	"github.com/simrt/simrt/storage"
 )
 
 // cpuMeter reports the process's CPU time (user and system, all threads,
@@ -176,7 +177,7 @@ func BenchmarkSpawnAwaitFloor(b *testing.B) {
 		inRealtime(func(ctx simrt.Context) {
 			m := meter()
 			for b.Loop() {
-				h, complete := simrt.NewCompletion[int]()
+				h, complete := storage.NewCompletion[int]()
 				go complete(1, nil)
 				if v, err := h.Await(ctx); v != 1 || err != nil {
 					b.Fatal(v, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/network/tcp"
 	"github.com/simrt/simrt/realtime"
+	"github.com/simrt/simrt/suite"
 )
 
 // slowNet has network timeouts far beyond the tests' bounds: an operation
@@ -172,7 +173,7 @@ func TestTimeoutCutsBlockedDial(t *testing.T) {
 // is full: the kernel drops a SYN to it, and a connect hangs until its
 // timeout. Nothing leaves the loopback interface. The listener is closed
 // when the test ends.
-func blackhole(t *testing.T) netip.AddrPort {
+func blackhole(t suite.T) netip.AddrPort {
 	t.Helper()
 	fd, addr := fullListener(t)
 	t.Cleanup(func() { syscall.Close(fd) })
@@ -195,7 +196,7 @@ func blackhole(t *testing.T) netip.AddrPort {
 
 // fullListener returns a loopback listening socket with a backlog of 0,
 // which nobody accepts from.
-func fullListener(t *testing.T) (int, netip.AddrPort) {
+func fullListener(t suite.T) (int, netip.AddrPort) {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatalf("socket: %v", err)

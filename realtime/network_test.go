@@ -15,6 +15,7 @@ import (
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/tcp"
 	"github.com/simrt/simrt/realtime"
+	"github.com/simrt/simrt/suite"
 )
 
 var loopback = netip.MustParseAddrPort("127.0.0.1:0")
@@ -23,18 +24,14 @@ var loopback = netip.MustParseAddrPort("127.0.0.1:0")
 // (metered over the interruption layer over tcp), from realtime tasks:
 // the path production takes.
 func TestNetConformance(t *testing.T) {
-	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
-		start(realtime.Config{}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
-	})
-	nettest.RunRecvMemory(t, func(t *testing.T, body func(nettest.Env)) {
-		start(realtime.Config{Network: tcp.Config{MaxRecvMemory: nettest.BudgetRecvMemory}}, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx)) })
-	})
+	nettest.Run(t, production(nil), nil)
+	nettest.RunRecvMemory(t, production(func(suite.T) realtime.Config {
+		return realtime.Config{Network: tcp.Config{MaxRecvMemory: nettest.BudgetRecvMemory}}
+	}), nil)
 	// A Dial blocks on a listener whose accept queue is full (blackhole);
 	// slowNet's timeouts are far beyond the cases' bounds.
-	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
-		addr := blackhole(t)
-		start(slowNet, func(ctx simrt.Context) { body(nettest.Task(ctx, ctx), addr) })
-	})
+	nettest.RunDial(t, production(func(suite.T) realtime.Config { return slowNet }),
+		func(t suite.T, ctx simrt.Context) (simrt.Network, netip.AddrPort) { return ctx, blackhole(t) })
 }
 
 // accepted is one server-side connection.

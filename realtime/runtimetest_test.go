@@ -6,14 +6,29 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/realtime"
 	"github.com/simrt/simrt/runtimetest"
+	"github.com/simrt/simrt/suite"
 )
 
-func TestConformance(t *testing.T) {
-	runtimetest.Run(t, runtimetest.Runner{
+// production is the production runtime as the conformance suites' runtime
+// under test: each case runs as the root task of a fresh runtime, built
+// from cfg (t gives the case's temporary directory).
+func production(cfg func(t suite.T) realtime.Config) suite.Runtime {
+	return suite.Runtime{
 		TimedOut: realtime.ErrRunTimeout,
-		Start: func(t *testing.T, o runtimetest.Options, root func(simrt.Context)) {
-			cfg := realtime.Config{CatchPanics: o.CatchPanics, Timeout: o.Timeout, Logger: quietLogger()}
-			realtime.New(cfg).Start(root)
+		Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
+			c := realtime.Config{}
+			if cfg != nil {
+				c = cfg(t)
+			}
+			c.CatchPanics, c.Timeout = o.CatchPanics, o.Timeout
+			if c.Logger == nil {
+				c.Logger = quietLogger()
+			}
+			realtime.New(c).Start(root)
 		},
-	})
+	}
+}
+
+func TestConformance(t *testing.T) {
+	runtimetest.Run(t, production(nil))
 }

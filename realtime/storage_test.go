@@ -9,6 +9,7 @@ import (
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/realtime"
 	"github.com/simrt/simrt/storage/storagetest"
+	"github.com/simrt/simrt/suite"
 )
 
 // running starts a runtime on dir and returns its root context, valid
@@ -34,9 +35,9 @@ func running(t *testing.T, cfg realtime.Config) simrt.Context {
 // TestStorageConformance runs the storage suite on the runtime's storage
 // (blob tracking over metered over disk).
 func TestStorageConformance(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T) simrt.Storage {
-		return running(t, realtime.Config{StorageDirectory: t.TempDir()})
-	})
+	storagetest.Run(t, production(func(t suite.T) realtime.Config {
+		return realtime.Config{StorageDirectory: t.TempDir()}
+	}), nil)
 }
 
 func TestStorageSurvivesRestart(t *testing.T) {

@@ -1,8 +1,6 @@
 package runtimetest
 
 import (
-	"testing"
-
 	"github.com/simrt/simrt"
 )
 
@@ -10,7 +8,7 @@ var adaptiveCases = []testCase{
 	{"StrategyAdaptiveChoice", "simrt.Adaptive runs the parallel form only when the strategy would split the work across more than one worker (parallelism and item count both above 1), on every runtime alike", strategyAdaptiveChoice},
 }
 
-func strategyAdaptiveChoice(t *testing.T, r Runner) {
+func strategyAdaptiveChoice(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for _, c := range []struct {
 			p, n int

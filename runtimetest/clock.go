@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -22,7 +21,7 @@ var clockCases = []testCase{
 // maxTime is the largest time.Time.
 var maxTime = time.Unix(1<<63-62135596801, 999_999_999)
 
-func clockSleep(t *testing.T, r Runner) {
+func clockSleep(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		start := ctx.Now()
 		if r.Simulated && !start.Equal(time.Unix(0, 0)) {
@@ -38,7 +37,7 @@ func clockSleep(t *testing.T, r Runner) {
 	})
 }
 
-func clockSleepUntil(t *testing.T, r Runner) {
+func clockSleepUntil(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		target := ctx.Now().Add(100 * time.Millisecond)
 		ctx.SleepUntil(target)
@@ -54,7 +53,7 @@ func clockSleepUntil(t *testing.T, r Runner) {
 	})
 }
 
-func clockSleepUntilFarFuture(t *testing.T, r Runner) {
+func clockSleepUntilFarFuture(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		err := simrt.Timeout(ctx, time.Millisecond, func() error {
 			ctx.SleepUntil(maxTime)
@@ -66,7 +65,7 @@ func clockSleepUntilFarFuture(t *testing.T, r Runner) {
 	})
 }
 
-func clockTimeout(t *testing.T, r Runner) {
+func clockTimeout(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		errDone := errors.New("done")
 		if err := simrt.Timeout(ctx, 100*time.Millisecond, func() error { return errDone }); err != errDone {
@@ -110,7 +109,7 @@ func clockTimeout(t *testing.T, r Runner) {
 	})
 }
 
-func clockTimeoutTie(t *testing.T, r Runner) {
+func clockTimeoutTie(t T, r Runner) {
 	if !r.Simulated {
 		t.Skip("a real clock cannot make f and the timeout finish at the same instant")
 	}
@@ -125,7 +124,7 @@ func clockTimeoutTie(t *testing.T, r Runner) {
 	})
 }
 
-func clockTimeoutExpired(t *testing.T, r Runner) {
+func clockTimeoutExpired(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for _, d := range []time.Duration{0, -time.Second} {
 			start := ctx.Now()
@@ -152,7 +151,7 @@ func clockTimeoutExpired(t *testing.T, r Runner) {
 	})
 }
 
-func clockTimeoutBeforeWake(t *testing.T, r Runner) {
+func clockTimeoutBeforeWake(t T, r Runner) {
 	// In a simulation with the default 1ms Cycle both instants fall in one
 	// step of the clock; in production the wait is long enough that no
 	// load on the machine can make it end first.

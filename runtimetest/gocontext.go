@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"context"
 	"errors"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -27,7 +26,7 @@ func isDone(c context.Context) bool {
 	}
 }
 
-func goContextCancel(t *testing.T, r Runner) {
+func goContextCancel(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		gctx, cancel := simrt.GoContext(ctx)
 		if gctx.Err() != nil || isDone(gctx) {
@@ -77,7 +76,7 @@ func goContextCancel(t *testing.T, r Runner) {
 	})
 }
 
-func goContextAbort(t *testing.T, r Runner) {
+func goContextAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		made := simrt.NewOneshot[*simrt.TaskContext]()
 		h := simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
@@ -136,7 +135,7 @@ func goContextAbort(t *testing.T, r Runner) {
 	})
 }
 
-func goContextTimeout(t *testing.T, r Runner) {
+func goContextTimeout(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		const d = 20 * time.Millisecond
 		goContextDeadline(t, r, ctx, d)
@@ -148,7 +147,7 @@ func goContextTimeout(t *testing.T, r Runner) {
 
 // goContextDeadline: a GoContext made inside Timeout(d) reports the
 // deadline and is cancelled with context.DeadlineExceeded when it passes.
-func goContextDeadline(t *testing.T, r Runner, ctx simrt.Context, d time.Duration) {
+func goContextDeadline(t T, r Runner, ctx simrt.Context, d time.Duration) {
 	var waited error
 	start := ctx.Now()
 	var deadline time.Time
@@ -173,7 +172,7 @@ func goContextDeadline(t *testing.T, r Runner, ctx simrt.Context, d time.Duratio
 
 // goContextWatchedDeadline: another task watching the context sees the
 // deadline too.
-func goContextWatchedDeadline(t *testing.T, ctx simrt.Context, d time.Duration) {
+func goContextWatchedDeadline(t T, ctx simrt.Context, d time.Duration) {
 	made := simrt.NewOneshot[*simrt.TaskContext]()
 	timed := simrt.Spawn(ctx, func(ctx simrt.Context) error {
 		return simrt.Timeout(ctx, d, func() error {
@@ -200,7 +199,7 @@ func goContextWatchedDeadline(t *testing.T, ctx simrt.Context, d time.Duration) 
 // goContextNestedDeadline: under nested Timeouts whose outer one is the
 // shorter, its deadline is reported and it cancels the context made in the
 // inner one.
-func goContextNestedDeadline(t *testing.T, r Runner, ctx simrt.Context, d time.Duration) {
+func goContextNestedDeadline(t T, r Runner, ctx simrt.Context, d time.Duration) {
 	var waited error
 	var deadline time.Time
 	var hasDeadline bool
@@ -228,7 +227,7 @@ func goContextNestedDeadline(t *testing.T, r Runner, ctx simrt.Context, d time.D
 
 // goContextTimeoutReturns: when Timeout returns first, the context is
 // cancelled as it returns.
-func goContextTimeoutReturns(t *testing.T, ctx simrt.Context) {
+func goContextTimeoutReturns(t T, ctx simrt.Context) {
 	var inside *simrt.TaskContext
 	if err := simrt.Timeout(ctx, time.Hour, func() error {
 		inside, _ = simrt.GoContext(ctx)

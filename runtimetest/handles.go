@@ -3,10 +3,10 @@ package runtimetest
 import (
 	"errors"
 	"slices"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 var handleCases = []testCase{
@@ -21,7 +21,7 @@ var handleCases = []testCase{
 	{"CompletionHandle", "a completion handle returns what its completer gave, first call wins; Ready is complete at once", completionHandle},
 }
 
-func handleCanUseFuturesPool(t *testing.T, r Runner) {
+func handleCanUseFuturesPool(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var pending []*simrt.Handle[int]
 		for i := range 10 {
@@ -52,7 +52,7 @@ func handleCanUseFuturesPool(t *testing.T, r Runner) {
 	})
 }
 
-func handleRunningGaugeAfterCompletion(t *testing.T, r Runner) {
+func handleRunningGaugeAfterCompletion(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		gate := simrt.NewSignal()
 		h := simrt.Spawn(ctx.Child("worker"), func(ctx simrt.Context) int { return gate.Wait(ctx) })
@@ -69,7 +69,7 @@ func handleRunningGaugeAfterCompletion(t *testing.T, r Runner) {
 	})
 }
 
-func handleDroppedKeepsRunning(t *testing.T, r Runner) {
+func handleDroppedKeepsRunning(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		gate := simrt.NewSignal()
 		out := simrt.NewChan[int](1)
@@ -88,7 +88,7 @@ func handleDroppedKeepsRunning(t *testing.T, r Runner) {
 	})
 }
 
-func handleAbortZeroesRunningGauge(t *testing.T, r Runner) {
+func handleAbortZeroesRunningGauge(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := simrt.Spawn(ctx.Child("worker"), func(ctx simrt.Context) int {
 			parkForever(ctx)
@@ -104,7 +104,7 @@ func handleAbortZeroesRunningGauge(t *testing.T, r Runner) {
 	})
 }
 
-func selectHandlesAbortsRemaining(t *testing.T, r Runner) {
+func selectHandlesAbortsRemaining(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		w := ctx.Child("worker")
 		parked := func(ctx simrt.Context) int {
@@ -137,7 +137,7 @@ func selectHandlesAbortsRemaining(t *testing.T, r Runner) {
 	})
 }
 
-func selectHandlesEmpty(t *testing.T, r Runner) {
+func selectHandlesEmpty(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		if i, _, err := simrt.SelectHandles[int](ctx); i != -1 || !errors.Is(err, simrt.ErrClosed) {
 			t.Errorf("SelectHandles() = %d, %v; want -1, ErrClosed", i, err)
@@ -145,7 +145,7 @@ func selectHandlesEmpty(t *testing.T, r Runner) {
 	})
 }
 
-func selectHandlesUnwoundAbortsAll(t *testing.T, r Runner) {
+func selectHandlesUnwoundAbortsAll(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		w := ctx.Child("worker")
 		var hs []*simrt.Handle[int]
@@ -173,9 +173,9 @@ func selectHandlesUnwoundAbortsAll(t *testing.T, r Runner) {
 	})
 }
 
-func completionHandleAbort(t *testing.T, r Runner) {
+func completionHandleAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 		worked := simrt.NewSignal()
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			ctx.Sleep(time.Millisecond)
@@ -194,9 +194,9 @@ func completionHandleAbort(t *testing.T, r Runner) {
 	})
 }
 
-func completionHandle(t *testing.T, r Runner) {
+func completionHandle(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			ctx.Sleep(time.Millisecond)
 			complete(4, nil)
@@ -206,12 +206,12 @@ func completionHandle(t *testing.T, r Runner) {
 		if v, err := h.Await(ctx); v != 4 || err != nil {
 			t.Errorf("Await = %v, %v; want 4, nil", v, err)
 		}
-		closed, closeIt := simrt.NewCompletion[int]()
+		closed, closeIt := storage.NewCompletion[int]()
 		closeIt(0, simrt.ErrClosed) // the Go form of a dropped sender
 		if _, err := closed.Await(ctx); !errors.Is(err, simrt.ErrClosed) {
 			t.Errorf("Await of a closed completion: err = %v, want ErrClosed", err)
 		}
-		ready := simrt.Ready(6, nil)
+		ready := storage.Ready(6, nil)
 		if !ready.Done() {
 			t.Errorf("Ready handle is not done")
 		}

@@ -2,7 +2,6 @@ package runtimetest
 
 import (
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -26,7 +25,7 @@ var capacities = []int{0, 1}
 // that run there allow for).
 func parked(ctx simrt.Context) { ctx.Sleep(5 * time.Millisecond) }
 
-func chanHandsValueToParkedReceiver(t *testing.T, r Runner) {
+func chanHandsValueToParkedReceiver(t T, r Runner) {
 	for _, capacity := range capacities {
 		r.run(t, Options{}, func(ctx simrt.Context) {
 			ch := simrt.NewChan[int](capacity)
@@ -52,7 +51,7 @@ func chanHandsValueToParkedReceiver(t *testing.T, r Runner) {
 	}
 }
 
-func chanReceiversFIFO(t *testing.T, r Runner) {
+func chanReceiversFIFO(t T, r Runner) {
 	for _, capacity := range capacities {
 		r.run(t, Options{}, func(ctx simrt.Context) {
 			ch := simrt.NewChan[int](capacity)
@@ -87,7 +86,7 @@ func chanReceiversFIFO(t *testing.T, r Runner) {
 	}
 }
 
-func chanHandoffNotLostOnAbort(t *testing.T, r Runner) {
+func chanHandoffNotLostOnAbort(t T, r Runner) {
 	for _, capacity := range []int{1, 4} {
 		for _, inSelect := range []bool{false, true} {
 			r.run(t, Options{}, func(ctx simrt.Context) {
@@ -149,7 +148,7 @@ func chanHandoffNotLostOnAbort(t *testing.T, r Runner) {
 	}
 }
 
-func chanHandoffTimeoutTie(t *testing.T, r Runner) {
+func chanHandoffTimeoutTie(t T, r Runner) {
 	for _, capacity := range capacities[1:] {
 		r.run(t, Options{}, func(ctx simrt.Context) {
 			ch := simrt.NewChan[int](capacity)
@@ -178,7 +177,7 @@ func chanHandoffTimeoutTie(t *testing.T, r Runner) {
 	}
 }
 
-func chanCloseWakesParkedReceivers(t *testing.T, r Runner) {
+func chanCloseWakesParkedReceivers(t T, r Runner) {
 	for _, capacity := range capacities {
 		r.run(t, Options{}, func(ctx simrt.Context) {
 			ch := simrt.NewChan[int](capacity)
@@ -200,7 +199,7 @@ func chanCloseWakesParkedReceivers(t *testing.T, r Runner) {
 	}
 }
 
-func selectHandoffOrNotified(t *testing.T, r Runner) {
+func selectHandoffOrNotified(t T, r Runner) {
 	if !r.Simulated {
 		return // the order of two events at one moment needs a simulator
 	}

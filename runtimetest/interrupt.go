@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"net/netip"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -34,7 +33,7 @@ func (h halves) close() {
 // connect binds a loopback listener, dials it from the calling task and
 // accepts on a spawned task: it returns the dialled end and the accepted
 // one, which the acceptor hands over and the caller's context owns.
-func connect(t *testing.T, ctx simrt.Context) (client, server halves, ok bool) {
+func connect(t T, ctx simrt.Context) (client, server halves, ok bool) {
 	t.Helper()
 	l, err := ctx.Bind(netip.MustParseAddrPort("127.0.0.1:0"))
 	if err != nil {
@@ -65,7 +64,7 @@ func connect(t *testing.T, ctx simrt.Context) (client, server halves, ok bool) {
 	return halves{si, st}, server, true
 }
 
-func timeoutCutsRecvOnHandedConnection(t *testing.T, r Runner) {
+func timeoutCutsRecvOnHandedConnection(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		client, server, ok := connect(t, ctx)
 		if !ok {
@@ -94,7 +93,7 @@ func timeoutCutsRecvOnHandedConnection(t *testing.T, r Runner) {
 	})
 }
 
-func abortCutsRecvOnHandedConnection(t *testing.T, r Runner) {
+func abortCutsRecvOnHandedConnection(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		client, server, ok := connect(t, ctx)
 		if !ok {

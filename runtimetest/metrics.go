@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -36,7 +35,7 @@ type sample struct {
 
 // parseSamples parses the sample lines of an exposition text. Label values
 // are assumed to hold no escaped characters.
-func parseSamples(t *testing.T, text string) []sample {
+func parseSamples(t T, text string) []sample {
 	t.Helper()
 	var out []sample
 	for _, line := range strings.Split(text, "\n") {
@@ -119,7 +118,7 @@ func (s sample) key() string {
 }
 
 // expectSeries checks that text holds each series in want with its value.
-func expectSeries(t *testing.T, text string, want map[string]float64) {
+func expectSeries(t T, text string, want map[string]float64) {
 	t.Helper()
 	got := map[string]float64{}
 	for _, s := range parseSamples(t, text) {
@@ -138,7 +137,7 @@ func expectSeries(t *testing.T, text string, want map[string]float64) {
 
 // runningTasks sums runtime_tasks_running over the tasks (kind Task) whose
 // name starts with prefix.
-func runningTasks(t *testing.T, ctx simrt.Context, prefix string) int {
+func runningTasks(t T, ctx simrt.Context, prefix string) int {
 	t.Helper()
 	n := 0.0
 	for _, s := range parseSamples(t, ctx.Encode()) {
@@ -149,7 +148,7 @@ func runningTasks(t *testing.T, ctx simrt.Context, prefix string) int {
 	return int(n)
 }
 
-func metricsNames(t *testing.T, r Runner) {
+func metricsNames(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		if l := ctx.Name().Label; l != "" {
 			t.Errorf("root label = %q, want \"\"", l)
@@ -166,7 +165,7 @@ func metricsNames(t *testing.T, r Runner) {
 	})
 }
 
-func metricsWithAttribute(t *testing.T, r Runner) {
+func metricsWithAttribute(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		c := ctx.Child("consensus")
 		c.WithAttribute("epoch", "e5").Counter("votes", "votes cast").Inc()
@@ -182,7 +181,7 @@ func metricsWithAttribute(t *testing.T, r Runner) {
 	})
 }
 
-func metricsAttributeWithNestedLabel(t *testing.T, r Runner) {
+func metricsAttributeWithNestedLabel(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ctx.Child("orchestrator").WithAttribute("epoch", "e5").Child("engine").Counter("votes", "votes").Inc()
 		expectSeries(t, ctx.Encode(), map[string]float64{
@@ -191,7 +190,7 @@ func metricsAttributeWithNestedLabel(t *testing.T, r Runner) {
 	})
 }
 
-func metricsAttributesIsolatedBetweenContexts(t *testing.T, r Runner) {
+func metricsAttributesIsolatedBetweenContexts(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		a := ctx.Child("component_a").WithAttribute("epoch", "1")
 		a.Counter("requests", "requests")
@@ -212,7 +211,7 @@ func metricsAttributesIsolatedBetweenContexts(t *testing.T, r Runner) {
 	})
 }
 
-func metricsSpawnAttributeCardinality(t *testing.T, r Runner) {
+func metricsSpawnAttributeCardinality(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		verify := ctx.Child("deferred_verify")
 		for round := range 128 {
@@ -234,7 +233,7 @@ func metricsSpawnAttributeCardinality(t *testing.T, r Runner) {
 	})
 }
 
-func metricsAttributesSortedDeterministically(t *testing.T, r Runner) {
+func metricsAttributesSortedDeterministically(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		s := ctx.Child("service")
 		s.WithAttribute("region", "us").WithAttribute("env", "prod").Counter("errors", "errors").Inc()
@@ -249,7 +248,7 @@ func metricsAttributesSortedDeterministically(t *testing.T, r Runner) {
 	})
 }
 
-func metricsNestedLabelsWithAttributes(t *testing.T, r Runner) {
+func metricsNestedLabelsWithAttributes(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		inner := ctx.Child("outer").Child("middle").WithAttribute("region", "us").Child("inner").WithAttribute("az", "east")
 		if got := inner.Name(); got.Label != "outer_middle_inner" || fmt.Sprint(got.Attributes) != "[{az east} {region us}]" {
@@ -262,7 +261,7 @@ func metricsNestedLabelsWithAttributes(t *testing.T, r Runner) {
 	})
 }
 
-func metricsFamilyWithAttributes(t *testing.T, r Runner) {
+func metricsFamilyWithAttributes(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		api := ctx.Child("api").WithAttribute("env", "prod").WithAttribute("region", "us_east")
 		api.CounterVec("requests", "requests", "method", "status").WithLabelValues("GET", "200").Inc()
@@ -281,7 +280,7 @@ func metricsFamilyWithAttributes(t *testing.T, r Runner) {
 	})
 }
 
-func registerAndEncode(t *testing.T, r Runner) {
+func registerAndEncode(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		m := ctx.Child("enc")
 		m.Counter("c", "a counter").Add(7)
@@ -305,7 +304,7 @@ func registerAndEncode(t *testing.T, r Runner) {
 	})
 }
 
-func reregisterReturnsExisting(t *testing.T, r Runner) {
+func reregisterReturnsExisting(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ctx.Child("a").Counter("test", "a test counter").Inc()
 		ctx.Child("a").Counter("test", "a test counter").Add(2)
@@ -317,7 +316,7 @@ func reregisterReturnsExisting(t *testing.T, r Runner) {
 	})
 }
 
-func encodeSingleEOF(t *testing.T, r Runner) {
+func encodeSingleEOF(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ctx.Counter("first", "first").Inc()
 		ctx.Child("second").Gauge("g", "g").Set(1)
@@ -330,7 +329,7 @@ func encodeSingleEOF(t *testing.T, r Runner) {
 	})
 }
 
-func labelValidation(t *testing.T, r Runner) {
+func labelValidation(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for _, c := range []struct {
 			f    func()
@@ -355,7 +354,7 @@ func labelValidation(t *testing.T, r Runner) {
 	})
 }
 
-func metricNameValidation(t *testing.T, r Runner) {
+func metricNameValidation(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for _, c := range []struct {
 			f    func()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -18,7 +17,7 @@ var panicCases = []testCase{
 	{"MultiplePanicsCaught", "with CatchPanics every panicking task's handle returns its own PanicError", multiplePanicsCaught},
 }
 
-func panicAbortsRoot(t *testing.T, r Runner) {
+func panicAbortsRoot(t T, r Runner) {
 	for _, catch := range []bool{false, true} {
 		v, panicked := r.runPanics(t, Options{CatchPanics: catch}, func(ctx simrt.Context) {
 			panic("blah")
@@ -29,7 +28,7 @@ func panicAbortsRoot(t *testing.T, r Runner) {
 	}
 }
 
-func panicAbortsSpawn(t *testing.T, r Runner) {
+func panicAbortsSpawn(t T, r Runner) {
 	var rootUnwound atomic.Bool
 	v, panicked := r.runPanics(t, Options{}, func(ctx simrt.Context) {
 		defer rootUnwound.Store(true)
@@ -44,7 +43,7 @@ func panicAbortsSpawn(t *testing.T, r Runner) {
 	}
 }
 
-func panicAbortsSpawnCaught(t *testing.T, r Runner) {
+func panicAbortsSpawnCaught(t T, r Runner) {
 	r.run(t, Options{CatchPanics: true}, func(ctx simrt.Context) {
 		_, err := simrt.Spawn(ctx, func(simrt.Context) int { panic("blah") }).Await(ctx)
 		if !errors.Is(err, simrt.ErrExited) {
@@ -62,7 +61,7 @@ func panicAbortsSpawnCaught(t *testing.T, r Runner) {
 	})
 }
 
-func multiplePanics(t *testing.T, r Runner) {
+func multiplePanics(t T, r Runner) {
 	v, panicked := r.runPanics(t, Options{}, func(ctx simrt.Context) {
 		go_ := simrt.NewSignal()
 		for i := range 3 {
@@ -81,7 +80,7 @@ func multiplePanics(t *testing.T, r Runner) {
 	}
 }
 
-func multiplePanicsCaught(t *testing.T, r Runner) {
+func multiplePanicsCaught(t T, r Runner) {
 	r.run(t, Options{CatchPanics: true}, func(ctx simrt.Context) {
 		go_ := simrt.NewSignal()
 		var hs []*simrt.Handle[int]

@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"slices"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -18,7 +17,7 @@ var propertyCases = []testCase{
 
 // buggifyCalls calls n Buggify sites, each several times, and returns
 // which calls fired.
-func buggifyCalls(t *testing.T, r Runner, seed uint64) []bool {
+func buggifyCalls(t T, r Runner, seed uint64) []bool {
 	var fired []bool
 	r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
 		for range 8 {
@@ -30,7 +29,7 @@ func buggifyCalls(t *testing.T, r Runner, seed uint64) []bool {
 	return fired
 }
 
-func buggifyPerSeed(t *testing.T, r Runner) {
+func buggifyPerSeed(t T, r Runner) {
 	if !r.Simulated {
 		for seed := range uint64(3) {
 			if i := slices.Index(buggifyCalls(t, r, seed), true); i >= 0 {
@@ -52,7 +51,7 @@ func buggifyPerSeed(t *testing.T, r Runner) {
 	}
 }
 
-func passingProperties(t *testing.T, r Runner) {
+func passingProperties(t T, r Runner) {
 	run := func(props bool) (order []int) {
 		r.run(t, Options{Seed: 11}, func(ctx simrt.Context) {
 			done := simrt.NewChan[int](4)
@@ -85,7 +84,7 @@ func passingProperties(t *testing.T, r Runner) {
 	}
 }
 
-func failedAlways(t *testing.T, r Runner) {
+func failedAlways(t T, r Runner) {
 	carried := false
 	v, panicked := r.runPanics(t, Options{Seed: 3}, func(ctx simrt.Context) {
 		simrt.Always(ctx, false, "conformance: deliberately false")

@@ -5,19 +5,23 @@
 // realtime). Storage has its own suite in storage/storagetest, the network
 // in network/nettest.
 //
-// A runtime adapts its runner in a few lines and runs every case:
+// A runtime describes itself once as a suite.Runtime, in its own tests,
+// and runs every case, as subtests:
 //
 //	func TestConformance(t *testing.T) {
-//		runtimetest.Run(t, runtimetest.Runner{
+//		runtimetest.Run(t, suite.Runtime{
 //			Simulated: true,
 //			Stalled:   deterministic.ErrStalled,
 //			TimedOut:  deterministic.ErrRunTimeout,
-//			Start: func(t *testing.T, o runtimetest.Options, root func(simrt.Context)) {
+//			Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
 //				cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
 //				deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
 //			},
 //		})
 //	}
+//
+// or, from a runner other than go test, through Test, which returns the
+// failures as an error.
 //
 // Each case is a subtest named after the test of commonware-runtime (the
 // Rust crate simrt ports, "the reference" below) it ports
@@ -46,7 +50,7 @@
 // # Where runtimes differ
 //
 // The cases are the same for every runtime and never assert on elapsed wall
-// time. What depends on the runtime is stated by Runner.Simulated:
+// time. What depends on the runtime is stated by suite.Runtime.Simulated:
 //
 //   - Time: a simulated clock starts at the Unix epoch and a Sleep(d) moves
 //     it by exactly d; a real clock only guarantees that at least d passed.
@@ -57,9 +61,9 @@
 //   - Deadlocks and run timeouts: every runtime stops a run that goes on
 //     past Options.Timeout (simulated time for a simulator, wall time in
 //     production) with a verdict, a panic whose value is an error matching
-//     Runner.TimedOut, once its tasks have unwound. A simulator also stops a
+//     suite.Runtime.TimedOut, once its tasks have unwound. A simulator also stops a
 //     run in which no task can progress and no timer is pending, with an
-//     error matching Runner.Stalled; a production runtime waits for the
+//     error matching suite.Runtime.Stalled; a production runtime waits for the
 //     timeout instead. Only a simulation can make a function and its
 //     Timeout finish at the same instant.
 //
@@ -77,81 +81,33 @@ package runtimetest
 
 import (
 	"testing"
-	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/suite"
 )
 
-// Runner tells the suite how to run one runtime.
-type Runner struct {
-	// Start builds a fresh runtime configured by opts, runs root as its root
-	// task and returns once the runtime has finished: root has returned and
-	// every other task has unwound. When the runtime re-raises a panic (the
-	// root's own, or a task's while CatchPanics is off) Start must let it
-	// propagate with the original value, after that cleanup.
-	//
-	// Start is called once per case, on the test's goroutine; t is the
-	// case's test (for t.TempDir, t.Cleanup or leak checks).
-	Start func(t *testing.T, opts Options, root func(ctx simrt.Context))
+// Runner is the runtime under test as a case sees it: the suite.Runtime
+// given to Run or Test, with the helpers that start a run.
+type Runner struct{ suite.Runtime }
 
-	// Simulated says that the runtime simulates time, draws randomness from
-	// Options.Seed and detects deadlocks; see the package documentation. A
-	// simulated runtime's clock starts at the Unix epoch.
-	Simulated bool
+// Options configures the runtime of one case (see suite.Options).
+type Options = suite.Options
 
-	// TimedOut is the verdict of every runtime on a run that goes on past
-	// Options.Timeout of its own time: Start panics with an error matching
-	// it (errors.Is) once the run's tasks have unwound. For the simulator
-	// it is deterministic.ErrRunTimeout, for production
-	// realtime.ErrRunTimeout.
-	TimedOut error
-
-	// Stalled is the verdict of a Simulated runtime when no task can make
-	// progress and no timer is pending: Start panics with an error matching
-	// it. For the simulator it is deterministic.ErrStalled. A runtime that
-	// is not Simulated leaves it nil.
-	Stalled error
-
-	// Skip lists cases to skip, by subtest name, with the reason. It is
-	// meant for a runtime that is still being written; a finished runtime
-	// leaves it empty.
-	Skip map[string]string
-}
-
-// Options configures the runtime of one case. The suite fills it in; Start
-// maps it onto the runtime's own configuration.
-type Options struct {
-	// CatchPanics makes a task's panic an error from its handle (a
-	// *simrt.PanicError matching simrt.ErrExited) instead of stopping the
-	// run. The root's own panic always propagates out of Start.
-	CatchPanics bool
-	// Seed seeds a simulated runtime's generator. Runtimes that are not
-	// Simulated ignore it.
-	Seed uint64
-	// Timeout bounds the run in the runtime's own time, so that a broken
-	// runtime fails a case instead of hanging it: once this much time has
-	// passed (simulated time for a Simulated runtime, wall time otherwise),
-	// the runtime aborts the run and Start panics with its Runner.TimedOut
-	// verdict after its tasks have unwound. The suite always sets it.
-	Timeout time.Duration
-}
-
-// defaultTimeout is the time budget of every case. No case comes close to
-// it; it only turns a hang into a failure.
-const defaultTimeout = time.Minute
+// T is what a case reports through (see suite.T).
+type T = suite.T
 
 // testCase is one rule of the suite.
 type testCase struct {
 	name  string // the reference test's name in Go form
 	rule  string // what the case checks, logged on failure
-	check func(t *testing.T, r Runner)
+	check func(t T, r Runner)
 }
 
 // cases lists every case in the order Run runs them; each topic file adds
 // its own.
 var cases = concat(taskCases, handleCases, selectCases, panicCases,
 	shutdownCases, clockCases, timeRangeCases, simulationCases, metricCases, strategyCases,
-	paceCases, adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
+	adaptiveCases, unbufferedCases, syncCases, tickerCases, goContextCases,
 	interruptCases, propertyCases, handoffCases, spawnAbortCases, wakeupCases)
 
 func concat(lists ...[]testCase) []testCase {
@@ -163,35 +119,33 @@ func concat(lists ...[]testCase) []testCase {
 }
 
 // Run runs every case of the suite as a subtest of t, each on a fresh
-// runtime started through r. It panics if r.Start or r.TimedOut is nil, or
-// if r is Simulated and r.Stalled is nil.
-func Run(t *testing.T, r Runner) {
-	if r.Start == nil {
-		panic("runtimetest.Run: Runner.Start is nil")
+// runtime started through rt. It panics if rt.Run or rt.TimedOut is nil,
+// or if rt is Simulated and rt.Stalled is nil.
+func Run(t *testing.T, rt suite.Runtime) {
+	t.Helper()
+	suite.Run(t, rt, suiteCases(rt))
+}
+
+// Test runs every case of the suite, each on a fresh runtime started
+// through rt, and returns their failures as one error (nil if every case
+// passed), for runners other than go test. It panics as Run does.
+func Test(rt suite.Runtime) error { return suite.Test(rt, suiteCases(rt)) }
+
+// suiteCases binds every case to rt.
+func suiteCases(rt suite.Runtime) []suite.Case {
+	if rt.TimedOut == nil {
+		panic("runtimetest: Runtime.TimedOut is nil (the error a run timeout's verdict matches)")
 	}
-	if r.TimedOut == nil {
-		panic("runtimetest.Run: Runner.TimedOut is nil (the error a run timeout's verdict matches)")
-	}
-	if r.Simulated && r.Stalled == nil {
-		panic("runtimetest.Run: a Simulated Runner needs Stalled (the error a stall's verdict matches)")
-	}
+	r := Runner{rt}
+	var all []suite.Case
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if why, ok := r.Skip[c.name]; ok {
-				t.Skip(why)
-			}
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("rule: %s", c.rule)
-				}
-			})
-			c.check(t, r)
-		})
+		all = append(all, suite.Case{Name: c.name, Rule: c.rule, Check: func(t T) { c.check(t, r) }})
 	}
+	return all
 }
 
 // run starts root and fails the test if Start panics.
-func (r Runner) run(t *testing.T, opts Options, root func(ctx simrt.Context)) {
+func (r Runner) run(t T, opts Options, root func(ctx simrt.Context)) {
 	t.Helper()
 	if v, panicked := r.runPanics(t, opts, root); panicked {
 		t.Fatalf("Start panicked: %v", v)
@@ -200,10 +154,10 @@ func (r Runner) run(t *testing.T, opts Options, root func(ctx simrt.Context)) {
 
 // runPanics starts root and returns the value Start panicked with, if it
 // did.
-func (r Runner) runPanics(t *testing.T, opts Options, root func(ctx simrt.Context)) (v any, panicked bool) {
+func (r Runner) runPanics(t T, opts Options, root func(ctx simrt.Context)) (v any, panicked bool) {
 	t.Helper()
 	if opts.Timeout == 0 {
-		opts.Timeout = defaultTimeout
+		opts.Timeout = suite.DefaultTimeout
 	}
 	defer func() {
 		if panicked {
@@ -211,7 +165,7 @@ func (r Runner) runPanics(t *testing.T, opts Options, root func(ctx simrt.Contex
 		}
 	}()
 	panicked = true
-	r.Start(t, opts, root)
+	r.Run(t, opts, root)
 	panicked = false
 	return nil, false
 }

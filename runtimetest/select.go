@@ -1,10 +1,10 @@
 package runtimetest
 
 import (
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 var selectCases = []testCase{
@@ -13,7 +13,7 @@ var selectCases = []testCase{
 	{"SelectCases", "every kind of case completes a Select: receive, send, oneshot, signal, stop signal, handle, lock and timer", selectEveryCase},
 }
 
-func selectFirstReady(t *testing.T, r Runner) {
+func selectFirstReady(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		pending := simrt.NewOneshot[int]()
 		a, b := simrt.NewChan[int](1), simrt.NewChan[int](1)
@@ -55,7 +55,7 @@ func selectFirstReady(t *testing.T, r Runner) {
 	})
 }
 
-func selectLoop(t *testing.T, r Runner) {
+func selectLoop(t T, r Runner) {
 	const n = 100
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ch := simrt.NewChan[int](1)
@@ -95,7 +95,7 @@ func selectLoop(t *testing.T, r Runner) {
 	})
 }
 
-func selectEveryCase(t *testing.T, r Runner) {
+func selectEveryCase(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ch := simrt.NewChan[int](1)
 		full := simrt.NewChan[int](1)
@@ -106,7 +106,7 @@ func selectEveryCase(t *testing.T, r Runner) {
 		defer stop.Release()
 		var mu simrt.Mutex
 		mu.Lock(ctx)
-		h, complete := simrt.NewCompletion[int]()
+		h, complete := storage.NewCompletion[int]()
 
 		never := simrt.NewSignal()
 		type step struct {

@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -32,7 +31,7 @@ func holdStop[T any](ctx simrt.Context, body func(ctx simrt.Context, s *simrt.St
 	return h
 }
 
-func shutdown(t *testing.T, r Runner) {
+func shutdown(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := holdStop(ctx, func(ctx simrt.Context, s *simrt.StopSignal) int { return s.Wait(ctx) })
 		if err := ctx.Stop(9, 0); err != nil {
@@ -54,7 +53,7 @@ func shutdown(t *testing.T, r Runner) {
 	})
 }
 
-func shutdownMultipleSignals(t *testing.T, r Runner) {
+func shutdownMultipleSignals(t T, r Runner) {
 	var cleaned atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for i := range 3 {
@@ -78,7 +77,7 @@ func shutdownMultipleSignals(t *testing.T, r Runner) {
 	})
 }
 
-func shutdownTimeout(t *testing.T, r Runner) {
+func shutdownTimeout(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		holdStop(ctx, func(ctx simrt.Context, s *simrt.StopSignal) struct{} {
 			parkForever(ctx) // never lets go
@@ -93,7 +92,7 @@ func shutdownTimeout(t *testing.T, r Runner) {
 	})
 }
 
-func shutdownMultipleStopCalls(t *testing.T, r Runner) {
+func shutdownMultipleStopCalls(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		release := simrt.NewSignal()
 		seen := simrt.NewChan[int](1)
@@ -131,7 +130,7 @@ func shutdownMultipleStopCalls(t *testing.T, r Runner) {
 	})
 }
 
-func unfulfilledShutdown(t *testing.T, r Runner) {
+func unfulfilledShutdown(t T, r Runner) {
 	var unwound atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for range 3 {
@@ -148,7 +147,7 @@ func unfulfilledShutdown(t *testing.T, r Runner) {
 	}
 }
 
-func stopSignalRelease(t *testing.T, r Runner) {
+func stopSignalRelease(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := holdStop(ctx, func(ctx simrt.Context, s *simrt.StopSignal) struct{} {
 			v := s.Wait(ctx)
@@ -169,7 +168,7 @@ func stopSignalRelease(t *testing.T, r Runner) {
 	})
 }
 
-func shutdownHolderAborted(t *testing.T, r Runner) {
+func shutdownHolderAborted(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := holdStop(ctx, func(ctx simrt.Context, s *simrt.StopSignal) struct{} {
 			parkForever(ctx) // never waits for the signal, never releases it

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -19,7 +18,7 @@ var simulationCases = []testCase{
 	{"RunTimeout", "a run still going after Options.Timeout of the runtime's time (simulated or wall) panics with an error matching Runner.TimedOut, after unwinding its tasks", runTimeout},
 }
 
-func randomness(t *testing.T, r Runner) {
+func randomness(t T, r Runner) {
 	draw := func(seed uint64) (b []byte, u uint64) {
 		r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
 			b = make([]byte, 32)
@@ -50,7 +49,7 @@ func randomness(t *testing.T, r Runner) {
 // workload runs a few tasks that take turns on a mutex, sleep for random
 // spans and report to a channel; it returns the order of the reports and
 // the metric text at the end.
-func workload(t *testing.T, r Runner, seed uint64) (order, metrics string) {
+func workload(t T, r Runner, seed uint64) (order, metrics string) {
 	r.run(t, Options{Seed: seed}, func(ctx simrt.Context) {
 		var mu simrt.Mutex
 		log := simrt.NewUnboundedChan[string]()
@@ -87,7 +86,7 @@ func workload(t *testing.T, r Runner, seed uint64) (order, metrics string) {
 	return order, metrics
 }
 
-func sameSeedSameRun(t *testing.T, r Runner) {
+func sameSeedSameRun(t T, r Runner) {
 	if !r.Simulated {
 		t.Skip("production schedules are not reproducible")
 	}
@@ -108,7 +107,7 @@ func sameSeedSameRun(t *testing.T, r Runner) {
 // short, since in production it is wall time.
 const runTimeoutBudget = 200 * time.Millisecond
 
-func deadlockDetection(t *testing.T, r Runner) {
+func deadlockDetection(t T, r Runner) {
 	deadlock := func(ctx simrt.Context) {
 		simrt.NewChan[int](1).Recv(ctx) // nobody will ever send
 	}
@@ -121,7 +120,7 @@ func deadlockDetection(t *testing.T, r Runner) {
 	checkVerdict(t, v, panicked, r.Stalled, r.TimedOut)
 }
 
-func runTimeout(t *testing.T, r Runner) {
+func runTimeout(t T, r Runner) {
 	unwound := false
 	v, panicked := r.runPanics(t, Options{Timeout: runTimeoutBudget}, func(ctx simrt.Context) {
 		simrt.Spawn(ctx, func(ctx simrt.Context) int {
@@ -141,7 +140,7 @@ func runTimeout(t *testing.T, r Runner) {
 
 // checkVerdict fails t unless Start panicked with an error that matches
 // want and not other (nil: no other verdict to tell it from).
-func checkVerdict(t *testing.T, v any, panicked bool, want, other error) {
+func checkVerdict(t T, v any, panicked bool, want, other error) {
 	t.Helper()
 	err, ok := v.(error)
 	switch {

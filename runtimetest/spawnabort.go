@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"errors"
 	"sync/atomic"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -21,7 +20,7 @@ var spawnAbortCases = []testCase{
 	{"StopReachesEverySpawn", "when the root returns, the shutdown reaches every task spawned up to it, among thousands that ended", stopReachesEverySpawn},
 }
 
-func spawnFromEndedTaskClosedAtOnce(t *testing.T, r Runner) {
+func spawnFromEndedTaskClosedAtOnce(t T, r Runner) {
 	var ran atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		for i := range 300 {
@@ -51,7 +50,7 @@ func spawnFromEndedTaskClosedAtOnce(t *testing.T, r Runner) {
 	}
 }
 
-func abortBeforeFirstRun(t *testing.T, r Runner) {
+func abortBeforeFirstRun(t T, r Runner) {
 	const n = 200
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		hs := make([]*simrt.Handle[int], n)
@@ -79,7 +78,7 @@ func abortBeforeFirstRun(t *testing.T, r Runner) {
 	})
 }
 
-func abortReachesRunningChild(t *testing.T, r Runner) {
+func abortReachesRunningChild(t T, r Runner) {
 	var unwound, pastPark atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		started := simrt.NewOneshot[struct{}]()
@@ -136,7 +135,7 @@ func abortReachesRunningChild(t *testing.T, r Runner) {
 // unwound when its function starts and unwinds), and returns the handles
 // of the parked ones. It awaits each short task, so the ended tasks sit among
 // the running ones in the spawner's children.
-func spawnChurn(t *testing.T, ctx simrt.Context, n int, started, unwound *atomic.Int32) []*simrt.Handle[int] {
+func spawnChurn(t T, ctx simrt.Context, n int, started, unwound *atomic.Int32) []*simrt.Handle[int] {
 	var parked []*simrt.Handle[int]
 	for i := range n {
 		if i%10 == 3 {
@@ -156,7 +155,7 @@ func spawnChurn(t *testing.T, ctx simrt.Context, n int, started, unwound *atomic
 	return parked
 }
 
-func abortAmongEndedSiblings(t *testing.T, r Runner) {
+func abortAmongEndedSiblings(t T, r Runner) {
 	const n = 3000
 	var started, unwound atomic.Int32
 	var parked int
@@ -192,7 +191,7 @@ func abortAmongEndedSiblings(t *testing.T, r Runner) {
 	}
 }
 
-func stopReachesEverySpawn(t *testing.T, r Runner) {
+func stopReachesEverySpawn(t T, r Runner) {
 	const n = 3000
 	var started, unwound atomic.Int32
 	var parked int

@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"slices"
 	"sync/atomic"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -13,7 +12,7 @@ var strategyCases = []testCase{
 	{"NestedStrategyRunsInline", "a strategy of parallelism 1 made inside another strategy's work runs and returns its result", nestedStrategyRunsInline},
 }
 
-func strategy(t *testing.T, r Runner) {
+func strategy(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		s := ctx.Strategy(4)
 		if p := s.Parallelism(); p != 4 {
@@ -47,7 +46,7 @@ func strategy(t *testing.T, r Runner) {
 	})
 }
 
-func nestedStrategyRunsInline(t *testing.T, r Runner) {
+func nestedStrategyRunsInline(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		outer := ctx.Strategy(4)
 		got := simrt.Map(outer, []int{0}, func(int) []int {

@@ -3,7 +3,6 @@ package runtimetest
 import (
 	"slices"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -23,14 +22,14 @@ const settle = 10 * time.Millisecond
 
 // within fails the test if f has not returned after d of runtime time: a
 // broken primitive then fails the case instead of hanging it.
-func within(t *testing.T, ctx simrt.Context, what string, f func()) {
+func within(t T, ctx simrt.Context, what string, f func()) {
 	t.Helper()
 	if err := simrt.Timeout(ctx, 10*time.Second, func() error { f(); return nil }); err != nil {
 		t.Errorf("%s: %v", what, err)
 	}
 }
 
-func waitGroup(t *testing.T, r Runner) {
+func waitGroup(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var wg simrt.WaitGroup
 		wg.Wait(ctx) // zero: returns at once
@@ -106,7 +105,7 @@ func waitGroup(t *testing.T, r Runner) {
 	})
 }
 
-func rwMutexShared(t *testing.T, r Runner) {
+func rwMutexShared(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var m simrt.RWMutex
 		m.RLock(ctx)
@@ -159,7 +158,7 @@ func waitingWriter(ctx simrt.Context, m *simrt.RWMutex) {
 	}
 }
 
-func rwMutexWriterPreference(t *testing.T, r Runner) {
+func rwMutexWriterPreference(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var m simrt.RWMutex
 		log := simrt.NewUnboundedChan[string]()
@@ -210,7 +209,7 @@ func rwMutexWriterPreference(t *testing.T, r Runner) {
 	})
 }
 
-func rwMutexAbortedWriter(t *testing.T, r Runner) {
+func rwMutexAbortedWriter(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var m simrt.RWMutex
 		m.RLock(ctx)
@@ -231,7 +230,7 @@ func rwMutexAbortedWriter(t *testing.T, r Runner) {
 	})
 }
 
-func once(t *testing.T, r Runner) {
+func once(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		var o simrt.Once
 		var calls, finished atomic.Int32

@@ -3,10 +3,10 @@ package runtimetest
 import (
 	"errors"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 )
 
 var taskCases = []testCase{
@@ -32,7 +32,7 @@ var taskCases = []testCase{
 	{"LateWaker", "waking what a task was parked on after Start returned is harmless", lateWaker},
 }
 
-func errorFuture(t *testing.T, r Runner) {
+func errorFuture(t T, r Runner) {
 	wantErr := errors.New("root failed")
 	var got error
 	r.run(t, Options{}, func(ctx simrt.Context) { got = wantErr })
@@ -41,7 +41,7 @@ func errorFuture(t *testing.T, r Runner) {
 	}
 }
 
-func rootFinishes(t *testing.T, r Runner) {
+func rootFinishes(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {
 			for {
@@ -51,7 +51,7 @@ func rootFinishes(t *testing.T, r Runner) {
 	})
 }
 
-func spawn(t *testing.T, r Runner) {
+func spawn(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		v, err := simrt.Spawn(ctx, func(simrt.Context) int { return 42 }).Await(ctx)
 		if v != 42 || err != nil {
@@ -60,7 +60,7 @@ func spawn(t *testing.T, r Runner) {
 	})
 }
 
-func spawnTwiceFromOneContext(t *testing.T, r Runner) {
+func spawnTwiceFromOneContext(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		a := simrt.Spawn(ctx, func(simrt.Context) int { return 1 })
 		b := simrt.Spawn(ctx, func(simrt.Context) int { return 2 })
@@ -72,7 +72,7 @@ func spawnTwiceFromOneContext(t *testing.T, r Runner) {
 	})
 }
 
-func spawnAbort(t *testing.T, r Runner) {
+func spawnAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := simrt.Spawn(ctx, func(ctx simrt.Context) int {
 			parkForever(ctx)
@@ -90,7 +90,7 @@ func spawnAbort(t *testing.T, r Runner) {
 	})
 }
 
-func abortRunsDefers(t *testing.T, r Runner) {
+func abortRunsDefers(t T, r Runner) {
 	var after atomic.Bool
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		unwound := simrt.NewChan[string](1)
@@ -113,7 +113,7 @@ func abortRunsDefers(t *testing.T, r Runner) {
 	}
 }
 
-func abortAfterCompletionKeepsResult(t *testing.T, r Runner) {
+func abortAfterCompletionKeepsResult(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := simrt.Spawn(ctx, func(simrt.Context) int { return 7 })
 		if v, err := h.Await(ctx); v != 7 || err != nil {
@@ -126,7 +126,7 @@ func abortAfterCompletionKeepsResult(t *testing.T, r Runner) {
 	})
 }
 
-func spawnAfterAbort(t *testing.T, r Runner) {
+func spawnAfterAbort(t T, r Runner) {
 	var ran atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		type ctxs struct{ own, child simrt.Context }
@@ -160,7 +160,7 @@ func spawnAfterAbort(t *testing.T, r Runner) {
 	}
 }
 
-func spawnAfterCompletion(t *testing.T, r Runner) {
+func spawnAfterCompletion(t T, r Runner) {
 	var ran atomic.Bool
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := simrt.Spawn(ctx, func(ctx simrt.Context) simrt.Context { return ctx })
@@ -179,7 +179,7 @@ func spawnAfterCompletion(t *testing.T, r Runner) {
 	}
 }
 
-func selfAbort(t *testing.T, r Runner) {
+func selfAbort(t T, r Runner) {
 	var before, after atomic.Bool
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		self := simrt.NewOneshot[*simrt.Handle[int]]()
@@ -204,7 +204,7 @@ func selfAbort(t *testing.T, r Runner) {
 	}
 }
 
-func spawnAbortOnParentAbort(t *testing.T, r Runner) {
+func spawnAbortOnParentAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		childH := simrt.NewOneshot[*simrt.Handle[int]]()
 		parent := simrt.Spawn(ctx, func(ctx simrt.Context) int {
@@ -223,7 +223,7 @@ func spawnAbortOnParentAbort(t *testing.T, r Runner) {
 	})
 }
 
-func spawnAbortOnParentCompletion(t *testing.T, r Runner) {
+func spawnAbortOnParentCompletion(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		parent := simrt.Spawn(ctx, func(ctx simrt.Context) *simrt.Handle[int] {
 			return simrt.Spawn(ctx, func(ctx simrt.Context) int {
@@ -242,7 +242,7 @@ func spawnAbortOnParentCompletion(t *testing.T, r Runner) {
 	})
 }
 
-func spawnCascadingAbort(t *testing.T, r Runner) {
+func spawnCascadingAbort(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		handles := simrt.NewUnboundedChan[*simrt.Handle[int]]()
 		top := simrt.Spawn(ctx, func(ctx simrt.Context) int {
@@ -277,7 +277,7 @@ func spawnCascadingAbort(t *testing.T, r Runner) {
 
 // siblingsSurvive spawns two tasks from the contexts first and second
 // returns, lets the first return and checks the second still finishes.
-func siblingsSurvive(t *testing.T, ctx simrt.Context, first, second func(simrt.Context) simrt.Context) {
+func siblingsSurvive(t T, ctx simrt.Context, first, second func(simrt.Context) simrt.Context) {
 	h := simrt.Spawn(ctx, func(ctx simrt.Context) error {
 		gate := simrt.NewSignal()
 		a := simrt.Spawn(first(ctx), func(simrt.Context) int { return 1 })
@@ -296,7 +296,7 @@ func siblingsSurvive(t *testing.T, ctx simrt.Context, first, second func(simrt.C
 	}
 }
 
-func childSurvivesSiblingCompletion(t *testing.T, r Runner) {
+func childSurvivesSiblingCompletion(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		siblingsSurvive(t, ctx,
 			func(c simrt.Context) simrt.Context { return c.Child("first") },
@@ -304,7 +304,7 @@ func childSurvivesSiblingCompletion(t *testing.T, r Runner) {
 	})
 }
 
-func siblingsFromOneContextAreIndependent(t *testing.T, r Runner) {
+func siblingsFromOneContextAreIndependent(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		same := func(c simrt.Context) simrt.Context { return c }
 		siblingsSurvive(t, ctx, same, same)
@@ -334,7 +334,7 @@ func chain(ctx simrt.Context, depth int, derive func(c simrt.Context, level int)
 	return top, all
 }
 
-func checkChainAborted(t *testing.T, ctx simrt.Context, top *simrt.Handle[int], all []*simrt.Handle[int]) {
+func checkChainAborted(t T, ctx simrt.Context, top *simrt.Handle[int], all []*simrt.Handle[int]) {
 	top.Abort()
 	closed := 0
 	for _, h := range all {
@@ -347,14 +347,14 @@ func checkChainAborted(t *testing.T, ctx simrt.Context, top *simrt.Handle[int], 
 	}
 }
 
-func spawnCloneChain(t *testing.T, r Runner) {
+func spawnCloneChain(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		top, all := chain(ctx, 1000, func(c simrt.Context, _ int) simrt.Context { return c })
 		checkChainAborted(t, ctx, top, all)
 	})
 }
 
-func spawnSparseCloneChain(t *testing.T, r Runner) {
+func spawnSparseCloneChain(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		// The top task derives 1,000 nested Child contexts and spawns only
 		// from the innermost; the next five tasks each add one more level.
@@ -372,7 +372,7 @@ func spawnSparseCloneChain(t *testing.T, r Runner) {
 	})
 }
 
-func spawnWideFanOut(t *testing.T, r Runner) {
+func spawnWideFanOut(t T, r Runner) {
 	const width = 10_000
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		handles := simrt.NewOneshot[[]*simrt.Handle[int]]()
@@ -408,7 +408,7 @@ func spawnWideFanOut(t *testing.T, r Runner) {
 	})
 }
 
-func circularReferencePreventsCleanup(t *testing.T, r Runner) {
+func circularReferencePreventsCleanup(t T, r Runner) {
 	var unwound atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ab, ba := simrt.NewChan[int](1), simrt.NewChan[int](1)
@@ -431,12 +431,12 @@ func circularReferencePreventsCleanup(t *testing.T, r Runner) {
 	}
 }
 
-func lateWaker(t *testing.T, r Runner) {
+func lateWaker(t T, r Runner) {
 	ch := simrt.NewChan[int](1)
 	sig := simrt.NewSignal()
 	once := simrt.NewOneshot[int]()
 	var mu simrt.Mutex
-	comp, complete := simrt.NewCompletion[int]()
+	comp, complete := storage.NewCompletion[int]()
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		mu.Lock(ctx) // held until the end: the locker below never gets it
 		waits := []func(ctx simrt.Context){

@@ -1,7 +1,6 @@
 package runtimetest
 
 import (
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -16,7 +15,7 @@ var tickerCases = []testCase{
 
 const tick = 5 * time.Millisecond
 
-func tickerDriftFree(t *testing.T, r Runner) {
+func tickerDriftFree(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		start := ctx.Now()
 		tk := simrt.NewTicker(ctx, tick)
@@ -50,7 +49,7 @@ func tickerDriftFree(t *testing.T, r Runner) {
 	})
 }
 
-func tickerStopReset(t *testing.T, r Runner) {
+func tickerStopReset(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		tk := simrt.NewTicker(ctx, tick)
 		ctx.Sleep(tick + tick/2) // one tick due and held
@@ -84,7 +83,7 @@ func tickerStopReset(t *testing.T, r Runner) {
 	})
 }
 
-func tickerSelect(t *testing.T, r Runner) {
+func tickerSelect(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		start := ctx.Now()
 		tk := simrt.NewTicker(ctx, tick)
@@ -100,7 +99,7 @@ func tickerSelect(t *testing.T, r Runner) {
 	})
 }
 
-func tickerEndsWithItsTask(t *testing.T, r Runner) {
+func tickerEndsWithItsTask(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		h := simrt.Spawn(ctx, func(ctx simrt.Context) *simrt.Ticker { return simrt.NewTicker(ctx, tick) })
 		tk, err := h.Await(ctx)
@@ -123,7 +122,7 @@ func tickerEndsWithItsTask(t *testing.T, r Runner) {
 // clock moves by whole executor cycles, so a period that is not a multiple
 // of the cycle makes every tick late, and a ticker that set each timer one
 // period after the last tick was taken would fall further behind each time.
-func tickerNoDrift(t *testing.T, ctx simrt.Context) {
+func tickerNoDrift(t T, ctx simrt.Context) {
 	const d = 2*time.Millisecond + 500*time.Microsecond
 	stop := simrt.NewSignal()
 	simrt.Spawn(ctx, func(ctx simrt.Context) struct{} {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -18,7 +17,7 @@ var timeRangeCases = []testCase{
 	{"ClockSleepUntilFarPast", "SleepUntil of a time long before the Unix epoch (even before 1678, where UnixNano is undefined) returns at once", clockSleepUntilFarPast},
 }
 
-func clockSleepMaxDuration(t *testing.T, r Runner) {
+func clockSleepMaxDuration(t T, r Runner) {
 	var woke, unwound atomic.Int32
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		sleeps := []struct {
@@ -56,7 +55,7 @@ func clockSleepMaxDuration(t *testing.T, r Runner) {
 	}
 }
 
-func clockTimeoutMaxDuration(t *testing.T, r Runner) {
+func clockTimeoutMaxDuration(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ctx.Sleep(time.Millisecond) // off the epoch, where a wrapping deadline lands in the past
 		errDone := errors.New("done")
@@ -85,7 +84,7 @@ func clockTimeoutMaxDuration(t *testing.T, r Runner) {
 	})
 }
 
-func clockSleepUntilFarPast(t *testing.T, r Runner) {
+func clockSleepUntilFarPast(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ctx.Sleep(time.Millisecond)
 		for _, at := range []time.Time{

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -17,7 +16,7 @@ var unbufferedCases = []testCase{
 	{"UnbufferedManyPartners", "many senders and receivers, some in Selects that give up on a timer and retry, pass every value exactly once", unbufferedManyPartners},
 }
 
-func unbufferedRendezvous(t *testing.T, r Runner) {
+func unbufferedRendezvous(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ch := simrt.NewChan[int](0)
 		if ch.TrySend(1) {
@@ -68,7 +67,7 @@ func unbufferedRendezvous(t *testing.T, r Runner) {
 	})
 }
 
-func unbufferedSelect(t *testing.T, r Runner) {
+func unbufferedSelect(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ch := simrt.NewChan[int](0)
 		never := simrt.NewSignal()
@@ -143,7 +142,7 @@ func unbufferedSelect(t *testing.T, r Runner) {
 	})
 }
 
-func unbufferedClose(t *testing.T, r Runner) {
+func unbufferedClose(t T, r Runner) {
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		out, in := simrt.NewChan[int](0), simrt.NewChan[int](0)
 		hs := simrt.Spawn(ctx, func(ctx simrt.Context) error { return out.Send(ctx, 1) })
@@ -180,7 +179,7 @@ func unbufferedClose(t *testing.T, r Runner) {
 	})
 }
 
-func unbufferedManyPartners(t *testing.T, r Runner) {
+func unbufferedManyPartners(t T, r Runner) {
 	const senders, receivers, each = 4, 4, 100
 	r.run(t, Options{}, func(ctx simrt.Context) {
 		ch := simrt.NewChan[int](0)

@@ -2,7 +2,6 @@ package runtimetest
 
 import (
 	"errors"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -18,7 +17,7 @@ var wakeupCases = []testCase{
 // the defective code) and production on nearly every run.
 const wakeupRounds = 20
 
-func chanSenderWakeupNotLost(t *testing.T, r Runner) {
+func chanSenderWakeupNotLost(t T, r Runner) {
 	rounds := wakeupRounds
 	if !r.Simulated {
 		rounds = 5 // each round waits for the senders to park

@@ -12,6 +12,11 @@
 //   - disk: the production store, one file per blob;
 //   - storagetest: the conformance suite every implementation passes.
 //
+// A storage's StartSync returns a handle it completes itself: NewCompletion
+// makes one and the function that completes it, Ready one already complete.
+// They are here, not in the root package, so that the user's API gives no
+// way to complete a handle.
+//
 // # Header
 //
 // A blob's first HeaderSize bytes are its header: the magic "CWIK", the

@@ -102,7 +102,7 @@ func TestCountedRunIsRunSeed(t *testing.T) {
 // and the check (clients, nodes and transport outside raft and the wire
 // codec, the log, the harness, porcupine), from a CPU profile of
 // BenchmarkSeed charged by innermost non-standard-library frame: the
-// command is in docs/PERFORMANCE.md ("raftkv"). The default is the
+// command is in docs/PERFORMANCE.md ("raftkv seed"). The default is the
 // 2026-12-02 profile's (1,000 seeds): raftkv 11.3% plus porcupine 0.6%.
 var floorRaftkvShare = flag.Float64("floor.raftkv", 0.119, "BenchmarkSeedFloor: share of a seed's CPU that is raftkv's own code and check")
 

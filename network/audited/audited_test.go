@@ -13,15 +13,23 @@ import (
 	"github.com/simrt/simrt/network/audited"
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/suite"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
 func TestConformance(t *testing.T) {
-	nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
-		deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
-			n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
-			body(nettest.Task(ctx, audited.New(n, deterministic.NewAuditor())))
-		})
+	simulator := suite.Runtime{
+		Simulated: true,
+		Stalled:   deterministic.ErrStalled,
+		TimedOut:  deterministic.ErrRunTimeout,
+		Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
+			cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
+			deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
+		},
+	}
+	nettest.Run(t, simulator, func(_ suite.T, ctx simrt.Context) simrt.Network {
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		return audited.New(n, deterministic.NewAuditor())
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"net/netip"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -40,7 +39,7 @@ func blocked(env Env, op func(env Env)) (h *simrt.Handle[struct{}], ended *simrt
 // abortBlocked aborts the task of h after settle and checks that its
 // handle reports ErrClosed and that the task has ended, both within
 // guard. It reports whether the task has ended.
-func abortBlocked(t *testing.T, env Env, what string, h *simrt.Handle[struct{}], ended *simrt.Oneshot[struct{}]) bool {
+func abortBlocked(t T, env Env, what string, h *simrt.Handle[struct{}], ended *simrt.Oneshot[struct{}]) bool {
 	t.Helper()
 	env.Sleep(settle)
 	h.Abort()
@@ -67,7 +66,7 @@ type bystander struct {
 	got    *simrt.Oneshot[[]byte]
 }
 
-func newBystander(t *testing.T, env Env, l simrt.Listener) (*bystander, bool) {
+func newBystander(t T, env Env, l simrt.Listener) (*bystander, bool) {
 	c, s, ok := connect(t, env, l)
 	if !ok {
 		return nil, false
@@ -85,7 +84,7 @@ func newBystander(t *testing.T, env Env, l simrt.Listener) (*bystander, bool) {
 
 // check sends to the bystander's blocked Recv and checks that it gets the
 // bytes, and that the connection still works the other way.
-func (b *bystander) check(t *testing.T, env Env, what string) {
+func (b *bystander) check(t T, env Env, what string) {
 	t.Helper()
 	if !send(t, b.client.sink, what+": bystander", clientData) {
 		return
@@ -110,7 +109,7 @@ func (b *bystander) close() {
 
 // connect dials l and accepts the connection: c is the dialer's end, s the
 // listener's. It reports false, with nothing left open, if either fails.
-func connect(t *testing.T, env Env, l simrt.Listener) (c, s conn, ok bool) {
+func connect(t T, env Env, l simrt.Listener) (c, s conn, ok bool) {
 	if c, ok = dial(t, env, l.Addr()); !ok {
 		return conn{}, conn{}, false
 	}
@@ -124,7 +123,7 @@ func connect(t *testing.T, env Env, l simrt.Listener) (c, s conn, ok bool) {
 // withConnection binds a listener, connects to it and runs f with the
 // dialer's end c and the listener's end s, closing all three after f. It
 // runs nothing if the bind or the connection fails (that is reported).
-func withConnection(t *testing.T, env Env, f func(c, s conn)) {
+func withConnection(t T, env Env, f func(c, s conn)) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -150,14 +149,14 @@ type cut struct {
 	block func(env Env, l simrt.Listener, c conn)
 	// after, unless nil, checks what the abort left behind; ended says
 	// whether the aborted task has ended.
-	after func(t *testing.T, c, s conn, ended bool)
+	after func(t T, c, s conn, ended bool)
 }
 
 // abortCut is the skeleton of the abort cases: on a fresh listener, with a
 // bystander and (if k.conn) a connection of its own, it blocks a task in
 // k's operation, aborts it (see abortBlocked), runs k.after and checks the
 // bystander.
-func abortCut(t *testing.T, env Env, k cut) {
+func abortCut(t T, env Env, k cut) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -203,14 +202,14 @@ func acceptOn(l simrt.Listener) (simrt.Sink, simrt.Stream, error) {
 // and another task's Recv are not disturbed. (Whether the stream is
 // poisoned depends on whether the Recv had begun when the abort came,
 // which a case on real sockets cannot know.)
-func abortCutsBlockedRecv(t *testing.T, env Env) {
+func abortCutsBlockedRecv(t T, env Env) {
 	abortCut(t, env, cut{
 		what: "Recv",
 		conn: true,
 		block: func(_ Env, _ simrt.Listener, c conn) {
 			c.stream.Recv(len(serverData)) // nothing is sent
 		},
-		after: func(t *testing.T, c, s conn, _ bool) {
+		after: func(t T, c, s conn, _ bool) {
 			if send(t, c.sink, "sink of the aborted Recv's connection", clientData) {
 				expect(t, s.stream, clientData, "peer of the aborted Recv")
 			}
@@ -220,7 +219,7 @@ func abortCutsBlockedRecv(t *testing.T, env Env) {
 
 // An abort cuts a task blocked in Send on back-pressure short; the
 // connection's other half and another task's Recv are not disturbed.
-func abortCutsBlockedSend(t *testing.T, env Env) {
+func abortCutsBlockedSend(t T, env Env) {
 	big := make([]byte, 128<<10)
 	var sendErr error
 	abortCut(t, env, cut{
@@ -234,7 +233,7 @@ func abortCutsBlockedSend(t *testing.T, env Env) {
 			}
 			sendErr = errors.New("no Send blocked on back-pressure") // the peer reads nothing
 		},
-		after: func(t *testing.T, c, s conn, ended bool) {
+		after: func(t T, c, s conn, ended bool) {
 			if ended && sendErr != nil && !errors.Is(sendErr, simrt.ErrClosed) {
 				t.Errorf("the aborted Send returned %v, want ErrClosed or an unwound task", sendErr)
 			}
@@ -251,7 +250,7 @@ func abortCutsBlockedSend(t *testing.T, env Env) {
 // the peer receives a prefix of what was sent (part of the cut Send, all
 // of it, or none), then its Recv fails with ErrRecvFailed instead of
 // waiting forever.
-func cutSendEndsPeersStream(t *testing.T, env Env) {
+func cutSendEndsPeersStream(t T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		big := make([]byte, 128<<10) // byte i of the stream is byte(i)
 		for i := range big {
@@ -305,7 +304,7 @@ func cutSendEndsPeersStream(t *testing.T, env Env) {
 
 // An abort cuts a task blocked in Accept short, on a listener another task
 // bound; another task's Recv is not disturbed.
-func abortCutsBlockedAccept(t *testing.T, env Env) {
+func abortCutsBlockedAccept(t T, env Env) {
 	abortCut(t, env, cut{
 		what: "Accept",
 		block: func(_ Env, l simrt.Listener, _ conn) {
@@ -316,7 +315,7 @@ func abortCutsBlockedAccept(t *testing.T, env Env) {
 
 // simrt.Timeout cuts a blocked Accept short with ErrTimeout. (The listener
 // stays open on every runtime: TimeoutInAcceptKeepsListener.)
-func timeoutCutsBlockedAccept(t *testing.T, env Env) {
+func timeoutCutsBlockedAccept(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -327,35 +326,26 @@ func timeoutCutsBlockedAccept(t *testing.T, env Env) {
 
 // timeoutCut checks that simrt.Timeout cuts op, which blocks, short with
 // ErrTimeout.
-func timeoutCut(t *testing.T, env Env, what string, op func() error) {
+func timeoutCut(t T, env Env, what string, op func() error) {
 	t.Helper()
 	wantErr(t, simrt.Timeout(env, settle, op), simrt.ErrTimeout, what+" under Timeout")
 }
 
-// DialHarness runs one case of RunDial: like Harness, and hang gives an
-// address that a Dial of the network under test blocks on, until it times
-// out or is cut short (for TCP, a listener whose accept queue is full; in
-// a simulation, a host behind a clog).
-type DialHarness func(t *testing.T, body func(env Env, hang netip.AddrPort))
-
-// RunDial runs the cases that need a Dial that blocks, each through h:
-// an abort cuts such a Dial short, and simrt.Timeout does too, and a Dial
-// through another task's context is the caller's (handed.go).
-func RunDial(t *testing.T, h DialHarness) {
-	t.Run("AbortCutsBlockedDial", func(t *testing.T) {
-		h(t, func(env Env, hang netip.AddrPort) { abortCutsBlockedDial(t, env, hang) })
-	})
-	t.Run("TimeoutCutsBlockedDial", func(t *testing.T) {
-		h(t, func(env Env, hang netip.AddrPort) { timeoutCutsBlockedDial(t, env, hang) })
-	})
-	t.Run("DialThroughAnotherContextIsTheCallers", func(t *testing.T) {
-		h(t, func(env Env, hang netip.AddrPort) { dialThroughAnotherContextIsTheCallers(t, env, hang) })
-	})
+// dialCases need a Dial that blocks (see RunDial): an abort cuts such a
+// Dial short, and simrt.Timeout does too, and a Dial through another
+// task's context is the caller's (handed.go).
+var dialCases = []struct {
+	name  string
+	check func(t T, env Env, hang netip.AddrPort)
+}{
+	{"AbortCutsBlockedDial", abortCutsBlockedDial},
+	{"TimeoutCutsBlockedDial", timeoutCutsBlockedDial},
+	{"DialThroughAnotherContextIsTheCallers", dialThroughAnotherContextIsTheCallers},
 }
 
 // An abort cuts a task blocked in Dial short; another task's Recv is not
 // disturbed.
-func abortCutsBlockedDial(t *testing.T, env Env, hang netip.AddrPort) {
+func abortCutsBlockedDial(t T, env Env, hang netip.AddrPort) {
 	abortCut(t, env, cut{
 		what: "Dial",
 		block: func(env Env, _ simrt.Listener, _ conn) {
@@ -365,7 +355,7 @@ func abortCutsBlockedDial(t *testing.T, env Env, hang netip.AddrPort) {
 }
 
 // simrt.Timeout cuts a blocked Dial short with ErrTimeout.
-func timeoutCutsBlockedDial(t *testing.T, env Env, hang netip.AddrPort) {
+func timeoutCutsBlockedDial(t T, env Env, hang netip.AddrPort) {
 	timeoutCut(t, env, "Dial of a hanging address", func() error {
 		return discard(env.Network().Dial(hang))
 	})

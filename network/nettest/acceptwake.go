@@ -1,8 +1,6 @@
 package nettest
 
 import (
-	"testing"
-
 	"github.com/simrt/simrt"
 )
 
@@ -22,7 +20,7 @@ type arrival struct {
 // connection fails at its dialer. (Production's task may take it before
 // the abort lands; the listener stays open on every runtime.)
 // Either way neither the other Accept nor the dialer hangs.
-func abortedAcceptPassesConnectionOn(t *testing.T, env Env) {
+func abortedAcceptPassesConnectionOn(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -68,7 +66,7 @@ func abortedAcceptPassesConnectionOn(t *testing.T, env Env) {
 // checkArrival checks the first arrival on first: within guard, and a
 // connection that works (or ErrClosed) if the other Accept returned, an
 // error if the dialer's Recv did.
-func checkArrival(t *testing.T, env Env, c conn, first *simrt.Chan[arrival]) {
+func checkArrival(t T, env Env, c conn, first *simrt.Chan[arrival]) {
 	t.Helper()
 	var a arrival
 	if terr := simrt.Timeout(env, guard, func() error { a, _ = first.Recv(env); return nil }); terr != nil {

@@ -3,7 +3,6 @@ package nettest
 import (
 	"errors"
 	"net/netip"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -14,7 +13,7 @@ import (
 // 127.0.0.1:p is bound, a Bind of 0.0.0.0:p (or of [::]:p) fails too
 // (EADDRINUSE in production). Once the listener that took the port is
 // closed, the Bind that failed succeeds.
-func bindUnspecifiedTakesThePort(t *testing.T, env Env) {
+func bindUnspecifiedTakesThePort(t T, env Env) {
 	any4 := netip.IPv4Unspecified()
 	loop := anyPort.Addr()
 	for _, c := range []struct {
@@ -54,7 +53,7 @@ func bindUnspecifiedTakesThePort(t *testing.T, env Env) {
 // Closing a listener frees its address, as in production: a Bind of the
 // same address then succeeds, and a Dial to it reaches the new listener.
 // While the first listener is open, the second Bind fails.
-func bindAfterCloseSucceeds(t *testing.T, env Env) {
+func bindAfterCloseSucceeds(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -101,7 +100,7 @@ func bindAfterCloseSucceeds(t *testing.T, env Env) {
 // production always asks the kernel, and an interrupted task's call to it
 // unwinds. The Accept leaves the listener open and the connection it did
 // not take queued for the next Accept.
-func expiredTimeoutCutsAcceptAndDial(t *testing.T, env Env) {
+func expiredTimeoutCutsAcceptAndDial(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -148,7 +147,7 @@ func expiredTimeoutCutsAcceptAndDial(t *testing.T, env Env) {
 // A Dial to 127.0.0.1:p reaches a listener bound at 0.0.0.0:p, which
 // takes every address of the host, as the kernel does for a main that
 // binds ":p" and a client on the same host.
-func dialLoopbackReachesUnspecified(t *testing.T, env Env) {
+func dialLoopbackReachesUnspecified(t T, env Env) {
 	l, err := env.Network().Bind(netip.AddrPortFrom(netip.IPv4Unspecified(), 0))
 	if err != nil {
 		t.Errorf("Bind(0.0.0.0:0): %v", err)

@@ -1,8 +1,6 @@
 package nettest
 
 import (
-	"testing"
-
 	"github.com/simrt/simrt"
 )
 
@@ -10,7 +8,7 @@ import (
 // port of its own that its Addr reports (not 0, as in production, where
 // the kernel picks an ephemeral port), and a Dial to each Addr reaches
 // that listener and no other.
-func bindZeroAssignsPorts(t *testing.T, env Env) {
+func bindZeroAssignsPorts(t T, env Env) {
 	var ls [2]simrt.Listener
 	for i := range ls {
 		l, err := env.Network().Bind(anyPort)

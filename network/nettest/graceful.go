@@ -2,7 +2,6 @@ package nettest
 
 import (
 	"bytes"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -29,7 +28,7 @@ func pattern(n int) []byte {
 // whose Send fits in the buffers between the two ends (256 KiB over TCP
 // does, not in the simulator) has closed before the first Recv, and a
 // reset would have happened.
-func receiveAll(t *testing.T, env Env, st simrt.Stream, want []byte, what string) {
+func receiveAll(t T, env Env, st simrt.Stream, want []byte, what string) {
 	env.Sleep(50 * time.Millisecond)
 	got := 0
 	var err error
@@ -61,7 +60,7 @@ func receiveAll(t *testing.T, env Env, st simrt.Stream, want []byte, what string
 // the connection at once, its peer reading nothing yet, delivers all
 // 256 KiB and then the end of the stream: Close is graceful by default in
 // both runtimes.
-func closeAfterSendDeliversAll(t *testing.T, env Env) {
+func closeAfterSendDeliversAll(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -85,7 +84,7 @@ func closeAfterSendDeliversAll(t *testing.T, env Env) {
 // A server that sends 64 KiB right after Accept and closes at once, before
 // its peer's Dial has even returned to it, delivers the 64 KiB: the Dial
 // succeeds and the client receives every byte, then the end of the stream.
-func closeRightAfterAcceptDeliversAll(t *testing.T, env Env) {
+func closeRightAfterAcceptDeliversAll(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return

@@ -2,7 +2,6 @@ package nettest
 
 import (
 	"errors"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -15,7 +14,7 @@ import (
 // failing with ErrSendFailed. The peer's sink keeps working, the other
 // way. Only once the peer has closed both halves does Send fail (see
 // SendErrorPoisonsSink).
-func sendToClosedStreamIsAccepted(t *testing.T, env Env) {
+func sendToClosedStreamIsAccepted(t T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		if err := s.stream.Close(); err != nil {
 			t.Errorf("the peer's stream Close: %v", err)

@@ -2,7 +2,6 @@ package nettest
 
 import (
 	"net/netip"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
@@ -18,7 +17,7 @@ import (
 // handed over) is the caller's: an abort of the context's task, while the
 // Dial blocks, does not cut it; the caller's own simrt.Timeout does, and
 // so does the caller's abort.
-func dialThroughAnotherContextIsTheCallers(t *testing.T, env Env, hang netip.AddrPort) {
+func dialThroughAnotherContextIsTheCallers(t T, env Env, hang netip.AddrPort) {
 	handed := simrt.NewOneshot[simrt.Network]()
 	ownerEnded := simrt.NewOneshot[struct{}]()
 	owner := env.Spawn(func(env Env) {

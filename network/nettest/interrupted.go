@@ -1,8 +1,6 @@
 package nettest
 
 import (
-	"testing"
-
 	"github.com/simrt/simrt"
 )
 
@@ -17,7 +15,7 @@ import (
 // acceptsFresh dials l and checks that Accept, run by a new task when
 // other is set or else by the caller, gets that connection and that it
 // carries bytes both ways.
-func acceptsFresh(t *testing.T, env Env, l simrt.Listener, what string, other bool) {
+func acceptsFresh(t T, env Env, l simrt.Listener, what string, other bool) {
 	t.Helper()
 	got := simrt.NewOneshot[conn]()
 	acc := func(Env) {
@@ -55,7 +53,7 @@ func acceptsFresh(t *testing.T, env Env, l simrt.Listener, what string, other bo
 // An Accept cut short by simrt.Timeout leaves the listener open: the same
 // task's next Accept, then another task's, each get a fresh dial's
 // connection.
-func timeoutInAcceptKeepsListener(t *testing.T, env Env) {
+func timeoutInAcceptKeepsListener(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -70,7 +68,7 @@ func timeoutInAcceptKeepsListener(t *testing.T, env Env) {
 // Aborting a task blocked in Accept, while another task waits in Accept on
 // the same listener, leaves the listener open: the other task gets the
 // next dial's connection, and so does a later Accept.
-func abortInAcceptKeepsListener(t *testing.T, env Env) {
+func abortInAcceptKeepsListener(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -109,7 +107,7 @@ func abortInAcceptKeepsListener(t *testing.T, env Env) {
 // owner), while it is blocked in Accept on it, leaves the listener open:
 // the simulator's network knows no owners, and production's closes only
 // at shutdown. Another task accepts the next dial.
-func abortOfListenerOwnerKeepsListener(t *testing.T, env Env) {
+func abortOfListenerOwnerKeepsListener(t T, env Env) {
 	bound := simrt.NewOneshot[simrt.Listener]()
 	h, ended := blocked(env, func(env Env) {
 		l, err := ownNetwork(env).Bind(anyPort)
@@ -135,7 +133,7 @@ func abortOfListenerOwnerKeepsListener(t *testing.T, env Env) {
 // poisons the stream: the next Recv fails with ErrClosed, Peek shows
 // nothing (the buffered bytes are lost), and later bytes from the peer are
 // not delivered. The sink keeps working, and so does the peer's Send.
-func timeoutInRecvPoisonsStream(t *testing.T, env Env) {
+func timeoutInRecvPoisonsStream(t T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		part := clientData[:5]
 		if !send(t, s.sink, "peer, part of a frame", part) {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -26,7 +25,7 @@ const guard = 10 * time.Second
 // A Recv above the maximum receive size fails at once, whether or not
 // bytes are buffered, with an error matching both ErrRecvTooLarge and
 // ErrRecvFailed, and poisons the stream; the sink stays usable.
-func recvAboveMaximumFails(t *testing.T, env Env) {
+func recvAboveMaximumFails(t T, env Env) {
 	recvOutOfRangeFails(t, env, []int{simrt.DefaultMaxRecvSize + 1, math.MaxInt})
 }
 
@@ -34,13 +33,13 @@ func recvAboveMaximumFails(t *testing.T, env Env) {
 // around) fails as one above the maximum does, instead of panicking: with
 // a runtime that does not catch panics, a panic would take the whole
 // process down on one bad frame from a peer.
-func recvOfNegativeLengthFails(t *testing.T, env Env) {
+func recvOfNegativeLengthFails(t T, env Env) {
 	recvOutOfRangeFails(t, env, []int{-1, math.MinInt})
 }
 
 // recvOutOfRangeFails checks, for each n, that Recv(n) fails at once with
 // ErrRecvTooLarge, with bytes buffered, and poisons only the stream.
-func recvOutOfRangeFails(t *testing.T, env Env, sizes []int) {
+func recvOutOfRangeFails(t T, env Env, sizes []int) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -88,7 +87,7 @@ func recvOutOfRangeFails(t *testing.T, env Env, sizes []int) {
 // the bytes that arrive, not for the size asked: with four bytes sent and
 // the sink closed it fails with ErrRecvFailed having allocated far less
 // than the size.
-func largeRecvAllocatesAsBytesArrive(t *testing.T, env Env) {
+func largeRecvAllocatesAsBytesArrive(t T, env Env) {
 	const n = simrt.DefaultMaxRecvSize
 	l := bind(t, env)
 	if l == nil {
@@ -122,7 +121,7 @@ func largeRecvAllocatesAsBytesArrive(t *testing.T, env Env) {
 // A Send the peer receives completely counts as delivered even when the
 // peer closes its stream right after: Send returns nil at every size,
 // below, at and above the connection's buffer (64 KiB in the simulator).
-func sendTakenByPeerSucceeds(t *testing.T, env Env) {
+func sendTakenByPeerSucceeds(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -153,7 +152,7 @@ func sendTakenByPeerSucceeds(t *testing.T, env Env) {
 // cutParked runs op on a new task, lets it park for wait, runs cut from
 // the calling task, and returns op's error once op has returned. It fails
 // the test if op was woken by its guard rather than by the cut.
-func cutParked(t *testing.T, env Env, wait time.Duration, op func() error, cut func()) error {
+func cutParked(t T, env Env, wait time.Duration, op func() error, cut func()) error {
 	var err error
 	done := env.Go(func(env Env) {
 		if terr := simrt.Timeout(env, guard, func() error {
@@ -178,7 +177,7 @@ func cutParked(t *testing.T, env Env, wait time.Duration, op func() error, cut f
 // Close of a stream from another task cuts a Recv parked on it, as
 // net.Conn's Close does: the Recv returns ErrClosed, and the sink of the
 // connection stays usable.
-func closeCutsParkedRecv(t *testing.T, env Env) {
+func closeCutsParkedRecv(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -207,7 +206,7 @@ func closeCutsParkedRecv(t *testing.T, env Env) {
 // Close of a sink from another task cuts a Send parked on back-pressure:
 // the Send returns ErrClosed, and the stream of the connection stays
 // usable.
-func closeCutsParkedSend(t *testing.T, env Env) {
+func closeCutsParkedSend(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return

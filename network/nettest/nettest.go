@@ -8,22 +8,24 @@
 // bound on receive memory, on a network configured with a small one;
 // RunDial the cases of a Dial that hangs.
 //
-// An implementation runs it from its own tests:
+// A network runs it from its own tests, on a runtime under test (a
+// suite.Runtime, which the runtime's own tests describe) and with a
+// constructor of the network, called in each case's root task:
 //
 //	func TestConformance(t *testing.T) {
-//		nettest.Run(t, func(t *testing.T, body func(nettest.Env)) {
-//			deterministic.Seeded(1).Start(func(ctx *deterministic.Context) {
-//				body(nettest.Task(ctx, ctx))
-//			})
+//		nettest.Run(t, simulator, func(t nettest.T, ctx simrt.Context) simrt.Network {
+//			return simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 //		})
 //	}
+//
+// A nil constructor tests the runtime's own network. Test, TestRecvMemory
+// and TestDial are the error-returning forms, for other runners.
 package nettest
 
 import (
 	"bytes"
 	"errors"
 	"net/netip"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -31,7 +33,7 @@ import (
 
 var cases = []struct {
 	name  string
-	check func(t *testing.T, env Env)
+	check func(t T, env Env)
 }{
 	{"BindAndDial", bindAndDial},
 	{"VectoredSend", vectoredSend},
@@ -75,15 +77,6 @@ var cases = []struct {
 	{"InterruptedSendPoisonsSink", interruptedSendPoisonsSink},
 }
 
-// Run runs every case as a subtest, each through h on a fresh network.
-func Run(t *testing.T, h Harness) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h(t, func(env Env) { c.check(t, env) })
-		})
-	}
-}
-
 var (
 	anyPort    = netip.MustParseAddrPort("127.0.0.1:0")
 	clientData = []byte("client_send_data")
@@ -101,7 +94,7 @@ func (c conn) close() {
 	c.stream.Close()
 }
 
-func bind(t *testing.T, env Env) simrt.Listener {
+func bind(t T, env Env) simrt.Listener {
 	l, err := env.Network().Bind(anyPort)
 	if err != nil {
 		t.Errorf("Bind(%v): %v", anyPort, err)
@@ -110,7 +103,7 @@ func bind(t *testing.T, env Env) simrt.Listener {
 	return l
 }
 
-func dial(t *testing.T, env Env, addr netip.AddrPort) (conn, bool) {
+func dial(t T, env Env, addr netip.AddrPort) (conn, bool) {
 	si, st, err := env.Network().Dial(addr)
 	if err != nil {
 		t.Errorf("Dial(%v): %v", addr, err)
@@ -119,7 +112,7 @@ func dial(t *testing.T, env Env, addr netip.AddrPort) (conn, bool) {
 	return conn{si, st}, true
 }
 
-func accept(t *testing.T, l simrt.Listener) (conn, bool) {
+func accept(t T, l simrt.Listener) (conn, bool) {
 	_, si, st, err := l.Accept()
 	if err != nil {
 		t.Errorf("Accept: %v", err)
@@ -130,7 +123,7 @@ func accept(t *testing.T, l simrt.Listener) (conn, bool) {
 
 // serveOne accepts one connection on l in a new task and hands it to
 // server; the returned function waits for that task.
-func serveOne(t *testing.T, env Env, l simrt.Listener, server func(env Env, c conn)) (wait func()) {
+func serveOne(t T, env Env, l simrt.Listener, server func(env Env, c conn)) (wait func()) {
 	return env.Go(func(env Env) {
 		if c, ok := accept(t, l); ok {
 			server(env, c)
@@ -139,7 +132,7 @@ func serveOne(t *testing.T, env Env, l simrt.Listener, server func(env Env, c co
 }
 
 // expect receives len(want) bytes and checks them.
-func expect(t *testing.T, st simrt.Stream, want []byte, what string) bool {
+func expect(t T, st simrt.Stream, want []byte, what string) bool {
 	got, err := st.Recv(len(want))
 	if err != nil {
 		t.Errorf("%s: Recv(%d): %v", what, len(want), err)
@@ -152,7 +145,7 @@ func expect(t *testing.T, st simrt.Stream, want []byte, what string) bool {
 	return true
 }
 
-func send(t *testing.T, si simrt.Sink, what string, bufs ...[]byte) bool {
+func send(t T, si simrt.Sink, what string, bufs ...[]byte) bool {
 	if err := si.Send(bufs...); err != nil {
 		t.Errorf("%s: Send: %v", what, err)
 		return false
@@ -160,7 +153,7 @@ func send(t *testing.T, si simrt.Sink, what string, bufs ...[]byte) bool {
 	return true
 }
 
-func wantErr(t *testing.T, err, want error, what string) {
+func wantErr(t T, err, want error, what string) {
 	t.Helper()
 	if !errors.Is(err, want) {
 		t.Errorf("%s: got error %v, want %v", what, err, want)
@@ -169,7 +162,7 @@ func wantErr(t *testing.T, err, want error, what string) {
 
 // exchange is the client side of bindAndDial: send clientData, expect
 // serverData.
-func exchange(t *testing.T, env Env, addr netip.AddrPort) {
+func exchange(t T, env Env, addr netip.AddrPort) {
 	c, ok := dial(t, env, addr)
 	if !ok {
 		return
@@ -181,14 +174,14 @@ func exchange(t *testing.T, env Env, addr netip.AddrPort) {
 }
 
 // serve is the server side of bindAndDial for one accepted connection.
-func serve(t *testing.T, c conn) {
+func serve(t T, c conn) {
 	if expect(t, c.stream, clientData, "server") {
 		send(t, c.sink, "server", serverData)
 	}
 }
 
 // A client and a server exchange one message each way.
-func bindAndDial(t *testing.T, env Env) {
+func bindAndDial(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -204,7 +197,7 @@ func bindAndDial(t *testing.T, env Env) {
 }
 
 // A message sent in three chunks is received as one byte string.
-func vectoredSend(t *testing.T, env Env) {
+func vectoredSend(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -226,7 +219,7 @@ func vectoredSend(t *testing.T, env Env) {
 
 // Three clients talk to one server at once; every connection stays open
 // until all exchanges are done.
-func multipleClients(t *testing.T, env Env) {
+func multipleClients(t T, env Env) {
 	const clients = 3
 	l := bind(t, env)
 	if l == nil {
@@ -262,7 +255,7 @@ func multipleClients(t *testing.T, env Env) {
 }
 
 // 1000 chunks of 8 KiB arrive intact and in order.
-func largeData(t *testing.T, env Env) {
+func largeData(t T, env Env) {
 	const chunks, size = 1000, 8 << 10
 	chunk := func(i int) []byte {
 		b := make([]byte, size)
@@ -301,7 +294,7 @@ func largeData(t *testing.T, env Env) {
 // Dialing a port nobody listens on fails with ErrConnectionFailed; binding
 // an address in use, or an invalid one (the zero AddrPort), fails with
 // ErrBindFailed.
-func connectionErrors(t *testing.T, env Env) {
+func connectionErrors(t T, env Env) {
 	_, _, err := env.Network().Dial(netip.MustParseAddrPort("127.0.0.1:1"))
 	wantErr(t, err, simrt.ErrConnectionFailed, "Dial(127.0.0.1:1)")
 	l := bind(t, env)
@@ -320,7 +313,7 @@ func connectionErrors(t *testing.T, env Env) {
 
 // Peek shows buffered bytes without consuming them, at most max of them,
 // and nothing once everything has been received.
-func peek(t *testing.T, env Env) {
+func peek(t T, env Env) {
 	msg := []byte("0123456789abcdefghijklmnopqr") // 28 bytes
 	l := bind(t, env)
 	if l == nil {
@@ -361,7 +354,7 @@ func peek(t *testing.T, env Env) {
 
 // A Recv abandoned by a Timeout poisons the stream (the next Recv fails
 // with ErrClosed) and leaves the sink usable.
-func canceledRecvPoisonsStream(t *testing.T, env Env) {
+func canceledRecvPoisonsStream(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -388,7 +381,7 @@ func canceledRecvPoisonsStream(t *testing.T, env Env) {
 
 // A Send abandoned while parked on back-pressure poisons the sink (the
 // next Send fails with ErrClosed) and leaves the stream usable.
-func canceledSendPoisonsSink(t *testing.T, env Env) {
+func canceledSendPoisonsSink(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -431,7 +424,7 @@ func canceledSendPoisonsSink(t *testing.T, env Env) {
 // A Recv that fails because the peer closed its sink poisons the stream:
 // the next Recv fails with ErrClosed even though bytes were buffered. The
 // sink stays usable.
-func recvErrorPoisonsStream(t *testing.T, env Env) {
+func recvErrorPoisonsStream(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -458,7 +451,7 @@ func recvErrorPoisonsStream(t *testing.T, env Env) {
 // Once the peer has closed both halves, Send eventually fails with
 // ErrSendFailed and then with ErrClosed; bytes the peer sent before
 // closing can still be received.
-func sendErrorPoisonsSink(t *testing.T, env Env) {
+func sendErrorPoisonsSink(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return

@@ -1,8 +1,6 @@
 package nettest
 
 import (
-	"testing"
-
 	"github.com/simrt/simrt"
 )
 
@@ -33,7 +31,7 @@ type owned struct {
 // blocks until the task is aborted; it sends on ended when it ends,
 // however it ends. It returns what open returned, or false (having
 // reported why) if open failed.
-func opener(t *testing.T, env Env, what string, open func(n simrt.Network) (owned, error), hold func(env Env, o owned)) (h *simrt.Handle[struct{}], ended *simrt.Oneshot[struct{}], o owned, ok bool) {
+func opener(t T, env Env, what string, open func(n simrt.Network) (owned, error), hold func(env Env, o owned)) (h *simrt.Handle[struct{}], ended *simrt.Oneshot[struct{}], o owned, ok bool) {
 	t.Helper()
 	got := simrt.NewOneshot[owned]()
 	ended = simrt.NewOneshot[struct{}]()
@@ -60,7 +58,7 @@ func holdForever(env Env, _ owned) {
 
 // carries checks that the connection whose ends are c and s carries bytes
 // both ways.
-func carries(t *testing.T, c, s conn, what string) {
+func carries(t T, c, s conn, what string) {
 	t.Helper()
 	if send(t, c.sink, what+": sink", clientData) {
 		expect(t, s.stream, clientData, what+": peer's stream")
@@ -80,7 +78,7 @@ func dialOwn(addr simrt.Listener) func(n simrt.Network) (owned, error) {
 // Aborting the task that dialled a connection through its own context,
 // while it waits on something else, leaves the connection open: the task
 // it was handed to sends and receives on it both ways.
-func abortOfDialerKeepsConnection(t *testing.T, env Env) {
+func abortOfDialerKeepsConnection(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -103,7 +101,7 @@ func abortOfDialerKeepsConnection(t *testing.T, env Env) {
 // Aborting the task that dialled a connection, while it is blocked in Recv
 // on the connection's stream, cuts that Recv and leaves the sink, handed
 // to another task, working.
-func abortOfDialerInRecvKeepsSink(t *testing.T, env Env) {
+func abortOfDialerInRecvKeepsSink(t T, env Env) {
 	l := bind(t, env)
 	if l == nil {
 		return
@@ -131,7 +129,7 @@ func abortOfDialerInRecvKeepsSink(t *testing.T, env Env) {
 // it waits on something else, leaves open the connections the listener
 // accepted before: the one the task accepted itself and handed over, and
 // the one another task accepted.
-func abortOfListenerOwnerKeepsAcceptedConnections(t *testing.T, env Env) {
+func abortOfListenerOwnerKeepsAcceptedConnections(t T, env Env) {
 	took := simrt.NewOneshot[conn]()
 	h, ended, o, ok := opener(t, env, "Bind", func(n simrt.Network) (owned, error) {
 		l, err := n.Bind(anyPort)
@@ -174,7 +172,7 @@ func abortOfListenerOwnerKeepsAcceptedConnections(t *testing.T, env Env) {
 // though it took nothing: the next Recv, by the task the stream goes back
 // to, fails with ErrClosed even once the peer has sent. The sink keeps
 // working.
-func interruptedRecvPoisonsStream(t *testing.T, env Env) {
+func interruptedRecvPoisonsStream(t T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		selfAbortThen(t, env, "Recv", func() {
 			c.stream.Recv(len(clientData)) // nothing has been sent
@@ -193,7 +191,7 @@ func interruptedRecvPoisonsStream(t *testing.T, env Env) {
 
 // selfAbortThen runs op on a new task that has aborted itself, and checks
 // that op unwinds the task (what op returns is not looked at).
-func selfAbortThen(t *testing.T, env Env, what string, op func()) {
+func selfAbortThen(t T, env Env, what string, op func()) {
 	t.Helper()
 	self := simrt.NewOneshot[*simrt.Handle[struct{}]]()
 	ended := simrt.NewOneshot[struct{}]()
@@ -221,7 +219,7 @@ func selfAbortThen(t *testing.T, env Env, what string, op func()) {
 // before the call whether it would block): the next Send fails with
 // ErrClosed, and the peer's stream ends (a Send cut while blocked shuts
 // the write half down, CutSendEndsPeersStream). The stream keeps working.
-func interruptedSendPoisonsSink(t *testing.T, env Env) {
+func interruptedSendPoisonsSink(t T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		selfAbortThen(t, env, "Send", func() {
 			c.sink.Send(clientData)

@@ -3,7 +3,6 @@ package nettest
 import (
 	"bytes"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -13,15 +12,13 @@ import (
 // harness must build: 1 MiB.
 const BudgetRecvMemory = 1 << 20
 
-// RunRecvMemory runs the cases about the bound on receive memory (the
-// MaxRecvMemory of the tcp and simnet configurations) as subtests, each
-// through h on a fresh network, which h must build with MaxRecvMemory set
-// to BudgetRecvMemory and every other limit at its default (in particular
-// a 64 KiB read buffer, or BufferSize, per stream).
-func RunRecvMemory(t *testing.T, h Harness) {
-	t.Run("RecvPastMemoryBudgetFails", func(t *testing.T) {
-		h(t, func(env Env) { recvPastMemoryBudgetFails(t, env) })
-	})
+// recvMemoryCases are the cases about the bound on receive memory (see
+// RunRecvMemory).
+var recvMemoryCases = []struct {
+	name  string
+	check func(t T, env Env)
+}{
+	{"RecvPastMemoryBudgetFails", recvPastMemoryBudgetFails},
 }
 
 // The streams of a network hold at most MaxRecvMemory together for Recvs
@@ -31,7 +28,7 @@ func RunRecvMemory(t *testing.T, h Harness) {
 // names MaxRecvMemory) instead of taking more, and poisons only its
 // stream. Once the first stream is closed, its memory is back: a third
 // Recv of 1 MiB succeeds.
-func recvPastMemoryBudgetFails(t *testing.T, env Env) {
+func recvPastMemoryBudgetFails(t T, env Env) {
 	const n, part = BudgetRecvMemory, 700 << 10
 	l := bind(t, env)
 	if l == nil {

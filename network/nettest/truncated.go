@@ -3,7 +3,6 @@ package nettest
 import (
 	"bytes"
 	"errors"
-	"testing"
 	"time"
 
 	"github.com/simrt/simrt"
@@ -42,7 +41,7 @@ func cutStream(n int) []byte {
 // the buffer beyond it. (A simulator that handed the whole Send to the link
 // at once, and delivered it all, could never show a peer a truncated frame,
 // which production produces routinely.)
-func cutSendDeliversStrictPrefix(t *testing.T, env Env) {
+func cutSendDeliversStrictPrefix(t T, env Env) {
 	withConnection(t, env, func(c, s conn) {
 		big := cutStream(cutSendSize)
 		err := simrt.Timeout(env, 100*time.Millisecond, func() error { return c.sink.Send(big) })

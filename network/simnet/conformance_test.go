@@ -6,23 +6,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/network/nettest"
 	"github.com/simrt/simrt/network/simnet"
+	"github.com/simrt/simrt/suite"
 )
 
-// harness runs each case on a fresh simulator with a fresh simnet, built by
-// setup from the root context.
-func harness(setup func(ctx *deterministic.Context) *simnet.Network) nettest.Harness {
-	return func(t *testing.T, body func(nettest.Env)) {
-		deterministic.Seeded(7).Start(func(ctx *deterministic.Context) {
-			body(nettest.Task(ctx, setup(ctx)))
-		})
-	}
+// simulator runs each case as the root task of a fresh simulation.
+var simulator = suite.Runtime{
+	Simulated: true,
+	Stalled:   deterministic.ErrStalled,
+	TimedOut:  deterministic.ErrRunTimeout,
+	Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
+		cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
+		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
+	},
+}
+
+// harness runs the suite on a fresh simnet per case, built by setup from
+// the root context.
+func harness(setup func(ctx simrt.Context) *simnet.Network) nettest.NewNetwork {
+	return func(_ suite.T, ctx simrt.Context) simrt.Network { return setup(ctx) }
 }
 
 func TestConformance(t *testing.T) {
-	nettest.Run(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+	nettest.Run(t, simulator, harness(func(ctx simrt.Context) *simnet.Network {
 		return simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 	}))
 }
@@ -31,7 +40,7 @@ func TestConformance(t *testing.T) {
 // a lossless, reset-free link that still draws for every send), changes no
 // behaviour.
 func TestConformanceLinkModelIdle(t *testing.T) {
-	nettest.Run(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+	nettest.Run(t, simulator, harness(func(ctx simrt.Context) *simnet.Network {
 		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 		idleFaults(n)
 		return n
@@ -54,7 +63,7 @@ func idleFaults(n *simnet.Network) {
 // The conformance suite also passes with latency, jitter and bandwidth on
 // every link: they delay bytes but never lose or reorder them.
 func TestConformanceLinkModelSlow(t *testing.T) {
-	nettest.Run(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+	nettest.Run(t, simulator, harness(func(ctx simrt.Context) *simnet.Network {
 		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
 		n.SetDefaultLink(simnet.Link{Latency: time.Millisecond, Jitter: time.Millisecond, Bandwidth: 100 << 20, Loss: 0.01})
 		return n
@@ -64,23 +73,21 @@ func TestConformanceLinkModelSlow(t *testing.T) {
 // The Dial cases of the suite, with a Dial that hangs on a clog (it waits
 // for the release, which never comes).
 func TestConformanceDial(t *testing.T) {
-	nettest.RunDial(t, func(t *testing.T, body func(nettest.Env, netip.AddrPort)) {
-		deterministic.Seeded(7).Start(func(ctx *deterministic.Context) {
-			n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
-			far := netip.MustParseAddr("10.0.0.9")
-			n.Host(simnet.Loopback)
-			n.Host(far)
-			if err := n.Clog(simnet.Loopback, far); err != nil {
-				t.Fatal(err)
-			}
-			body(nettest.Task(ctx, n), netip.AddrPortFrom(far, 80))
-		})
+	nettest.RunDial(t, simulator, func(t suite.T, ctx simrt.Context) (simrt.Network, netip.AddrPort) {
+		n := simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{})
+		far := netip.MustParseAddr("10.0.0.9")
+		n.Host(simnet.Loopback)
+		n.Host(far)
+		if err := n.Clog(simnet.Loopback, far); err != nil {
+			t.Fatal(err)
+		}
+		return n, netip.AddrPortFrom(far, 80)
 	})
 }
 
 // The receive-memory cases, on a network with nettest's small budget.
 func TestConformanceRecvMemory(t *testing.T) {
-	nettest.RunRecvMemory(t, harness(func(ctx *deterministic.Context) *simnet.Network {
+	nettest.RunRecvMemory(t, simulator, harness(func(ctx simrt.Context) *simnet.Network {
 		return simnet.New(ctx, rand.New(rand.NewPCG(1, 2)), nil, simnet.Config{MaxRecvMemory: nettest.BudgetRecvMemory})
 	}))
 }

@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/storage/audited"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/storage/storagetest"
+	"github.com/simrt/simrt/suite"
 	"github.com/simrt/simrt/telemetry/audit"
 )
 
@@ -32,8 +34,20 @@ func (c *chain) Event(label audit.Label, fields ...[]byte) {
 	c.labels = append(c.labels, string(label))
 }
 
+// simulator runs each conformance case as the root task of a fresh
+// simulation.
+var simulator = suite.Runtime{
+	Simulated: true,
+	Stalled:   deterministic.ErrStalled,
+	TimedOut:  deterministic.ErrRunTimeout,
+	Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
+		cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
+		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
+	},
+}
+
 func TestConformance(t *testing.T) {
-	storagetest.Run(t, func(*testing.T) simrt.Storage { return audited.New(memory.New(), &chain{}) })
+	storagetest.Run(t, simulator, func(storagetest.T, simrt.Context) simrt.Storage { return audited.New(memory.New(), &chain{}) })
 }
 
 // run applies f to a fresh audited store and returns the audit state.

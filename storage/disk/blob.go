@@ -166,9 +166,9 @@ func (b *blob) Sync() error {
 // goroutine and the handle completes when it is done. Close waits for it.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
 	if err := b.durable(); err != nil {
-		return simrt.Ready(struct{}{}, err)
+		return storage.Ready(struct{}{}, err)
 	}
-	h, done := simrt.NewCompletion[struct{}]()
+	h, done := storage.NewCompletion[struct{}]()
 	b.syncs.Add(1)
 	go func() {
 		defer b.syncs.Done()

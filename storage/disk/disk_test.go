@@ -3,19 +3,23 @@ package disk_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/realtime"
 	"github.com/simrt/simrt/storage"
 	"github.com/simrt/simrt/storage/disk"
 	"github.com/simrt/simrt/storage/storagetest"
+	"github.com/simrt/simrt/suite"
 )
 
-func newStorage(t *testing.T) (*disk.Storage, string) {
+func newStorage(t suite.T) (*disk.Storage, string) {
 	t.Helper()
 	root := t.TempDir()
 	s, err := disk.New(root)
@@ -26,8 +30,19 @@ func newStorage(t *testing.T) (*disk.Storage, string) {
 	return s, root
 }
 
+// production runs each conformance case as the root task of a fresh
+// production runtime: the disk completes StartSync handles from its own
+// goroutines, which a simulation would not wait for.
+var production = suite.Runtime{
+	TimedOut: realtime.ErrRunTimeout,
+	Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
+		cfg := realtime.Config{CatchPanics: o.CatchPanics, Timeout: o.Timeout, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		realtime.New(cfg).Start(root)
+	},
+}
+
 func TestConformance(t *testing.T) {
-	storagetest.RunWithHooks(t, func(t *testing.T) (simrt.Storage, storagetest.Hooks) {
+	storagetest.RunWithHooks(t, production, func(t storagetest.T, _ simrt.Context) (simrt.Storage, storagetest.Hooks) {
 		s, root := newStorage(t)
 		fail := disk.FailSyncs(s)
 		return s, storagetest.Hooks{
@@ -60,7 +75,7 @@ func TestLayout(t *testing.T) {
 }
 
 // writeRaw replaces the blob file's bytes.
-func writeRaw(t *testing.T, root, partition, hexName string, raw []byte) {
+func writeRaw(t suite.T, root, partition, hexName string, raw []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(root, partition), 0o755); err != nil {
 		t.Fatal(err)

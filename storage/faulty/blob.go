@@ -228,13 +228,13 @@ func (b *blob) StartSync() *simrt.Handle[struct{}] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.poisoned != nil {
-		return simrt.Ready(struct{}{}, b.poisoned)
+		return storage.Ready(struct{}{}, b.poisoned)
 	}
 	if err := s.diskErr(diskSync, b.dirty); err != nil {
-		return simrt.Ready(struct{}{}, b.poison(err))
+		return storage.Ready(struct{}{}, b.poison(err))
 	}
 	if s.roll(s.cfg.SyncRate) {
-		return simrt.Ready(struct{}{}, b.poison(s.fail(opSync)))
+		return storage.Ready(struct{}{}, b.poison(s.fail(opSync)))
 	}
 	h := b.inner.StartSync()
 	b.dirty = false

@@ -8,13 +8,27 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 	"github.com/simrt/simrt/storage/storagetest"
+	"github.com/simrt/simrt/suite"
 )
 
+// simulator runs each conformance case as the root task of a fresh
+// simulation.
+var simulator = suite.Runtime{
+	Simulated: true,
+	Stalled:   deterministic.ErrStalled,
+	TimedOut:  deterministic.ErrRunTimeout,
+	Run: func(t suite.T, o suite.Options, root func(simrt.Context)) {
+		cfg := deterministic.Config{Seed: o.Seed, CatchPanics: o.CatchPanics, Timeout: o.Timeout}
+		deterministic.New(cfg).Start(func(ctx *deterministic.Context) { root(ctx) })
+	},
+}
+
 func TestConformance(t *testing.T) {
-	storagetest.RunWithHooks(t, func(*testing.T) (simrt.Storage, storagetest.Hooks) {
+	storagetest.RunWithHooks(t, simulator, func(storagetest.T, simrt.Context) (simrt.Storage, storagetest.Hooks) {
 		fs := faulty.New(memory.New(), rand.New(rand.NewPCG(1, 2)), faulty.Config{})
 		return fs, storagetest.Hooks{FailSyncs: func(on bool) {
 			fs.Config().SyncRate = map[bool]float64{false: 0, true: 1}[on]
@@ -25,11 +39,18 @@ func TestConformance(t *testing.T) {
 // TestConformanceConfiguredNotFiring runs the suite with every rate set but
 // no failure possible: retention journals every write.
 func TestConformanceConfiguredNotFiring(t *testing.T) {
-	storagetest.Run(t, func(*testing.T) simrt.Storage {
+	storagetest.Run(t, simulator, func(storagetest.T, simrt.Context) simrt.Storage {
 		return faulty.New(memory.New(), rand.New(rand.NewPCG(1, 2)), faulty.Config{
 			Write: faulty.WriteConfig{RetentionRate: 0.5, Mode: faulty.Subset},
 		})
 	})
+}
+
+// await returns the outcome of a handle, awaited in a task of a
+// simulation (faulty's StartSync handles are complete when returned).
+func await[V any](h *simrt.Handle[V]) (v V, err error) {
+	deterministic.Seeded(1).Start(func(ctx *deterministic.Context) { v, err = h.Await(ctx) })
+	return v, err
 }
 
 // env is a faulty store over memory, with a counting generator.
@@ -349,7 +370,7 @@ func TestAlwaysFails(t *testing.T) {
 		}},
 		{"sync", faulty.Config{SyncRate: 1}, func(_ *faulty.Storage, b simrt.Blob) error { return b.Sync() }},
 		{"start sync", faulty.Config{SyncRate: 1}, func(_ *faulty.Storage, b simrt.Blob) error {
-			_, err := storagetest.Await(b.StartSync())
+			_, err := await(b.StartSync())
 			return err
 		}},
 		{"resize", faulty.Config{Resize: faulty.ResizeConfig{FailureRate: 1}}, func(_ *faulty.Storage, b simrt.Blob) error {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage/faulty"
-	"github.com/simrt/simrt/storage/storagetest"
 )
 
 // TestFailedSyncBytesAreNotDurable: after a failed sync, no retry makes the
@@ -27,7 +26,7 @@ func TestFailedSyncBytesAreNotDurable(t *testing.T) {
 				err = b.WriteAt(0, simrt.WriteSync, []byte("new"))
 			case "start sync":
 				e.write(b, 0, 0, "new")
-				_, err = storagetest.Await(b.StartSync())
+				_, err = await(b.StartSync())
 			}
 			if !isInjected(err) {
 				t.Fatalf("%s with SyncRate 1: %v", how, err)

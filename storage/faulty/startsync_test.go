@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simrt/simrt"
+	"github.com/simrt/simrt/storage"
 	"github.com/simrt/simrt/storage/faulty"
 	"github.com/simrt/simrt/storage/memory"
 )
@@ -46,7 +47,7 @@ type slowBlob struct {
 }
 
 func (b *slowBlob) StartSync() *simrt.Handle[struct{}] {
-	h, done := simrt.NewCompletion[struct{}]()
+	h, done := storage.NewCompletion[struct{}]()
 	b.s.pending = append(b.s.pending, func() { done(struct{}{}, b.Blob.Sync()) })
 	return h
 }

@@ -158,7 +158,7 @@ func (b *blob) Sync() error {
 // StartSync implements simrt.Blob.StartSync. The sync happens at once; the
 // handle is already complete.
 func (b *blob) StartSync() *simrt.Handle[struct{}] {
-	return simrt.Ready(struct{}{}, b.Sync())
+	return storage.Ready(struct{}{}, b.Sync())
 }
 
 // Close implements simrt.Blob.Close. It releases the open if this handle's

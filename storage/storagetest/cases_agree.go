@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"strings"
-	"testing"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/storage"
@@ -13,7 +12,7 @@ import (
 // Rules on which the simulator's storage and the disk once disagreed: each
 // now has one answer, the same on every backend.
 var agreeCases = []testCase{
-	{"ZeroByteWriteDoesNothing", func(t *testing.T, s simrt.Storage) {
+	{"ZeroByteWriteDoesNothing", func(t T, s simrt.Storage) {
 		// As os.File.WriteAt: writing nothing never extends the blob, with
 		// or without WriteSync, at any offset.
 		b, _ := open(t, s, "partition", "empty_write")
@@ -29,7 +28,7 @@ var agreeCases = []testCase{
 		expectSize(t, n, 3, "zero-byte writes past the end, synced and reopened")
 		closeBlob(t, b)
 	}},
-	{"CloseKeepsUnsyncedWrites", func(t *testing.T, s simrt.Storage) {
+	{"CloseKeepsUnsyncedWrites", func(t T, s simrt.Storage) {
 		// Close is not a crash: as on disk, where the operating system's
 		// page cache keeps what was written, a blob closed with unsynced
 		// writes and resizes and opened again has them all (only a crash
@@ -57,7 +56,7 @@ var agreeCases = []testCase{
 		expectRead(t, b, 0, []byte("dura\x00\x00"), "an unsynced extension, closed and reopened")
 		closeBlob(t, b)
 	}},
-	{"EmptyReadAtAnyOffset", func(t *testing.T, s simrt.Storage) {
+	{"EmptyReadAtAnyOffset", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "empty_read")
 		for _, off := range []uint64{0, 1, 1 << 40, math.MaxInt64, 1 << 63, math.MaxUint64} {
 			if err := b.ReadAt(nil, off); err != nil {
@@ -69,7 +68,7 @@ var agreeCases = []testCase{
 		}
 		closeBlob(t, b)
 	}},
-	{"NameLimits", func(t *testing.T, s simrt.Storage) {
+	{"NameLimits", func(t T, s simrt.Storage) {
 		longest := strings.Repeat("p", storage.MaxPartitionLen)
 		b, _ := open(t, s, longest, strings.Repeat("n", storage.MaxBlobNameLen))
 		write(t, b, 0, simrt.WriteSync, []byte("fits"))
@@ -96,7 +95,7 @@ var agreeCases = []testCase{
 		expectIs(t, err, simrt.ErrBlobMissing, "removing a blob name over the limit")
 		expectIs(t, err, storage.ErrNameTooLong, "removing a blob name over the limit")
 	}},
-	{"InvertedVersionRange", func(t *testing.T, s simrt.Storage) {
+	{"InvertedVersionRange", func(t T, s simrt.Storage) {
 		_, _, _, err := s.OpenVersioned("partition", []byte("blob"), simrt.VersionRange{Min: 3, Max: 2})
 		expectIs(t, err, simrt.ErrBlobOpenFailed, "an inverted version range")
 		expectIs(t, err, storage.ErrVersionRange, "an inverted version range")
@@ -106,7 +105,7 @@ var agreeCases = []testCase{
 		_, err = s.Scan("partition")
 		expectIs(t, err, simrt.ErrPartitionMissing, "a refused open creates nothing")
 	}},
-	{"WriteAfterRemove", func(t *testing.T, s simrt.Storage) {
+	{"WriteAfterRemove", func(t T, s simrt.Storage) {
 		// Like an *os.File on a removed path, a handle on a removed blob
 		// keeps its own contents: it reads, writes and resizes them. But
 		// nothing it holds can be found again, so making it durable fails.
@@ -122,7 +121,7 @@ var agreeCases = []testCase{
 		}
 		expectRead(t, b, 0, []byte("abcd"), "a resize through a removed handle")
 		expectIs(t, b.Sync(), simrt.ErrBlobMissing, "Sync of a removed blob")
-		_, err := Await(b.StartSync())
+		_, err := await(t, b.StartSync())
 		expectIs(t, err, simrt.ErrBlobMissing, "StartSync of a removed blob")
 		err = b.WriteAt(0, simrt.WriteSync, []byte("XY"))
 		expectIs(t, err, simrt.ErrBlobMissing, "a WriteSync write to a removed blob")
@@ -135,7 +134,7 @@ var agreeCases = []testCase{
 			t.Fatalf("Scan = %q, want only the recreated blob", names)
 		}
 	}},
-	{"RemovePartitionWhileOpen", func(t *testing.T, s simrt.Storage) {
+	{"RemovePartitionWhileOpen", func(t T, s simrt.Storage) {
 		a, _ := open(t, s, "partition", "a")
 		b, _ := open(t, s, "partition", "b")
 		write(t, a, 0, simrt.WriteSync, []byte("synced"))
@@ -167,7 +166,7 @@ var agreeCases = []testCase{
 
 // Cases that need Hooks.
 var hookCases = []hookCase{
-	{"FailedSyncPoisonsHandle", needsFailSyncs, func(t *testing.T, s simrt.Storage, h Hooks) {
+	{"FailedSyncPoisonsHandle", needsFailSyncs, func(t T, s simrt.Storage, h Hooks) {
 		for _, how := range []string{"Sync", "StartSync", "WriteSync"} {
 			b, _ := open(t, s, "partition", how)
 			write(t, b, 0, simrt.WriteSync, []byte("durable"))
@@ -178,7 +177,7 @@ var hookCases = []hookCase{
 			case "Sync":
 				first = b.Sync()
 			case "StartSync":
-				_, first = Await(b.StartSync())
+				_, first = await(t, b.StartSync())
 			case "WriteSync":
 				first = b.WriteAt(7, simrt.WriteSync, []byte("!"))
 			}
@@ -195,7 +194,7 @@ var hookCases = []hookCase{
 				}
 			}
 			poisoned(b.Sync(), "Sync")
-			_, err := Await(b.StartSync())
+			_, err := await(t, b.StartSync())
 			poisoned(err, "StartSync")
 			poisoned(b.WriteAt(0, 0, []byte("x")), "WriteAt")
 			poisoned(b.WriteAt(0, simrt.WriteSync, []byte("x")), "WriteAt WriteSync")
@@ -210,7 +209,7 @@ var hookCases = []hookCase{
 			closeBlob(t, b)
 		}
 	}},
-	{"FailedSyncPoisonsOnlyItsHandle", needsFailSyncs, func(t *testing.T, s simrt.Storage, h Hooks) {
+	{"FailedSyncPoisonsOnlyItsHandle", needsFailSyncs, func(t T, s simrt.Storage, h Hooks) {
 		a, _ := open(t, s, "partition", "a")
 		b, _ := open(t, s, "partition", "b")
 		h.FailSyncs(true)
@@ -223,7 +222,7 @@ var hookCases = []hookCase{
 		closeBlob(t, a)
 		closeBlob(t, b)
 	}},
-	{"ScanSkipsStrayFiles", func(h Hooks) bool { return h.PlaceStray != nil }, func(t *testing.T, s simrt.Storage, h Hooks) {
+	{"ScanSkipsStrayFiles", func(h Hooks) bool { return h.PlaceStray != nil }, func(t T, s simrt.Storage, h Hooks) {
 		// A stray file never breaks the listing of the real blobs: names
 		// that are not canonical lowercase hex are not blobs, and skipped.
 		for _, name := range []string{"blob1", "blob2"} {

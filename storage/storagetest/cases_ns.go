@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
 
 // Partitions, names, removal, versions and exclusive opens.
 var nsCases = []testCase{
-	{"Remove", func(t *testing.T, s simrt.Storage) {
+	{"Remove", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_blob")
 		closeBlob(t, b)
 		if err := s.Remove("partition", []byte("test_blob")); err != nil {
@@ -34,7 +33,7 @@ var nsCases = []testCase{
 		_, err = s.Scan("nowhere")
 		expectIs(t, err, simrt.ErrPartitionMissing, "scanning a missing partition")
 	}},
-	{"ReadAfterRemoveBlob", func(t *testing.T, s simrt.Storage) {
+	{"ReadAfterRemoveBlob", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_blob")
 		data := pattern(256, 0)
 		write(t, b, 0, 0, data)
@@ -47,7 +46,7 @@ var nsCases = []testCase{
 		}
 		expectRead(t, b, 0, data, "a handle reads its removed blob")
 	}},
-	{"ReadAfterRemovePartition", func(t *testing.T, s simrt.Storage) {
+	{"ReadAfterRemovePartition", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_blob")
 		data := pattern(256, 0)
 		for i := range data {
@@ -62,7 +61,7 @@ var nsCases = []testCase{
 		expectIs(t, err, simrt.ErrPartitionMissing, "scan of a removed partition")
 		expectRead(t, b, 0, data, "a handle reads a blob of its removed partition")
 	}},
-	{"RecreateAfterRemove", func(t *testing.T, s simrt.Storage) {
+	{"RecreateAfterRemove", func(t T, s simrt.Storage) {
 		old, _ := open(t, s, "partition", "test_blob")
 		write(t, old, 0, 0, []byte("old contents"))
 		sync(t, old)
@@ -84,7 +83,7 @@ var nsCases = []testCase{
 		expectSize(t, n, 3, "the new blob after reopen")
 		expectRead(t, cur, 0, []byte("new"), "the new blob after reopen")
 	}},
-	{"ReadAfterRemoveUnsynced", func(t *testing.T, s simrt.Storage) {
+	{"ReadAfterRemoveUnsynced", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "unsynced")
 		data := pattern(64<<10, 1)
 		write(t, b, 0, 0, data)
@@ -95,7 +94,7 @@ var nsCases = []testCase{
 		expectRead(t, b, 0, data, "unsynced bytes after removal")
 		expectRead(t, b, uint64(len(data)-1), data[len(data)-1:], "the last unsynced byte")
 	}},
-	{"ReadAfterRemoveSharedHandle", func(t *testing.T, s simrt.Storage) {
+	{"ReadAfterRemoveSharedHandle", func(t T, s simrt.Storage) {
 		// read_after_remove_handle_clones: one handle shared by several
 		// owners keeps reading after removal; an open made after removal is
 		// a new blob; closing the removed handle changes neither.
@@ -117,7 +116,7 @@ var nsCases = []testCase{
 		write(t, fresh, 0, 0, []byte("x"))
 		expectRead(t, fresh, 0, []byte("x"), "the new blob after the old handle closed")
 	}},
-	{"RecreateGenerations", func(t *testing.T, s simrt.Storage) {
+	{"RecreateGenerations", func(t T, s simrt.Storage) {
 		var held []simrt.Blob
 		for g := range 3 {
 			b, n := open(t, s, "partition", "gen")
@@ -144,7 +143,7 @@ var nsCases = []testCase{
 			closeBlob(t, b)
 		}
 	}},
-	{"ReadAfterRemovePartitionMulti", func(t *testing.T, s simrt.Storage) {
+	{"ReadAfterRemovePartitionMulti", func(t T, s simrt.Storage) {
 		synced, _ := open(t, s, "partition", "synced")
 		unsynced, _ := open(t, s, "partition", "unsynced")
 		large, _ := open(t, s, "partition", "large")
@@ -169,7 +168,7 @@ var nsCases = []testCase{
 		write(t, again, 0, 0, []byte("independent"))
 		expectRead(t, synced, 0, a[:11], "the old handle after recreation")
 	}},
-	{"Scan", func(t *testing.T, s simrt.Storage) {
+	{"Scan", func(t T, s simrt.Storage) {
 		open(t, s, "partition", "blob1")
 		open(t, s, "partition", "blob2")
 		open(t, s, "other", "blob3")
@@ -178,7 +177,7 @@ var nsCases = []testCase{
 			t.Fatalf("Scan = %q, want [blob1 blob2] in order", names)
 		}
 	}},
-	{"PartitionNameValidation", func(t *testing.T, s simrt.Storage) {
+	{"PartitionNameValidation", func(t T, s simrt.Storage) {
 		for _, p := range []string{"partition", "my_partition", "my-partition", "partition123", "A1"} {
 			if b, _, err := s.Open(p, []byte("blob")); errors.Is(err, simrt.ErrPartitionNameInvalid) {
 				t.Fatalf("Open(%q) rejected a valid name", p)
@@ -206,7 +205,7 @@ var nsCases = []testCase{
 			t.Fatalf("error text %q, want %q", err, want)
 		}
 	}},
-	{"BlobVersionMismatch", func(t *testing.T, s simrt.Storage) {
+	{"BlobVersionMismatch", func(t T, s simrt.Storage) {
 		b, _, v, err := s.OpenVersioned("partition", []byte("versioned"), simrt.VersionRange{Min: 1, Max: 1})
 		if err != nil || v != 1 {
 			t.Fatalf("create with 1..=1: version %d, %v", v, err)
@@ -230,7 +229,7 @@ var nsCases = []testCase{
 		_, _, _, err = s.OpenVersioned("partition", []byte("plain"), simrt.VersionRange{Min: 1, Max: 1})
 		expectIs(t, err, simrt.ErrBlobVersionMismatch, "a version 0 blob opened as 1..=1")
 	}},
-	{"ExclusiveOpen", func(t *testing.T, s simrt.Storage) {
+	{"ExclusiveOpen", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "blob")
 		_, _, err := s.Open("partition", []byte("blob"))
 		expectIs(t, err, simrt.ErrBlobAlreadyOpen, "a second open")
@@ -243,7 +242,7 @@ var nsCases = []testCase{
 		b, _ = open(t, s, "partition", "blob")
 		closeBlob(t, b)
 	}},
-	{"CloseReleasesOnlyItsOwnOpen", func(t *testing.T, s simrt.Storage) {
+	{"CloseReleasesOnlyItsOwnOpen", func(t T, s simrt.Storage) {
 		old, _ := open(t, s, "partition", "blob")
 		write(t, old, 0, 0, []byte("old"))
 		if err := s.RemovePartition("partition"); err != nil {
@@ -262,7 +261,7 @@ var nsCases = []testCase{
 		expectSize(t, n, 3, "the replacement after reopen")
 		closeBlob(t, cur)
 	}},
-	{"ClosedHandleFails", func(t *testing.T, s simrt.Storage) {
+	{"ClosedHandleFails", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "blob")
 		write(t, b, 0, simrt.WriteSync, []byte("data"))
 		closeBlob(t, b)
@@ -271,13 +270,13 @@ var nsCases = []testCase{
 		expectIs(t, b.WriteAt(0, 0, []byte("x")), simrt.ErrClosed, "WriteAt after Close")
 		expectIs(t, b.Resize(0), simrt.ErrClosed, "Resize after Close")
 		expectIs(t, b.Sync(), simrt.ErrClosed, "Sync after Close")
-		_, err := Await(b.StartSync())
+		_, err := await(t, b.StartSync())
 		expectIs(t, err, simrt.ErrClosed, "StartSync after Close")
 		b, n := open(t, s, "partition", "blob")
 		expectSize(t, n, 4, "calls on a closed handle change nothing")
 		closeBlob(t, b)
 	}},
-	{"EmptyBlobName", func(t *testing.T, s simrt.Storage) {
+	{"EmptyBlobName", func(t T, s simrt.Storage) {
 		_, _, err := s.Open("partition", nil)
 		expectIs(t, err, simrt.ErrBlobOpenFailed, "an empty blob name")
 	}},

@@ -2,20 +2,19 @@ package storagetest
 
 import (
 	"bytes"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
 
 // Reads, writes, resizes and syncs on one open blob.
 var rwCases = []testCase{
-	{"OpenAndWrite", func(t *testing.T, s simrt.Storage) {
+	{"OpenAndWrite", func(t T, s simrt.Storage) {
 		b, n := open(t, s, "partition", "test_blob")
 		expectSize(t, n, 0, "a new blob is empty")
 		write(t, b, 0, 0, []byte("hello world"))
 		expectRead(t, b, 0, []byte("hello world"), "a write is readable at once")
 	}},
-	{"SequentialAccess", func(t *testing.T, s simrt.Storage) {
+	{"SequentialAccess", func(t T, s simrt.Storage) {
 		// Two goroutines use one handle in turn (a Blob is used by one task
 		// at a time): what one writes, the next reads. Native goroutines on
 		// purpose: storage operations never park, and this pins that a
@@ -36,19 +35,19 @@ var rwCases = []testCase{
 			t.Fatalf("a handle passed between goroutines read %q", p)
 		}
 	}},
-	{"LargeData", func(t *testing.T, s simrt.Storage) {
+	{"LargeData", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "large_blob")
 		data := pattern(10<<20, 3)
 		write(t, b, 0, 0, data)
 		expectRead(t, b, 0, data, "10 MiB round-trip")
 	}},
-	{"OverwriteData", func(t *testing.T, s simrt.Storage) {
+	{"OverwriteData", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_overwrite")
 		write(t, b, 0, 0, []byte("initial data"))
 		write(t, b, 8, 0, []byte("overwrite"))
 		expectRead(t, b, 0, []byte("initial overwrite"), "a later write replaces the bytes it covers")
 	}},
-	{"ReadBeyondBound", func(t *testing.T, s simrt.Storage) {
+	{"ReadBeyondBound", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_blob")
 		write(t, b, 0, 0, []byte("hello"))
 		expectReadFails(t, b, 6, 10, "a read past the end")
@@ -56,13 +55,13 @@ var rwCases = []testCase{
 		err := b.ReadAt(make([]byte, 10), 6)
 		expectIs(t, err, simrt.ErrBlobInsufficientLength, "a read past the end")
 	}},
-	{"WriteAtLargeOffset", func(t *testing.T, s simrt.Storage) {
+	{"WriteAtLargeOffset", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_large_offset")
 		write(t, b, 10000, 0, []byte("offset data"))
 		expectRead(t, b, 10000, []byte("offset data"), "a write far past the end")
 		expectRead(t, b, 0, make([]byte, 10000), "the gap before a far write reads as zeros")
 	}},
-	{"WriteAtSync", func(t *testing.T, s simrt.Storage) {
+	{"WriteAtSync", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_blob")
 		write(t, b, 1024, simrt.WriteSync)
 		closeBlob(t, b)
@@ -75,10 +74,10 @@ var rwCases = []testCase{
 		expectSize(t, n, 11, "WriteSync writes are durable without Sync")
 		expectRead(t, b, 0, []byte("hello world"), "WriteSync writes after reopen")
 	}},
-	{"StartSync", func(t *testing.T, s simrt.Storage) {
+	{"StartSync", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "test_blob")
 		write(t, b, 0, 0, []byte("hello world"))
-		if _, err := Await(b.StartSync()); err != nil {
+		if _, err := await(t, b.StartSync()); err != nil {
 			t.Fatalf("StartSync handle: %v", err)
 		}
 		closeBlob(t, b)
@@ -91,13 +90,13 @@ var rwCases = []testCase{
 		sync(t, b)
 		expectRead(t, b, 0, []byte("hello world!"), "after an abandoned StartSync")
 	}},
-	{"AppendData", func(t *testing.T, s simrt.Storage) {
+	{"AppendData", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "append_blob")
 		write(t, b, 0, 0, []byte("first"))
 		write(t, b, 5, 0, []byte("second"))
 		expectRead(t, b, 0, []byte("firstsecond"), "writes at the end append")
 	}},
-	{"VectoredWriteAt", func(t *testing.T, s simrt.Storage) {
+	{"VectoredWriteAt", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "vectored")
 		write(t, b, 0, 0, []byte("abc"), []byte("def"), []byte("ghi"))
 		expectRead(t, b, 0, []byte("abcdefghi"), "chunks are written in order")
@@ -119,13 +118,13 @@ var rwCases = []testCase{
 		expectSize(t, n, 3025, "a vectored WriteSync is durable")
 		expectRead(t, b, 2000, want, "1025 one-byte chunks after reopen")
 	}},
-	{"VectoredWriteAtLargeOffset", func(t *testing.T, s simrt.Storage) {
+	{"VectoredWriteAtLargeOffset", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "vectored_offset")
 		write(t, b, 5000, 0, []byte("hello"), []byte(" "), []byte("world"))
 		expectRead(t, b, 5000, []byte("hello world"), "a vectored write far past the end")
 		expectRead(t, b, 0, make([]byte, 5000), "the gap before it reads as zeros")
 	}},
-	{"SequentialReadWrite", func(t *testing.T, s simrt.Storage) {
+	{"SequentialReadWrite", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "sequential")
 		write(t, b, 0, 0, []byte("first"))
 		write(t, b, 10, 0, []byte("second"))
@@ -133,7 +132,7 @@ var rwCases = []testCase{
 		expectRead(t, b, 10, []byte("second"), "second of two separate writes")
 		expectRead(t, b, 5, make([]byte, 5), "the gap between them")
 	}},
-	{"SequentialChunkReadWrite", func(t *testing.T, s simrt.Storage) {
+	{"SequentialChunkReadWrite", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "chunks")
 		const chunk = 1 << 20
 		for i := range 10 {
@@ -143,17 +142,17 @@ var rwCases = []testCase{
 			expectRead(t, b, uint64(i*chunk), pattern(chunk, byte(i)), "1 MiB chunk")
 		}
 	}},
-	{"ReadEmptyBlob", func(t *testing.T, s simrt.Storage) {
+	{"ReadEmptyBlob", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "empty")
 		expectReadFails(t, b, 0, 1, "one byte of an empty blob")
 	}},
-	{"OverlappingWrites", func(t *testing.T, s simrt.Storage) {
+	{"OverlappingWrites", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "overlap")
 		write(t, b, 0, 0, []byte("overlap"))
 		write(t, b, 4, 0, []byte("map"))
 		expectRead(t, b, 0, []byte("overmap"), "an overlapping write")
 	}},
-	{"ResizeThenOpen", func(t *testing.T, s simrt.Storage) {
+	{"ResizeThenOpen", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "resize")
 		write(t, b, 0, 0, []byte("hello world"))
 		if err := b.Resize(5); err != nil {
@@ -169,7 +168,7 @@ var rwCases = []testCase{
 		}
 		expectRead(t, b, 0, []byte("hello\x00\x00\x00"), "an extension reads as zeros")
 	}},
-	{"AlignedLayout", func(t *testing.T, s simrt.Storage) {
+	{"AlignedLayout", func(t T, s simrt.Storage) {
 		b, n, v, err := s.OpenVersioned("partition", []byte("aligned"), simrt.VersionRange{})
 		if err != nil || n != 0 || v != 0 {
 			t.Fatalf("OpenVersioned(0..=0) = %d, %d, %v; want 0, 0, nil", n, v, err)
@@ -189,7 +188,7 @@ var rwCases = []testCase{
 		expectSize(t, n, 5, "a resize is logical")
 		expectRead(t, b, 0, []byte("hello"), "after resize and reopen")
 	}},
-	{"ReadZeroLength", func(t *testing.T, s simrt.Storage) {
+	{"ReadZeroLength", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "zero")
 		if err := b.ReadAt(nil, 0); err != nil {
 			t.Fatalf("a zero-length read of an empty blob: %v", err)
@@ -199,7 +198,7 @@ var rwCases = []testCase{
 			t.Fatalf("a zero-length read at the end: %v", err)
 		}
 	}},
-	{"ReadFillsCallerBuffer", func(t *testing.T, s simrt.Storage) {
+	{"ReadFillsCallerBuffer", func(t T, s simrt.Storage) {
 		// read_at_buf_returns_same_buffer: data lands in the caller's
 		// memory, whatever slice of a larger array it is.
 		b, _ := open(t, s, "partition", "inplace")
@@ -212,7 +211,7 @@ var rwCases = []testCase{
 			t.Fatalf("ReadAt into a subslice left %q", arr)
 		}
 	}},
-	{"FailedReadNeverPanics", func(t *testing.T, s simrt.Storage) {
+	{"FailedReadNeverPanics", func(t T, s simrt.Storage) {
 		// read_at_buf_insufficient_capacity: a read the blob cannot satisfy
 		// is an error, never a panic, whatever the offset.
 		b, _ := open(t, s, "partition", "short")
@@ -222,7 +221,7 @@ var rwCases = []testCase{
 		}
 		expectRead(t, b, 0, []byte("hello world"), "contents after failed reads")
 	}},
-	{"ReadIntoLargerBuffer", func(t *testing.T, s simrt.Storage) {
+	{"ReadIntoLargerBuffer", func(t T, s simrt.Storage) {
 		// read_at_buf_larger_capacity: capacity beyond the length is left
 		// alone.
 		b, _ := open(t, s, "partition", "capacity")
@@ -237,7 +236,7 @@ var rwCases = []testCase{
 			}
 		}
 	}},
-	{"DontCacheChangesNothing", func(t *testing.T, s simrt.Storage) {
+	{"DontCacheChangesNothing", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "dontcache")
 		write(t, b, 0, simrt.WriteDontCache, []byte("hello "), []byte("world"))
 		write(t, b, 20, simrt.WriteDontCache|simrt.WriteSync, []byte("synced"))
@@ -248,7 +247,7 @@ var rwCases = []testCase{
 		expectSize(t, n, 26, "WriteDontCache|WriteSync is durable")
 		expectRead(t, b, 20, []byte("synced"), "WriteDontCache|WriteSync after reopen")
 	}},
-	{"OffsetOverflow", func(t *testing.T, s simrt.Storage) {
+	{"OffsetOverflow", func(t T, s simrt.Storage) {
 		b, _ := open(t, s, "partition", "overflow")
 		err := b.WriteAt(1<<64-2, 0, []byte("abc"))
 		expectIs(t, err, simrt.ErrOffsetOverflow, "a write whose end overflows")

@@ -3,12 +3,11 @@ package storagetest
 import (
 	"bytes"
 	"errors"
-	"testing"
 
 	"github.com/simrt/simrt"
 )
 
-func open(t *testing.T, s simrt.Storage, partition, name string) (simrt.Blob, uint64) {
+func open(t T, s simrt.Storage, partition, name string) (simrt.Blob, uint64) {
 	t.Helper()
 	b, n, err := s.Open(partition, []byte(name))
 	if err != nil {
@@ -17,14 +16,14 @@ func open(t *testing.T, s simrt.Storage, partition, name string) (simrt.Blob, ui
 	return b, n
 }
 
-func write(t *testing.T, b simrt.Blob, offset uint64, opts simrt.WriteOptions, bufs ...[]byte) {
+func write(t T, b simrt.Blob, offset uint64, opts simrt.WriteOptions, bufs ...[]byte) {
 	t.Helper()
 	if err := b.WriteAt(offset, opts, bufs...); err != nil {
 		t.Fatalf("WriteAt(%d): %v", offset, err)
 	}
 }
 
-func read(t *testing.T, b simrt.Blob, offset uint64, n int) []byte {
+func read(t T, b simrt.Blob, offset uint64, n int) []byte {
 	t.Helper()
 	p := make([]byte, n)
 	if err := b.ReadAt(p, offset); err != nil {
@@ -33,49 +32,49 @@ func read(t *testing.T, b simrt.Blob, offset uint64, n int) []byte {
 	return p
 }
 
-func expectRead(t *testing.T, b simrt.Blob, offset uint64, want []byte, why string) {
+func expectRead(t T, b simrt.Blob, offset uint64, want []byte, why string) {
 	t.Helper()
 	if got := read(t, b, offset, len(want)); !bytes.Equal(got, want) {
 		t.Fatalf("%s: ReadAt(%d) = %q, want %q", why, offset, trunc(got), trunc(want))
 	}
 }
 
-func expectReadFails(t *testing.T, b simrt.Blob, offset uint64, n int, why string) {
+func expectReadFails(t T, b simrt.Blob, offset uint64, n int, why string) {
 	t.Helper()
 	if err := b.ReadAt(make([]byte, n), offset); err == nil {
 		t.Fatalf("%s: ReadAt(%d, %d) succeeded, want an error", why, offset, n)
 	}
 }
 
-func sync(t *testing.T, b simrt.Blob) {
+func sync(t T, b simrt.Blob) {
 	t.Helper()
 	if err := b.Sync(); err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
 }
 
-func closeBlob(t *testing.T, b simrt.Blob) {
+func closeBlob(t T, b simrt.Blob) {
 	t.Helper()
 	if err := b.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
 }
 
-func expectSize(t *testing.T, got, want uint64, why string) {
+func expectSize(t T, got, want uint64, why string) {
 	t.Helper()
 	if got != want {
 		t.Fatalf("%s: size %d, want %d", why, got, want)
 	}
 }
 
-func expectIs(t *testing.T, err, target error, why string) {
+func expectIs(t T, err, target error, why string) {
 	t.Helper()
 	if !errors.Is(err, target) {
 		t.Fatalf("%s: got error %v, want one matching %v", why, err, target)
 	}
 }
 
-func scan(t *testing.T, s simrt.Storage, partition string) [][]byte {
+func scan(t T, s simrt.Storage, partition string) [][]byte {
 	t.Helper()
 	names, err := s.Scan(partition)
 	if err != nil {

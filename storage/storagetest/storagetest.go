@@ -6,17 +6,18 @@
 // writes, empty reads, name limits, inverted version ranges, handles of
 // removed blobs, poisoned syncs, stray files, unsynced writes at Close).
 //
-// Run it from a test of the implementation, with a constructor that returns
-// a fresh, empty storage:
+// A storage runs it from its own tests, on a runtime under test (a
+// suite.Runtime, which the runtime's own tests describe) and with a
+// constructor of a fresh, empty storage, called in each case's root task:
 //
 //	func TestConformance(t *testing.T) {
-//		storagetest.Run(t, func(*testing.T) simrt.Storage { return memory.New() })
+//		storagetest.Run(t, simulator, func(storagetest.T, simrt.Context) simrt.Storage { return memory.New() })
 //	}
 //
-// Each case runs as a subtest on its own storage, and says on failure which
-// rule it checks. A storage that must be used from a task of its runtime
-// (the simulator's) runs the suite through RunIn instead. The suite needs no runtime: it awaits StartSync handles on
-// a plain goroutine.
+// Each case runs as a subtest, as the root task of a fresh runtime, on its
+// own storage, and says on failure which rule it checks. A nil
+// constructor tests the runtime's own storage (the root's context). Test
+// is the error-returning form, for other runners.
 //
 // A few rules can only be checked by reaching under the interface: a sync
 // that fails, a stray file in a partition. RunWithHooks runs them too, on
@@ -25,32 +26,34 @@ package storagetest
 
 import (
 	"testing"
-	"time"
 
 	"github.com/simrt/simrt"
-	"github.com/simrt/simrt/internal/core"
-	"github.com/simrt/simrt/rtapi"
+	"github.com/simrt/simrt/suite"
 )
 
-// Run runs every case as a subtest, each on a fresh storage from newStorage.
-func Run(t *testing.T, newStorage func(t *testing.T) simrt.Storage) {
+// T is what a case reports through (see suite.T).
+type T = suite.T
+
+// NewStorage returns a fresh, empty storage for one case, built in the
+// case's root task, whose context is ctx.
+type NewStorage func(t T, ctx simrt.Context) simrt.Storage
+
+// NewStorageWithHooks is a NewStorage for RunWithHooks, which also returns
+// the storage's Hooks.
+type NewStorageWithHooks func(t T, ctx simrt.Context) (simrt.Storage, Hooks)
+
+// Run runs every case as a subtest, each as the root task of a fresh
+// runtime from rt, on a fresh storage from newStorage (nil: the runtime's
+// own).
+func Run(t *testing.T, rt suite.Runtime, newStorage NewStorage) {
 	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.check(t, newStorage(t)) })
-	}
+	suite.Run(t, rt, bindCases(rt, newStorage))
 }
 
-// RunIn runs every case of Run as a subtest, each inside a runtime, for
-// storages that must be used from a task (the simulator's): run builds a
-// fresh runtime and storage, calls body with the storage from a task of
-// that runtime, and returns once body has returned.
-func RunIn(t *testing.T, run func(t *testing.T, body func(s simrt.Storage))) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			run(t, func(s simrt.Storage) { c.check(t, s) })
-		})
-	}
+// Test runs the cases of Run and returns their failures as one error (nil
+// if every case passed), for runners other than go test.
+func Test(rt suite.Runtime, newStorage NewStorage) error {
+	return suite.Test(rt, bindCases(rt, newStorage))
 }
 
 // Hooks reach under a storage's interface for the cases that need to. A nil
@@ -67,66 +70,91 @@ type Hooks struct {
 }
 
 // RunWithHooks runs every case of Run, and then the cases the hooks make
-// possible, each on a fresh storage and its hooks from newStorage.
-func RunWithHooks(t *testing.T, newStorage func(t *testing.T) (simrt.Storage, Hooks)) {
+// possible, each on a fresh storage and its hooks from newStorage. The
+// hooks of the first storage it makes say which cases are possible.
+func RunWithHooks(t *testing.T, rt suite.Runtime, newStorage NewStorageWithHooks) {
 	t.Helper()
-	Run(t, func(t *testing.T) simrt.Storage {
-		s, _ := newStorage(t)
+	suite.Run(t, rt, bindHookCases(t, rt, newStorage))
+}
+
+// TestWithHooks is RunWithHooks's error-returning form.
+func TestWithHooks(rt suite.Runtime, newStorage NewStorageWithHooks) error {
+	return suite.Test(rt, bindHookCases(nil, rt, newStorage))
+}
+
+func bindCases(rt suite.Runtime, newStorage NewStorage) []suite.Case {
+	var all []suite.Case
+	for _, c := range cases {
+		all = append(all, suite.Case{Name: c.name, Check: func(t T) {
+			runCase(t, rt, func(t T, ctx simrt.Context) {
+				var s simrt.Storage = ctx
+				if newStorage != nil {
+					s = newStorage(t, ctx)
+				}
+				c.check(t, s)
+			})
+		}})
+	}
+	return all
+}
+
+// bindHookCases binds the cases of Run and the hook cases the storage's
+// hooks make possible, probed on a first storage (in a run of its own, on
+// t if not nil).
+func bindHookCases(t T, rt suite.Runtime, newStorage NewStorageWithHooks) []suite.Case {
+	all := bindCases(rt, func(t T, ctx simrt.Context) simrt.Storage {
+		s, _ := newStorage(t, ctx)
 		return s
 	})
-	_, probe := newStorage(t)
+	var probe Hooks
+	probeRun := func(t T) {
+		rt.Run(t, suite.Options{Timeout: suite.DefaultTimeout}, func(ctx simrt.Context) { _, probe = newStorage(t, ctx) })
+	}
+	if t != nil {
+		probeRun(t)
+	} else if err := suite.Test(rt, []suite.Case{{Name: "probe", Check: probeRun}}); err != nil {
+		panic(err)
+	}
 	for _, c := range hookCases {
 		if !c.needs(probe) {
 			continue // this storage cannot provide the hook
 		}
-		t.Run(c.name, func(t *testing.T) {
-			s, h := newStorage(t)
-			c.check(t, s, h)
-		})
+		all = append(all, suite.Case{Name: c.name, Check: func(t T) {
+			runCase(t, rt, func(t T, ctx simrt.Context) {
+				s, h := newStorage(t, ctx)
+				c.check(t, s, h)
+			})
+		}})
 	}
+	return all
 }
+
+// runCase runs body as the root task of a fresh runtime from rt; body's T
+// carries the task's context, for await.
+func runCase(t T, rt suite.Runtime, body func(t T, ctx simrt.Context)) {
+	rt.Run(t, suite.Options{Timeout: suite.DefaultTimeout}, func(ctx simrt.Context) {
+		body(task{t, ctx}, ctx)
+	})
+}
+
+// task is the T of a case running as a task: the test, and the context of
+// the task (the case's root task; storage operations do not park, so a
+// case runs in that one task).
+type task struct {
+	T
+	ctx simrt.Context
+}
+
+// await waits for a handle in the task of the case t reports to.
+func await[V any](t T, h *simrt.Handle[V]) (V, error) { return h.Await(t.(task).ctx) }
 
 type hookCase struct {
 	name  string
 	needs func(Hooks) bool
-	check func(t *testing.T, s simrt.Storage, h Hooks)
+	check func(t T, s simrt.Storage, h Hooks)
 }
 
 type testCase struct {
 	name  string
-	check func(t *testing.T, s simrt.Storage)
+	check func(t T, s simrt.Storage)
 }
-
-// Await waits, on the calling goroutine, for a handle to complete. It is
-// for tests that have no runtime, like this suite; inside a runtime use
-// Handle.Await with the task's context.
-func Await[T any](h *simrt.Handle[T]) (T, error) { return h.Await(goroutine{}) }
-
-// goroutine is a minimal rtapi.Plumbing whose tasks are plain goroutines.
-type goroutine struct{}
-
-func (goroutine) CurrentTask() *core.Task {
-	return core.NewTask(make(permit, 1))
-}
-
-func (goroutine) AfterFunc(time.Duration, func()) rtapi.Timer {
-	panic("storagetest: no timers")
-}
-
-func (goroutine) SpawnTask(rtapi.Task) rtapi.Aborter {
-	panic("storagetest: no tasks")
-}
-
-// permit is a one-slot semaphore with the park/unpark contract. Its tasks
-// are never aborted and never under a Timeout, so it skips the task's
-// BeforePark/AfterPark checks.
-type permit chan struct{}
-
-func (p permit) Park() { <-p }
-func (p permit) Unpark() {
-	select {
-	case p <- struct{}{}:
-	default:
-	}
-}
-func (p permit) Yield() {}
