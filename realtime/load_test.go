@@ -29,7 +29,10 @@ func TestLoadThousandConnections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		handled := simrt.NewUnboundedChan[struct{}]()
+		// The server hands each handler's handle to the root, which awaits
+		// them all: a handler's running gauge drops before its handle
+		// completes, not before its deferred calls have run.
+		handled := simrt.NewUnboundedChan[*simrt.Handle[int]]()
 		server := simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) int {
 			handlers := ctx.Child("handler")
 			for {
@@ -37,8 +40,7 @@ func TestLoadThousandConnections(t *testing.T) {
 				if err != nil {
 					return 0 // the listener was closed
 				}
-				simrt.Spawn(handlers, func(simrt.Context) int {
-					defer handled.TrySend(struct{}{}) // after the last echo is counted
+				handled.TrySend(simrt.Spawn(handlers, func(simrt.Context) int {
 					defer si.Close()
 					defer st.Close()
 					for {
@@ -52,7 +54,7 @@ func TestLoadThousandConnections(t *testing.T) {
 						}
 						echoed.Add(size)
 					}
-				})
+				}))
 			}
 		})
 		clients := make([]*simrt.Handle[error], conns)
@@ -91,7 +93,10 @@ func TestLoadThousandConnections(t *testing.T) {
 		// A handler counts its last echo after the client may already have
 		// read it: wait until every handler has ended before reading metrics.
 		for range conns {
-			handled.Recv(ctx)
+			h, _ := handled.Recv(ctx)
+			if _, err := h.Await(ctx); err != nil {
+				t.Errorf("handler: %v", err)
+			}
 		}
 		l.Close()
 		if _, err := server.Await(ctx); err != nil {
