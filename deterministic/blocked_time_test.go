@@ -137,7 +137,7 @@ func TestAdvanceWhenBlockedSpinEndsAtTimeout(t *testing.T) {
 func TestAdvanceWhenBlockedConfig(t *testing.T) {
 	mustPanic(t, "Config.SpinIterations must not be negative", func() { New(Config{SpinIterations: -1}) })
 	mustPanic(t, "AdvanceWhenBlocked and Config.External", func() { New(Config{AdvanceWhenBlocked: true, External: true}) })
-	if got := New(Config{}).cfg.SpinIterations; got != DefaultSpinIterations {
-		t.Errorf("default SpinIterations %d, want %d", got, DefaultSpinIterations)
+	if got := New(Config{}).cfg.SpinIterations; got != defaultSpinIterations {
+		t.Errorf("default SpinIterations %d, want %d", got, defaultSpinIterations)
 	}
 }

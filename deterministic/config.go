@@ -44,7 +44,7 @@ type Config struct {
 	AdvanceWhenBlocked bool
 	// SpinIterations is how many executor iterations in a row may pass
 	// without the clock moving under AdvanceWhenBlocked before it moves one
-	// Cycle anyway. Zero means DefaultSpinIterations. Ignored without
+	// Cycle anyway. Zero means 10,000. Ignored without
 	// AdvanceWhenBlocked.
 	SpinIterations int
 	// Timeout stops the run with a "runtime timeout" *Verdict once this much
@@ -193,8 +193,8 @@ const (
 // DefaultYieldProbability is the YieldProbability of a zero Config.
 const DefaultYieldProbability = 0.05
 
-// DefaultSpinIterations is the SpinIterations of a zero Config.
-const DefaultSpinIterations = 10000
+// defaultSpinIterations is the SpinIterations of a zero Config.
+const defaultSpinIterations = 10000
 
 // NoYield is a YieldProbability that turns scheduling points off.
 const NoYield = -1.0
@@ -215,10 +215,10 @@ func (c Config) validate() Config {
 		c.Cycle = defaultCycle
 	}
 	if c.SpinIterations < 0 {
-		panic("deterministic.New: Config.SpinIterations must not be negative (zero means DefaultSpinIterations)")
+		panic("deterministic.New: Config.SpinIterations must not be negative (zero means 10,000)")
 	}
 	if c.SpinIterations == 0 {
-		c.SpinIterations = DefaultSpinIterations
+		c.SpinIterations = defaultSpinIterations
 	}
 	if c.AdvanceWhenBlocked && c.External {
 		panic("deterministic.New: Config.AdvanceWhenBlocked and Config.External exclude each other (pacing mode spends real time every iteration)")

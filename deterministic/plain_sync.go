@@ -1,6 +1,7 @@
 package deterministic
 
 import (
+	"github.com/simrt/simrt/internal/plainsim"
 	"strconv"
 	"sync/atomic"
 	"unsafe"
@@ -16,46 +17,12 @@ import (
 // them through the plain-Go hook (docs/PLAIN-GO.md); a task parks on them as
 // on any simrt primitive, so the stall report names what it waits on.
 
-// SemaKind says which sync operation waits on a semaphore, for the stall
-// report: the Go runtime's semaphores are one mechanism behind several
-// types.
-type SemaKind uint8
-
-const (
-	// SemaPlain is runtime_Semacquire: a semaphore with no named user.
-	SemaPlain SemaKind = iota
-	// SemaMutex is a contended sync.Mutex.Lock (runtime_SemacquireMutex,
-	// which RWMutex.Lock also reaches through its writer mutex).
-	SemaMutex
-	// SemaRWMutexR is RWMutex.RLock waiting for a writer.
-	SemaRWMutexR
-	// SemaRWMutex is RWMutex.Lock waiting for readers to leave.
-	SemaRWMutex
-	// SemaWaitGroup is WaitGroup.Wait.
-	SemaWaitGroup
-)
-
-// String names the operation as a user wrote it.
-func (k SemaKind) String() string {
-	switch k {
-	case SemaMutex:
-		return "sync.Mutex.Lock"
-	case SemaRWMutexR:
-		return "sync.RWMutex.RLock"
-	case SemaRWMutex:
-		return "sync.RWMutex.Lock"
-	case SemaWaitGroup:
-		return "sync.WaitGroup.Wait"
-	}
-	return "sync semaphore"
-}
-
 // plainState is one simulation's plain-Go tables. The maps are only ever
 // looked up by key, never ranged over, so their order cannot leak into a
 // run.
 type plainState struct {
 	// ctx is the context the run's plain timers spawn their tasks below
-	// (see PlainOf).
+	// (see plainOf).
 	ctx   *Context
 	semas map[*uint32]*plainSema
 	lists map[unsafe.Pointer]*notifyList
@@ -76,17 +43,17 @@ type plainState struct {
 type plainSema struct {
 	rt   *runtime
 	addr *uint32
-	kind SemaKind // of the latest waiter, for the report
-	lock any      // the Mutex of a SemaMutex waiter, for its holder (nil: unknown)
+	kind plainsim.SemaKind // of the latest waiter, for the report
+	lock any               // the Mutex of a plainsim.SemaMutex waiter, for its holder (nil: unknown)
 	q    core.WaitQueue
 }
 
 // BlockedOn implements core.Blocker.
 func (s *plainSema) BlockedOn() string {
-	if s.kind == SemaWaitGroup && s.rt.plain.waitGroupCount != nil {
+	if s.kind == plainsim.SemaWaitGroup && s.rt.plain.waitGroupCount != nil {
 		return s.kind.String() + " (counter " + strconv.Itoa(s.rt.plain.waitGroupCount(s.addr)) + ")"
 	}
-	if s.kind == SemaMutex && s.lock != nil {
+	if s.kind == plainsim.SemaMutex && s.lock != nil {
 		if h := s.rt.plain.holders[s.lock]; h != nil {
 			name := strconv.Quote(h.name)
 			if h.name == "" {
@@ -134,7 +101,7 @@ func (rt *runtime) semaFor(addr *uint32) *plainSema {
 // front, as a Mutex waiter that has waited before is queued. A release
 // grants the count to the first waiter directly (see semrelease), so
 // waiters are served in queue order.
-func (rt *runtime) semacquire(addr *uint32, kind SemaKind, lifo bool, lock any) {
+func (rt *runtime) semacquire(addr *uint32, kind plainsim.SemaKind, lifo bool, lock any) {
 	t := rt.currentTask()
 	for {
 		v := atomic.LoadUint32(addr)

@@ -3,6 +3,7 @@ package deterministic
 import (
 	"errors"
 	"fmt"
+	"github.com/simrt/simrt/internal/plainsim"
 	"math"
 	"strings"
 	"testing"
@@ -13,8 +14,8 @@ import (
 )
 
 // plainRun runs f as the root of a seeded run in plain-Go time mode.
-func plainRun(seed uint64, f func(ctx *Context, p Plain)) {
-	New(Config{Seed: seed, AdvanceWhenBlocked: true}).Start(func(ctx *Context) { f(ctx, PlainOf(ctx)) })
+func plainRun(seed uint64, f func(ctx *Context, p plainSim)) {
+	New(Config{Seed: seed, AdvanceWhenBlocked: true}).Start(func(ctx *Context) { f(ctx, plainOf(ctx)) })
 }
 
 // spawnN spawns n tasks running f(i) and awaits them all.
@@ -35,13 +36,13 @@ func spawnN(ctx *Context, n int, f func(i int)) {
 // in the order they came; a count released with nobody waiting is taken
 // without parking.
 func TestPlainSemaphoreFIFO(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		var sema uint32
 		var got []int
 		hs := make([]*simrt.Handle[struct{}], 4)
 		for i := range hs {
 			hs[i] = simrt.Spawn(ctx, func(simrt.Context) struct{} {
-				p.Semacquire(&sema, SemaPlain, false, nil)
+				p.Semacquire(&sema, plainsim.SemaPlain, false, nil)
 				got = append(got, i)
 				return struct{}{}
 			})
@@ -61,7 +62,7 @@ func TestPlainSemaphoreFIFO(t *testing.T) {
 			t.Errorf("served %v, count %d; want [0 1 2 3] and 0", got, sema)
 		}
 		p.Semrelease(&sema, false)
-		p.Semacquire(&sema, SemaPlain, false, nil) // would stall if it parked
+		p.Semacquire(&sema, plainsim.SemaPlain, false, nil) // would stall if it parked
 		if len(ctx.rt.plain.semas) != 0 {
 			t.Errorf("%d semaphores kept with nobody waiting", len(ctx.rt.plain.semas))
 		}
@@ -71,13 +72,13 @@ func TestPlainSemaphoreFIFO(t *testing.T) {
 // TestPlainSemaphoreLIFO: a lifo acquire queues ahead of the waiters
 // already there (a Mutex waiter that waited before).
 func TestPlainSemaphoreLIFO(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		var sema uint32
 		var got []int
 		hs := make([]*simrt.Handle[struct{}], 3)
 		for i := range hs {
 			hs[i] = simrt.Spawn(ctx, func(simrt.Context) struct{} {
-				p.Semacquire(&sema, SemaMutex, i == 2, nil)
+				p.Semacquire(&sema, plainsim.SemaMutex, i == 2, nil)
 				got = append(got, i)
 				return struct{}{}
 			})
@@ -100,11 +101,11 @@ func TestPlainSemaphoreLIFO(t *testing.T) {
 // the queue, so the next release goes to a live waiter instead of being
 // lost with the dead one (the run would stall).
 func TestPlainSemaphoreAbortWithdraws(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		var sema uint32
-		dead := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, SemaPlain, false, nil); return struct{}{} })
+		dead := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, plainsim.SemaPlain, false, nil); return struct{}{} })
 		ctx.Sleep(time.Millisecond)
-		live := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, SemaPlain, false, nil); return struct{}{} })
+		live := simrt.Spawn(ctx, func(simrt.Context) struct{} { p.Semacquire(&sema, plainsim.SemaPlain, false, nil); return struct{}{} })
 		ctx.Sleep(time.Millisecond)
 		dead.Abort()
 		ctx.Sleep(time.Millisecond)
@@ -126,7 +127,7 @@ func TestPlainStallReportNamesSync(t *testing.T) {
 	var v *Verdict
 	func() {
 		defer func() { v, _ = recover().(*Verdict) }()
-		plainRun(1, func(ctx *Context, p Plain) {
+		plainRun(1, func(ctx *Context, p plainSim) {
 			var mu, wg uint32
 			var cond [4]uint64
 			p.SetWaitGroupCount(func(sema *uint32) int {
@@ -136,20 +137,20 @@ func TestPlainStallReportNamesSync(t *testing.T) {
 				return 2
 			})
 			p.MutexLocked(&mu) // the root holds it
-			simrt.Spawn(ctx.Child("locker"), func(simrt.Context) struct{} { p.Semacquire(&mu, SemaMutex, false, &mu); return struct{}{} })
+			simrt.Spawn(ctx.Child("locker"), func(simrt.Context) struct{} { p.Semacquire(&mu, plainsim.SemaMutex, false, &mu); return struct{}{} })
 			var gone uint32 // locked by a task that ended without unlocking it
 			ender := simrt.Spawn(ctx.Child("ender"), func(simrt.Context) struct{} { p.MutexLocked(&gone); return struct{}{} })
 			ender.Await(ctx)
-			simrt.Spawn(ctx.Child("orphan"), func(simrt.Context) struct{} { p.Semacquire(&gone, SemaMutex, false, &gone); return struct{}{} })
+			simrt.Spawn(ctx.Child("orphan"), func(simrt.Context) struct{} { p.Semacquire(&gone, plainsim.SemaMutex, false, &gone); return struct{}{} })
 			var free uint32 // unlocked: no holder to name
 			p.MutexLocked(&free)
 			p.MutexUnlocked(&free)
-			simrt.Spawn(ctx.Child("nameless"), func(simrt.Context) struct{} { p.Semacquire(&free, SemaMutex, false, &free); return struct{}{} })
+			simrt.Spawn(ctx.Child("nameless"), func(simrt.Context) struct{} { p.Semacquire(&free, plainsim.SemaMutex, false, &free); return struct{}{} })
 			simrt.Spawn(ctx.Child("condwaiter"), func(simrt.Context) struct{} {
 				p.NotifyListWait(unsafe.Pointer(&cond), p.NotifyListAdd(unsafe.Pointer(&cond)))
 				return struct{}{}
 			})
-			p.Semacquire(&wg, SemaWaitGroup, false, nil)
+			p.Semacquire(&wg, plainsim.SemaWaitGroup, false, nil)
 		})
 	}()
 	if v == nil || !errors.Is(v, ErrStalled) {
@@ -171,7 +172,7 @@ func TestPlainStallReportNamesSync(t *testing.T) {
 // its waiter arrives is not lost, NotifyOne wakes the oldest ticket first,
 // NotifyAll wakes every ticket handed out and none handed out later.
 func TestPlainNotifyList(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		var c [4]uint64
 		l := unsafe.Pointer(&c)
 		early := p.NotifyListAdd(l)
@@ -214,7 +215,7 @@ func TestPlainNotifyList(t *testing.T) {
 // positive monotonic reading even at the epoch, and Sleep lasts exactly
 // its duration.
 func TestPlainClock(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		sec, nsec, mono := p.Now()
 		if !time.Unix(sec, int64(nsec)).Equal(ctx.Now()) || mono != p.Nano() || mono <= 0 {
 			t.Errorf("Now() = %d, %d, %d at %v; Nano %d", sec, nsec, mono, ctx.Now(), p.Nano())
@@ -238,7 +239,7 @@ func timerKey() unsafe.Pointer { return unsafe.Pointer(new([2]uintptr)) }
 // stopped; Stop before the due time prevents the firing and reports true,
 // after it false; Reset re-arms.
 func TestPlainTimers(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		start := p.Nano()
 		var fired []string
 		rec := func(name string) func(any, uintptr, int64) {
@@ -281,7 +282,7 @@ func TestPlainTimers(t *testing.T) {
 // drains its channel, so no value from before is received after, and a
 // value nobody received counts as pending (Go 1.23 timer channels).
 func TestPlainTimerChannelDrained(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		c := make(chan time.Time, 1)
 		send := func(arg any, _ uintptr, _ int64) { arg.(chan time.Time) <- time.Unix(0, 0) }
 		k := timerKey()
@@ -302,7 +303,7 @@ func TestPlainTimerChannelDrained(t *testing.T) {
 func TestPlainTimerTiesFromStream(t *testing.T) {
 	order := func(seed uint64) string {
 		var got []int
-		plainRun(seed, func(ctx *Context, p Plain) {
+		plainRun(seed, func(ctx *Context, p plainSim) {
 			at := p.Nano() + int64(time.Second)
 			for i := range 6 {
 				p.NewTimer(timerKey(), at, 0, func(any, uintptr, int64) { got = append(got, i) }, nil, false)
@@ -332,7 +333,7 @@ func TestPlainRandFromStream(t *testing.T) {
 		var out string
 		var state string
 		New(Config{Seed: seed}).Start(func(ctx *Context) {
-			p := PlainOf(ctx)
+			p := plainOf(ctx)
 			b := make([]byte, 12)
 			p.Read(b)
 			out = fmt.Sprint(p.Uint64(), b)
@@ -361,7 +362,7 @@ func TestPlainRandFromStream(t *testing.T) {
 // the tasks ready then, which the next iteration may still run after it).
 func TestPlainSpinOnTryLockYields(t *testing.T) {
 	New(Config{Seed: 1, Scheduling: Scheduling{YieldProbability: NoYield}, AdvanceWhenBlocked: true}).Start(func(ctx *Context) {
-		p := PlainOf(ctx)
+		p := plainOf(ctx)
 		locked := true
 		simrt.Spawn(ctx, func(ctx simrt.Context) struct{} { locked = false; return struct{}{} }) // the holder
 		tries := 0
@@ -380,7 +381,7 @@ func TestPlainSpinOnTryLockYields(t *testing.T) {
 // no instant to jump to: a run with nothing else to do stalls at once
 // instead of jumping to the end of simulated time.
 func TestPlainTimerNever(t *testing.T) {
-	plainRun(1, func(ctx *Context, p Plain) {
+	plainRun(1, func(ctx *Context, p plainSim) {
 		p.NewTimer(timerKey(), math.MaxInt64, 0, func(any, uintptr, int64) { t.Error("a timer due never fired") }, nil, false)
 		if n := ctx.rt.timers.len(); n != 0 {
 			t.Errorf("%d timers scheduled for a timer due never", n)

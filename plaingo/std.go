@@ -7,26 +7,26 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/simrt/simrt/deterministic"
+	"github.com/simrt/simrt/internal/plainsim"
 )
 
 // stdHooks is the simulation's simrthook.Std: the standard library's
 // runtime-facing functions (sync's semaphores and notify lists, time's
 // clock, Sleep and timers, randomness) on the simulator's tables of the
-// run (deterministic.Plain).
-type stdHooks struct{ p deterministic.Plain }
+// run (plainsim.Sim).
+type stdHooks struct{ p plainsim.Sim }
 
 var _ simrthook.Std = stdHooks{}
 
 // installStd installs the standard library's hooks of s's run; s.install
 // calls it.
-func (s *sim) installStd() { simrthook.InstallStd(stdHooks{deterministic.PlainOf(s.root)}) }
+func (s *sim) installStd() { simrthook.InstallStd(stdHooks{plainsim.Of(s.root)}) }
 
 // uninstallStd removes them; s.uninstall calls it.
 func (s *sim) uninstallStd() { simrthook.UninstallStd() }
 
 func (h stdHooks) Semacquire(addr *uint32, kind int, lifo bool, lock any) {
-	h.p.Semacquire(addr, deterministic.SemaKind(kind), lifo, lock)
+	h.p.Semacquire(addr, plainsim.SemaKind(kind), lifo, lock)
 }
 func (h stdHooks) MutexLocked(lock any)                       { h.p.MutexLocked(lock) }
 func (h stdHooks) MutexUnlocked(lock any)                     { h.p.MutexUnlocked(lock) }

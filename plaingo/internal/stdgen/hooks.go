@@ -112,7 +112,7 @@ func init() { simrthook.SetWaitGroupCount(simrtWaitGroupCount) }`},
 `},
 	// Locking is a scheduling point, where Go interleaves goroutines (issue
 	// 31 item 7). TryLock never parks: a task spinning on it is made to
-	// yield now and then (deterministic.Plain.SpinPoint), so the holder
+	// yield now and then (plainsim.Sim.SpinPoint), so the holder
 	// runs.
 	// Lock also records the holder for reports (the key is the
 	// internal/sync.Mutex, which runtime_SemacquireMutex passes too), once

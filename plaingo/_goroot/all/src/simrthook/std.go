@@ -9,7 +9,7 @@ import (
 // overlaid sync, internal/sync, time, math/rand, math/rand/v2,
 // hash/maphash and crypto/internal/sysrand call in place of the Go runtime
 // (their runtime-facing functions, docs/PLAIN-GO.md). Implemented by
-// simrt's plain runtime over deterministic.Plain. Every method is called
+// simrt's plain runtime over plainsim.Sim (internal/plainsim). Every method is called
 // only after Active, from a task of the simulation.
 type Std interface {
 	// Semacquire waits until *s > 0 and decrements it; kind is one of the
@@ -52,7 +52,7 @@ type Std interface {
 }
 
 // Semaphore users, Std.Semacquire's kind. The values are
-// deterministic.SemaKind's.
+// plainsim.SemaKind's.
 const (
 	SemaPlain = iota
 	SemaMutex
