@@ -20,6 +20,10 @@ var (
 	ErrStalled = errors.New("runtime stalled")
 	// ErrRunTimeout: the run reached Config.Timeout of simulated time.
 	ErrRunTimeout = errors.New("runtime timeout")
+	// ErrNativeBlock: a task stayed blocked in a native Go call (a channel,
+	// sync.Mutex, time.Sleep, real I/O) for Config.Hooks.Watchdog of real
+	// time. The run was abandoned (see Runner.Start).
+	ErrNativeBlock = errors.New("task blocked in a native Go call")
 )
 
 // Verdict is the panic value of a run the simulator stopped itself: it
@@ -36,6 +40,15 @@ type Verdict struct {
 	Err   error       // ErrStalled or ErrRunTimeout
 	Time  time.Time   // the simulated time of the verdict (for a timeout, the deadline)
 	Tasks []TaskState // every live task, in id (spawn) order
+	// Stack is, for ErrNativeBlock, the blocked task's stack cut to the
+	// user's frames (and the standard library call that blocks), one
+	// "function\n\tfile:line" pair per frame; "" otherwise. Tasks then
+	// holds only the blocked task, and Time is the simulated time when it
+	// was resumed.
+	Stack string
+	// Stuck is, for ErrNativeBlock, how long the task had been blocked in
+	// real time when the watchdog gave up on it.
+	Stuck time.Duration
 }
 
 // TaskState is one live task when the run stopped.
@@ -65,6 +78,8 @@ func (v *Verdict) Error() string {
 		b.WriteString("runtime stalled: no task can make progress and no timer is pending")
 	case errors.Is(v.Err, ErrRunTimeout):
 		b.WriteString("runtime timeout: the run reached Config.Timeout of simulated time")
+	case errors.Is(v.Err, ErrNativeBlock):
+		return v.nativeBlock()
 	default:
 		b.WriteString(v.Err.Error())
 	}
@@ -72,6 +87,27 @@ func (v *Verdict) Error() string {
 	for _, t := range v.Tasks {
 		b.WriteString("\n  ")
 		b.WriteString(t.String(v.Time))
+	}
+	return b.String()
+}
+
+// nativeBlock renders an ErrNativeBlock verdict.
+func (v *Verdict) nativeBlock() string {
+	name := "<unknown>"
+	if len(v.Tasks) > 0 {
+		name = strconv.Quote(v.Tasks[0].Name)
+		if v.Tasks[0].Name == "" {
+			name = "<root>"
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: task %s has not parked for %v of real time (resumed at %s); "+
+		"it is blocked in a native Go call (channel, sync.Mutex, time.Sleep, real I/O). "+
+		"Inside a simulation, block only through simrt primitives (simrt.Chan, simrt.Mutex, ctx.Sleep, ...). "+
+		"The run was abandoned: its goroutines leak until the process exits.",
+		v.Err, name, v.Stuck.Round(time.Millisecond), v.Time.UTC().Format(time.RFC3339Nano))
+	if v.Stack != "" {
+		fmt.Fprintf(&b, "\nstack of task %s (its own frames):\n%s", name, strings.TrimRight(v.Stack, "\n"))
 	}
 	return b.String()
 }
