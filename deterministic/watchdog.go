@@ -309,6 +309,11 @@ func (rt *runtime) runWatched(cfg Config) *Checkpoint {
 		}
 		panic(end.value)
 	case v := <-fired:
+		if p := cfg.Hooks.Coroutines; p != nil {
+			// Free the pool for the worker's next run: the abandoned run
+			// never gives it back (its idle coroutines leak with it).
+			p.Put(nil)
+		}
 		fmt.Fprintf(os.Stderr, "deterministic: watchdog: gave up on a run whose task is blocked in a native Go call; "+
 			"its goroutines are abandoned and leak until the process exits\n")
 		panic(v)

@@ -265,6 +265,17 @@ func (h *watch) unwound(name string, r any) *failure {
 	switch {
 	case verdict != nil && errors.Is(verdict, deterministic.ErrStalled):
 		return h.build(nil, verdict.Error(), true, false)
+	case verdict != nil && errors.Is(verdict, deterministic.ErrNativeBlock):
+		// The run was abandoned, its task still blocked: its auditor and
+		// log belong to goroutines that may yet wake, so the report
+		// says only what the verdict does.
+		h.aud, h.ctx0 = nil, nil
+		f := h.build(nil, verdict.Error(), true, false)
+		f.time, f.known, f.state = verdict.Time, true, "unknown (the run was abandoned)"
+		if len(verdict.Tasks) > 0 {
+			f.task = verdict.Tasks[0].Name
+		}
+		return f
 	case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
 		f := h.build(nil, verdict.Error(), true, false)
 		f.time, f.known = f.start.Add(h.cfg.Timeout), true
