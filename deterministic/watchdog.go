@@ -189,8 +189,11 @@ var moduleDir = func() string {
 func userFrames(record string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(record, "\n") {
-		f := strings.Split(strings.TrimPrefix(line, "#"), "\t")
-		if len(f) != 4 || !strings.HasPrefix(f[1], "0x") {
+		if !strings.HasPrefix(line, "#\t0x") {
+			continue
+		}
+		f := strings.Fields(line) // "#", pc, function+offset, file:line
+		if len(f) != 4 {
 			continue
 		}
 		fn, file := f[2], f[3]
