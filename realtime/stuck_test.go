@@ -46,20 +46,24 @@ func TestStopTimeoutLogsRunningTasks(t *testing.T) {
 			stopped := make(chan struct{})
 			value, err := realtime.New(realtime.Config{Logger: log}).Start(func(ctx simrt.Context) {
 				forever := simrt.NewChan[int](0)
+				ready := simrt.NewChan[struct{}](2)
 				simrt.Spawn(ctx.Child("server"), func(ctx simrt.Context) int {
-					v, _ := forever.Recv(ctx) // serves on, ignoring ctx.Stopped()
+					ready.Send(ctx, struct{}{}) // blocks through the runtime: its goroutine is labelled
+					v, _ := forever.Recv(ctx)   // serves on, ignoring ctx.Stopped()
 					return v
 				})
+				ready.Recv(ctx)
 				if holder {
 					simrt.Spawn(ctx.Child("holder"), func(ctx simrt.Context) int {
 						_ = ctx.Stopped() // taken, never waited on
+						ready.Send(ctx, struct{}{})
 						ctx.Sleep(time.Hour)
 						return 0
 					})
+					ready.Recv(ctx)
 				}
-				ctx.Sleep(10 * time.Millisecond) // let them block
 				simrt.Spawn(ctx.Child("stopper"), func(ctx simrt.Context) int {
-					stopErr = ctx.Stop(3, 50*time.Millisecond)
+					stopErr = ctx.Stop(3, 200*time.Millisecond)
 					close(stopped)
 					return 0
 				})
@@ -79,7 +83,7 @@ func TestStopTimeoutLogsRunningTasks(t *testing.T) {
 			got := out.String()
 			for _, want := range []string{
 				"level=WARN msg=\"realtime: tasks still running after Stop's timeout",
-				"value=3 timeout=50ms",
+				"value=3 timeout=200ms",
 				`msg="realtime: task still running after Stop's timeout" task=server blocked_in=github.com/simrt/simrt.(*Chan[...]).Recv`,
 				"TestStopTimeoutLogsRunningTasks.func1.1",
 				"stuck_test.go:",
