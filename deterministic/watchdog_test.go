@@ -186,7 +186,7 @@ func TestNativeBlockFailsTheRun(t *testing.T) {
 		block       func()
 	}{
 		{"chan", "watchdog_test.go", func() { <-release }},
-		{"mutex", "watchdog_test.go", func() { mu.Lock() }},
+		{"mutex", "sync.(*Mutex).Lock", func() { mu.Lock() }},
 		{"sleep", "time.Sleep", func() { time.Sleep(time.Hour) }},
 	}
 	for _, c := range cases {
