@@ -159,11 +159,13 @@ type Hooks struct {
 	LogHandler slog.Handler
 	// Watchdog is how long one resume of a task may stay blocked in a native
 	// Go call (a channel, sync.Mutex, time.Sleep, real I/O: each freezes the
-	// simulation) before the run is stopped with a panic that names the task
-	// and shows the stacks. A task that is merely computing is never
-	// stopped, nor are tasks that keep resuming and returning at one
-	// simulated instant (Config.LivelockSteps stops those). Zero means
-	// 10 s; negative disables the watchdog.
+	// simulation) before the run is given up: Start panics with an
+	// ErrNativeBlock *Verdict that names the task and shows its stack, and
+	// the run's goroutines are abandoned (see Runner.Start). A task that is
+	// merely computing is never stopped, nor are tasks that keep resuming
+	// and returning at one simulated instant (Config.LivelockSteps stops
+	// those). Zero means 10 s; negative disables the watchdog (and the run
+	// then executes on Start's goroutine).
 	Watchdog time.Duration
 	// Coroutines, when set, lends the run idle task coroutines left by
 	// earlier runs and takes back this run's at the end (see package pool).

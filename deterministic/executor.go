@@ -69,6 +69,7 @@ type runtime struct {
 	// so a counter that stops moving means a resume that does not return.
 	progress     atomic.Uint64
 	externalWait atomic.Bool
+	watchdog     watchdogState   // the run's state as the watchdog sees it (watchdog.go)
 	labels       context.Context // profiler labels of this runtime's task coroutines
 	labelID      string          // their value: the owner's address
 
@@ -223,6 +224,7 @@ func (rt *runtime) resume(t *task) {
 	rt.current = t
 	rt.progress.Add(1)
 	finished, _ := t.next()
+	rt.leaveIfAbandoned()
 	rt.current = nil
 	if rt.after != nil {
 		rt.after(t.name, time.Unix(0, rt.now).UTC())

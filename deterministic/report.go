@@ -23,6 +23,10 @@ var (
 	// ErrLivelock: the run resumed Config.LivelockSteps tasks in a row
 	// without simulated time advancing or a task ending.
 	ErrLivelock = errors.New("runtime livelock")
+	// ErrNativeBlock: a task stayed blocked in a native Go call (a channel,
+	// sync.Mutex, time.Sleep, real I/O) for Config.Hooks.Watchdog of real
+	// time. The run was abandoned (see Runner.Start).
+	ErrNativeBlock = errors.New("task blocked in a native Go call")
 )
 
 // Verdict is the panic value of a run the simulator stopped itself: it
@@ -38,7 +42,7 @@ var (
 // each park recorded, see core.Blocker); it is never audited, so it changes
 // no audit state.
 type Verdict struct {
-	Err   error       // ErrStalled, ErrRunTimeout or ErrLivelock
+	Err   error       // ErrStalled, ErrRunTimeout, ErrLivelock or ErrNativeBlock
 	Time  time.Time   // the simulated time of the verdict (for a timeout, the deadline)
 	Tasks []TaskState // every live task, in id (spawn) order
 
@@ -49,6 +53,15 @@ type Verdict struct {
 	Steps    uint64
 	Window   uint64
 	Spinning []SpinningTask
+	// Stack is, for ErrNativeBlock, the blocked task's stack cut to the
+	// user's frames (and the standard library call that blocks), one
+	// "function\n\tfile:line" pair per frame; "" otherwise. Tasks then
+	// holds only the blocked task, and Time is the simulated time when it
+	// was resumed.
+	Stack string
+	// Stuck is, for ErrNativeBlock, how long the task had been blocked in
+	// real time when the watchdog gave up on it.
+	Stuck time.Duration
 }
 
 // TaskState is one live task when the run stopped.
@@ -81,6 +94,8 @@ func (v *Verdict) Error() string {
 	case errors.Is(v.Err, ErrLivelock):
 		fmt.Fprintf(&b, "runtime livelock: %d resumes without simulated time advancing or a task ending "+
 			"(Config.LivelockSteps)", v.Steps)
+	case errors.Is(v.Err, ErrNativeBlock):
+		return v.nativeBlock()
 	default:
 		b.WriteString(v.Err.Error())
 	}
@@ -99,6 +114,27 @@ func (v *Verdict) Error() string {
 	for _, t := range v.Tasks {
 		b.WriteString("\n  ")
 		b.WriteString(t.String(v.Time))
+	}
+	return b.String()
+}
+
+// nativeBlock renders an ErrNativeBlock verdict.
+func (v *Verdict) nativeBlock() string {
+	name := "<unknown>"
+	if len(v.Tasks) > 0 {
+		name = strconv.Quote(v.Tasks[0].Name)
+		if v.Tasks[0].Name == "" {
+			name = "<root>"
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: task %s has not parked for %v of real time (resumed at %s); "+
+		"it is blocked in a native Go call (channel, sync.Mutex, time.Sleep, real I/O). "+
+		"Inside a simulation, block only through simrt primitives (simrt.Chan, simrt.Mutex, ctx.Sleep, ...). "+
+		"The run was abandoned: its goroutines leak until the process exits.",
+		v.Err, name, v.Stuck.Round(time.Millisecond), v.Time.UTC().Format(time.RFC3339Nano))
+	if v.Stack != "" {
+		fmt.Fprintf(&b, "\nstack of task %s (its own frames):\n%s", name, strings.TrimRight(v.Stack, "\n"))
 	}
 	return b.String()
 }

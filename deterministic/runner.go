@@ -79,6 +79,15 @@ func FromCheckpoint(cp *Checkpoint) *Runner {
 // task's own panic value when a task panics and CatchPanics is off; all of
 // these after the cleanup above. Results leave through the closure. It
 // panics at the call, running nothing, if root is nil.
+//
+// When a task blocks in a native Go call (a channel, sync.Mutex,
+// time.Sleep, real I/O) for Config.Hooks.Watchdog of real time, Start
+// panics with a *Verdict (errors.Is ErrNativeBlock) that names the task and
+// shows its stack: the run is abandoned, not cleaned up, and its goroutines
+// (the stuck task's and the executor's) leak until the process exits, but
+// the caller goes on. For that the run executes on a goroutine of its own
+// while the watchdog is on; a runtime.Goexit in a task (t.FailNow) still
+// ends the caller's goroutine.
 func (r *Runner) Start(root func(ctx *Context)) {
 	mustRoot(root == nil, "Start")
 	r.StartAndRecover(root)
@@ -112,18 +121,28 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 	rt.root.label.Running.Add(1)
 	rt.admit(rt.root)
 
-	stopWatchdog := rt.startWatchdog()
-	defer stopWatchdog()
+	if r.cfg.Hooks.Watchdog < 0 {
+		return rt.run(r.cfg, func() {})
+	}
+	return rt.runWatched(r.cfg)
+}
 
+// run runs the simulation to its end on the calling goroutine: the loop,
+// then the cleanup, then the run's panic if it has one. stopWatchdog is
+// called once the cleanup is done.
+func (rt *runtime) run(cfg Config, stopWatchdog func()) *Checkpoint {
+	defer stopWatchdog()
 	var cp *Checkpoint
 	defer func() {
 		// Reached with cp == nil only when a task called runtime.Goexit
-		// (t.FailNow): still clean up, so nothing leaks.
-		if cp == nil {
+		// (t.FailNow): still clean up, so nothing leaks. Not when the
+		// watchdog abandoned the run: its caller has gone on, and the
+		// goroutine leaving here must run nothing of the user's.
+		if cp == nil && !rt.watchdog.abandoned() {
 			if t := rt.current; t != nil && rt.after != nil {
 				rt.after(t.name, time.Unix(0, rt.now).UTC())
 			}
-			rt.cleanup(r.cfg)
+			rt.cleanup(cfg)
 		}
 	}()
 	var loopPanic any
@@ -131,7 +150,7 @@ func (r *Runner) StartAndRecover(root func(ctx *Context)) *Checkpoint {
 		defer func() { loopPanic = recover() }()
 		rt.loop()
 	}()
-	cp = rt.cleanup(r.cfg)
+	cp = rt.cleanup(cfg)
 	if f := rt.sh.Failure(); f != nil {
 		panic(f.Value)
 	}
@@ -163,7 +182,9 @@ func (rt *runtime) cleanup(cfg Config) *Checkpoint {
 		t.ct.Abort()
 		rt.ready = rt.ready[:0]
 		rt.current = t
+		rt.progress.Add(1) // for the watchdog, as a resume
 		finished, _ := t.next()
+		rt.leaveIfAbandoned()
 		rt.current = nil
 		if !finished {
 			// Park panics for aborted tasks, so a task cannot park again

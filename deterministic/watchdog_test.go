@@ -1,10 +1,12 @@
 package deterministic
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,5 +149,107 @@ func TestWatchdogStartsLazily(t *testing.T) {
 	})
 	if n := watchdogs(); n != 0 {
 		t.Errorf("%d watchdog goroutine(s) left after the run ended", n)
+	}
+}
+
+// nativeBlockVerdict runs root under a short watchdog and returns the
+// verdict Start panicked with (nil if it did not panic with a Verdict).
+func nativeBlockVerdict(t *testing.T, root func(ctx *Context)) (v *Verdict) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if r == nil {
+			t.Fatal("Start returned: the watchdog did not stop the run")
+		}
+		var ok bool
+		if v, ok = r.(*Verdict); !ok {
+			t.Fatalf("Start panicked with %T, want *Verdict: %v", r, r)
+		}
+	}()
+	New(Config{Hooks: Hooks{Watchdog: 80 * time.Millisecond}}).Start(root)
+	return nil
+}
+
+// TestNativeBlockFailsTheRun: a task blocked in a native call (a channel, a
+// sync.Mutex, time.Sleep) makes Start panic in the caller's goroutine with
+// an ErrNativeBlock verdict naming the task and its own frames (the test's
+// line), and the process goes on: the next run works. Before, the watchdog
+// panicked on its own goroutine and killed the process.
+func TestNativeBlockFailsTheRun(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release) // lets the abandoned goroutines go (they leave at their next resume's end)
+	var mu sync.Mutex
+	mu.Lock()
+	defer mu.Unlock()
+	cases := []struct {
+		name, frame string
+		block       func()
+	}{
+		{"chan", "watchdog_test.go", func() { <-release }},
+		{"mutex", "sync.(*Mutex).Lock", func() { mu.Lock() }},
+		{"sleep", "time.Sleep", func() { time.Sleep(time.Hour) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := nativeBlockVerdict(t, func(ctx *Context) {
+				h := simrt.Spawn(ctx.Child("stuck_"+c.name), func(ctx simrt.Context) struct{} {
+					ctx.Sleep(time.Millisecond)
+					c.block()
+					ctx.Sleep(time.Millisecond)
+					return struct{}{}
+				})
+				h.Await(ctx)
+			})
+			if !errors.Is(v, ErrNativeBlock) {
+				t.Fatalf("verdict %v, want ErrNativeBlock", v.Err)
+			}
+			if len(v.Tasks) != 1 || v.Tasks[0].Name != "stuck_"+c.name || !v.Tasks[0].Running {
+				t.Errorf("verdict tasks %+v, want the running task stuck_%s", v.Tasks, c.name)
+			}
+			msg := v.Error()
+			for _, want := range []string{`task "stuck_` + c.name + `"`, "native Go call", "simrt primitives", c.frame,
+				"TestNativeBlockFailsTheRun"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("verdict lacks %q:\n%s", want, msg)
+				}
+			}
+			for _, machinery := range []string{"runtime.gopark", "iter.", "(*coroutine).loop", "internal/core", "simrt.Spawn"} {
+				if strings.Contains(v.Stack, machinery) {
+					t.Errorf("the stack shows %q, not the user's frames:\n%s", machinery, v.Stack)
+				}
+			}
+			if v.Time.Before(time.Unix(0, 0).Add(time.Millisecond)) {
+				t.Errorf("verdict time %v, want at least 1ms (the stuck resume's)", v.Time)
+			}
+		})
+	}
+	// The process goes on, and so do runs.
+	ran := false
+	New(Config{Hooks: Hooks{Watchdog: 80 * time.Millisecond}}).Start(func(ctx *Context) {
+		ctx.Sleep(time.Second)
+		ran = true
+	})
+	if !ran {
+		t.Error("a run after the abandoned ones did not run")
+	}
+}
+
+// TestWatchedRunGoexit: with the watchdog on, the run executes on its own
+// goroutine; a runtime.Goexit in a task (t.FailNow) still ends the
+// caller's goroutine, as it did when the run was on it.
+func TestWatchedRunGoexit(t *testing.T) {
+	after := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		New(Config{Hooks: Hooks{Watchdog: time.Minute}}).Start(func(ctx *Context) {
+			ctx.Sleep(time.Millisecond)
+			goruntime.Goexit()
+		})
+		after = true
+	}()
+	<-done
+	if after {
+		t.Error("Start returned after a task's runtime.Goexit")
 	}
 }

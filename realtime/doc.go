@@ -7,10 +7,21 @@
 //
 //	func main() {
 //		realtime.Main(realtime.Config{}, func(ctx simrt.Context) error {
+//			stopped := ctx.Stopped() // taken before a signal can call Stop
 //			realtime.StopOnSignal(ctx, 10*time.Second)
-//			return run(ctx) // the same function the simulation tests call
+//			server := simrt.Spawn(ctx.Child("server"), serve) // the function the simulation tests call
+//			stopped.Wait(ctx) // SIGINT or SIGTERM: stop serving
+//			server.Abort()
+//			return nil
 //		})
 //	}
+//
+// The root must return for the process to stop: a root (or a task) that
+// never waits on ctx.Stopped() keeps the process serving after SIGTERM.
+// The runtime says so: once the first Stop's timeout has expired with the
+// run still going, it logs to Config.Logger, at WARN, the tasks still
+// running, each with the call it is blocked in and its stack (see
+// Context.Stop).
 //
 // Main exits with the Stop value (128 plus the signal's number after a
 // signal StopOnSignal caught), or 1 on an error; Runner.Start returns them

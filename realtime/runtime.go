@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
@@ -45,6 +46,8 @@ type runtime struct {
 	blobs    closers       // every open blob, closed once every task has ended
 
 	root *task
+
+	stopReport atomic.Pointer[time.Timer] // the first Stop's report of the tasks left (stuck.go)
 }
 
 func newRuntime(cfg Config) *runtime {
@@ -56,6 +59,7 @@ func newRuntime(cfg Config) *runtime {
 		liveZero: make(chan struct{}, 1),
 	}
 	rt.sh.Init("realtime", rt, nil, abortSpawned)
+	rt.sh.OnStop = rt.armStopReport // stuck.go
 	return rt
 }
 
@@ -194,6 +198,7 @@ func (rt *runtime) close() {
 	}
 	rt.rootLabel.Running.Add(-1)
 	rt.sh.Finish()
+	rt.disarmStopReport()
 }
 
 // awaitTasks returns once live is zero; closing must be set.

@@ -75,6 +75,9 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 			return
 		}
 		path := scheduleFile(name, seed)
+		if artifactsOn() {
+			path = filepath.Join(t.ArtifactDir(), fmt.Sprintf("seed%d.schedule", seed))
+		}
 		msg := fmt.Sprintf("simrt: seed %d ran a schedule %s\n%s", seed, from, m.Report())
 		if err := s.WriteFile(path); err != nil {
 			msg += fmt.Sprintf("could not write the schedule: %v\n", err)
@@ -89,7 +92,8 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 	return m
 }
 
-// scheduleFile returns where a failing seed's schedule is written: the
+// scheduleFile returns where a failing seed's schedule is written (unless
+// go test runs with -artifacts: then in the test's artifact directory): the
 // temporary directory, under a name that holds the package's directory
 // (go test runs a test there), so that two packages' tests of one name do
 // not overwrite each other's schedule.

@@ -48,6 +48,7 @@ func checkDeterminism(t *testing.T, cfg deterministic.Config, root Func, crypto 
 		if f := simulate(t, t.Name(), "", cfg, root, func(a *deterministic.Auditor) { aud = a }); f != nil {
 			if i == 0 {
 				f.events = lastEvents(f.events, reportEvents)
+				f.mark(t, t.Name())
 				t.Errorf("%s", f.report(t.Name()))
 				return nil
 			}

@@ -58,6 +58,14 @@
 // TestElection -seed 417 -trace out.json replays one and writes its trace
 // (open it at ui.perfetto.dev).
 //
+// The failing seed's test (its subtest under Explore) also carries the
+// seed, the replay command and the shrink command as test attributes
+// (T.Attr: simrt.seed, simrt.replay, simrt.shrink), which go test -json
+// reports as "attr" events. With go test's -artifacts flag, a relative
+// -simrt.trace, -simrt.record or -simrt.shrinkout file and a failing seed's
+// nemesis schedule are written in the test's artifact directory
+// (T.ArtifactDir, under -outputdir's _artifacts).
+//
 // # Failures
 //
 // A simulation fails when a task panics (without Config.CatchPanics), when

@@ -88,6 +88,7 @@ func runEpochsSeed(t *testing.T, name string, cfg deterministic.Config, st setti
 	}
 	if f := simulateEpochs(t, name, cfg, epochs, root); f != nil {
 		f.events = lastEvents(f.events, st.events)
+		f.mark(t, name)
 		t.Errorf("%s", f.report(name))
 		if f.fatal {
 			t.FailNow()

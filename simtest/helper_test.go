@@ -148,3 +148,28 @@ func TestHelperQuietLogs(t *testing.T) {
 	})
 	t.Error("failed after the simulation")
 }
+
+// TestHelperNativeBlock sweeps seeds 0..3 in which seed 2's task "stuck"
+// blocks on a native channel, then runs another simulation: the seed fails
+// with the watchdog's verdict, and the other seeds and the next run go on.
+func TestHelperNativeBlock(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	cfg := deterministic.Config{Hooks: deterministic.Hooks{Watchdog: 100 * time.Millisecond}}
+	t.Run("sweep", func(t *testing.T) {
+		simtest.Explore(t, cfg, func(t *testing.T, ctx *deterministic.Context) {
+			seed := ctx.Seed()
+			simrt.Spawn(ctx.Child("stuck"), func(ctx simrt.Context) int {
+				ctx.Sleep(time.Millisecond)
+				if seed == 2 {
+					<-make(chan int) // a native block
+				}
+				return 0
+			}).Await(ctx)
+		})
+	})
+	t.Run("next", func(t *testing.T) {
+		simtest.Run(t, cfg, func(t *testing.T, ctx *deterministic.Context) { ctx.Sleep(time.Second) })
+	})
+}

@@ -206,3 +206,33 @@ func TestFatalReportLocatesTheCall(t *testing.T) {
 		t.Errorf("report does not locate the t.Fatal:\n%s", out)
 	}
 }
+
+// TestNativeBlockFailsItsSeed: a task blocked on a native channel fails its
+// seed with the watchdog's verdict (the task, its own frame, the seed and
+// the replay command), and the sweep's other seeds and the package's next
+// test still run. Before, the watchdog killed the test binary.
+func TestNativeBlockFailsItsSeed(t *testing.T) {
+	out := runHelper(t, "TestHelperNativeBlock", "-test.v", "-simrt.seeds=0..3", "-simrt.keepgoing", "-simrt.parallel=1")
+	if m := reFailure.FindStringSubmatch(out); m == nil || m[1] != "2" || m[3] != "stuck" {
+		t.Errorf("no report of seed 2 failing in task \"stuck\" (%q):\n%s", m, out)
+	}
+	for _, want := range []string{
+		"task blocked in a native Go call: task \"stuck\"",
+		"audit state: unknown (the run was abandoned)",
+		`task "stuck" has not parked for`,
+		"stack of task \"stuck\" (its own frames):",
+		"github.com/simrt/simrt/simtest_test.TestHelperNativeBlock.func",
+		"helper_test.go:",
+		"replay: go test -run '^TestHelperNativeBlock$/^sweep$' ./simtest -simrt.seed=2",
+		"--- FAIL: TestHelperNativeBlock/sweep/seed=2",
+		"--- PASS: TestHelperNativeBlock/sweep/seed=3",
+		"--- PASS: TestHelperNativeBlock/next",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "\ngoroutine ") > 0 {
+		t.Errorf("the output dumps goroutines:\n%.3000s", out)
+	}
+}

@@ -87,9 +87,13 @@ func mustSettings(t *testing.T) settings {
 // and trace, and reports a failure on t. name is the test to replay.
 func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, trace string, root Func) {
 	t.Helper()
+	trace = inArtifacts(t, trace)
+	st.record, st.shrinkOut = inArtifacts(t, st.record), inArtifacts(t, st.shrinkOut)
 	if st.check {
 		if d := checkDeterminism(t, cfg, root, st.crypto); d != nil {
-			t.Errorf("simrt: seed %d is not deterministic\n%s\nreplay: %s%s", cfg.Seed, d, replayCommand(name, cfg.Seed), streamFlags(st))
+			replay := replayCommand(name, cfg.Seed) + streamFlags(st)
+			markFailure(t, cfg.Seed, replay)
+			t.Errorf("simrt: seed %d is not deterministic\n%s\nreplay: %s", cfg.Seed, d, replay)
 		}
 		if t.Failed() {
 			return
@@ -121,6 +125,7 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 	f := simulate(t, name, replayCommand(name, cfg.Seed)+streamFlags(st), cfg, root, func(a *deterministic.Auditor) { aud = a })
 	if f != nil {
 		f.events = lastEvents(f.events, st.events)
+		f.mark(t, name)
 		t.Errorf("%s", f.report(name))
 		if f.fatal {
 			t.FailNow()
@@ -254,7 +259,9 @@ func newWatch(t *testing.T, cfg deterministic.Config, label func(string) string)
 func (h *watch) unwound(name string, r any) *failure {
 	if r == nil {
 		if !h.t.Skipped() {
-			h.t.Errorf("%s", h.build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true).report(name))
+			f := h.build(nil, "the test failed (t.FailNow, t.Fatal) inside the simulation", true, true)
+			f.mark(h.t, name)
+			h.t.Errorf("%s", f.report(name))
 		}
 		return nil
 	}
@@ -263,6 +270,17 @@ func (h *watch) unwound(name string, r any) *failure {
 		errors.As(err, &verdict)
 	}
 	switch {
+	case verdict != nil && errors.Is(verdict, deterministic.ErrNativeBlock):
+		// The run was abandoned, its task still blocked: its auditor and
+		// log belong to goroutines that may yet wake, so the report
+		// says only what the verdict does.
+		h.aud, h.ctx0 = nil, nil
+		f := h.build(nil, verdict.Error(), true, false)
+		f.time, f.known, f.state = verdict.Time, true, "unknown (the run was abandoned)"
+		if len(verdict.Tasks) > 0 {
+			f.task = verdict.Tasks[0].Name
+		}
+		return f
 	case verdict != nil && errors.Is(verdict, deterministic.ErrRunTimeout):
 		f := h.build(nil, verdict.Error(), true, false)
 		f.time, f.known = f.start.Add(h.cfg.Timeout), true
@@ -379,6 +397,15 @@ func (f *failure) report(testName string) string {
 	}
 	fmt.Fprintf(&b, "replay: %s", replay)
 	return b.String()
+}
+
+// mark gives t, the failing seed's test, its attributes (artifacts.go).
+func (f *failure) mark(t *testing.T, testName string) {
+	replay := f.replay
+	if replay == "" {
+		replay = replayCommand(testName, f.seed)
+	}
+	markFailure(t, f.seed, replay)
 }
 
 // replayCommand returns the go test command that reruns test with seed,

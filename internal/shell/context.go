@@ -138,6 +138,9 @@ func (c *Context) Stop(value int, timeout time.Duration) error {
 		rt.rec.Event(audit.Stop, b[:])
 	}
 	drained := rt.Shutdown.Stop(value)
+	if rt.OnStop != nil {
+		rt.OnStop(value, timeout)
+	}
 	if timeout <= 0 {
 		drained.Wait(c)
 		return nil

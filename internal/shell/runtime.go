@@ -27,6 +27,7 @@ package shell
 import (
 	"runtime/pprof"
 	"sync/atomic"
+	"time"
 
 	"github.com/simrt/simrt"
 	"github.com/simrt/simrt/internal/core"
@@ -56,6 +57,10 @@ type Runtime struct {
 	Tree *supervise.Tree
 	// Shutdown is the Stop and Stopped bookkeeping.
 	Shutdown core.Shutdown[simrt.Signal, *simrt.Signal]
+	// OnStop, when set, is called by every Stop with its value and
+	// timeout, on the stopping task, before Stop waits (realtime arms its
+	// report of the tasks still running when the timeout expires).
+	OnStop func(value int, timeout time.Duration)
 
 	name    string // the runtime's package name, for messages
 	backend Backend
