@@ -162,6 +162,11 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 		t.Errorf("simrt: shrink: %v", err)
 		return
 	}
+	if len(res.To.Schedule.Events) == len(res.From.Schedule.Events) && !isSmaller(res.To.Stream, res.From.Stream) {
+		t.Logf("simrt: could not shrink seed %d (%s): no run with fewer faults, a shorter stream or fewer decisions not the default fails the same way (%s, %d runs)\n  %s",
+			seed, class, res.Summary(), p.runs, strings.Join(res.Steps, "\n  "))
+		return
+	}
 
 	path := st.shrinkOut
 	if path == "" {
@@ -207,6 +212,9 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 	fmt.Fprintf(&b, "\nreplay: %s\n", replay)
 	for _, s := range res.Steps {
 		fmt.Fprintf(&b, "  %s\n", s)
+	}
+	if n, m := len(res.To.Stream.Decisions), len(res.From.Stream.Decisions); n > m {
+		fmt.Fprintf(&b, "  (the run with fewer faults makes more decisions, %s against %s: it has more to do)\n", commas(n), commas(m))
 	}
 	if sched != nil {
 		fmt.Fprintf(&b, "%s", nemesis.Summary(res.From.Schedule, res.To.Schedule))

@@ -55,16 +55,11 @@ type Shrunk struct {
 }
 
 // Summary is "from N faults and M decisions (k not the default) to n and
-// m (j)". When the shrunk run makes more decisions than the failing one
-// (fewer faults can leave a run more to do), it says so.
+// m (j)".
 func (s *Shrunk) Summary() string {
-	sum := fmt.Sprintf("from %d faults and %s decisions (%s not the default) to %d and %s (%s)",
+	return fmt.Sprintf("from %d faults and %s decisions (%s not the default) to %d and %s (%s)",
 		len(s.From.Schedule.Events), commas(len(s.From.Stream.Decisions)), commas(s.From.Stream.NonDefault()),
 		len(s.To.Schedule.Events), commas(len(s.To.Stream.Decisions)), commas(s.To.Stream.NonDefault()))
-	if len(s.To.Stream.Decisions) > len(s.From.Stream.Decisions) {
-		sum += "; the run with fewer faults makes more decisions"
-	}
-	return sum
 }
 
 // Shares of ShrinkFailure's budget: the schedule goes first with most of
@@ -86,7 +81,8 @@ const (
 // measure of the result, not replayed: the current run is run's own).
 // A stream candidate is kept only when the run it makes is smaller than
 // the one it replaces: no more decisions, and fewer of them, or fewer
-// that are not the default; otherwise the stream is left as it was. The
+// that are not the default (so every stream candidate is recorded);
+// otherwise the stream is left as it was. The
 // result is always a run that fails the same way, recorded.
 func ShrinkFailure(from Reproduction, why string, o ShrinkOptions, run ShrinkRunFunc) (*Shrunk, error) {
 	if o.MaxRuns <= 0 {
@@ -139,8 +135,17 @@ func ShrinkFailure(from Reproduction, why string, o ShrinkOptions, run ShrinkRun
 		r.Steps = append(r.Steps, "stream: not shrunk (no runs left)")
 	default:
 		at := r.Runs
+		// A candidate counts only if its run is no longer than the one it
+		// would replace: defaults past a candidate's end can make a run
+		// longer (a task that no longer yields runs on), which is no
+		// smaller reproduction.
 		cand := ShrinkStream(rec, left, func(s *decision.Stream) bool {
-			return fails(Reproduction{Schedule: sched, Stream: s}, 0)
+			if spent() {
+				return false
+			}
+			r.Runs++
+			got, made := run(Reproduction{Schedule: sched, Stream: s}, 0, true)
+			return got == why && made != nil && len(made.Decisions) <= len(rec.Decisions)
 		})
 		var smaller *decision.Stream
 		if cand.NonDefault() < rec.NonDefault() || len(cand.Decisions) < len(rec.Decisions) {
