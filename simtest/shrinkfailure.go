@@ -29,8 +29,8 @@ type ShrinkRunFunc func(r Reproduction, fresh int, record bool) (why string, rec
 
 // ShrinkOptions bounds ShrinkFailure.
 type ShrinkOptions struct {
-	// MaxRuns is the most runs the shrink may make (at least 2: the
-	// record of the shrunk schedule and of the shrunk stream); 0 means
+	// MaxRuns is the most runs the shrink may make (at least 1: the
+	// record of the run with the shrunk schedule); 0 means
 	// defaultShrinkRuns.
 	MaxRuns int
 	// Fresh is how many fresh variants of the run the schedule shrink
@@ -39,7 +39,8 @@ type ShrinkOptions struct {
 	Fresh int
 	// SmallSchedule, when > 0, skips the stream step while more faults
 	// than that are left: with many faults the runs are better spent on
-	// them.
+	// them, so the rest of the budget goes to the faults, with eight
+	// times Fresh fresh variants.
 	SmallSchedule int
 }
 
@@ -66,7 +67,7 @@ func (s *Shrunk) Summary() string {
 // it, the stream gets most of the rest, and the schedule a last pass with
 // the plainer stream.
 const (
-	scheduleShare = 0.6
+	scheduleShare = 0.7
 	streamShare   = 0.8
 )
 
@@ -88,7 +89,7 @@ func ShrinkFailure(from Reproduction, why string, o ShrinkOptions, run ShrinkRun
 	if o.MaxRuns <= 0 {
 		o.MaxRuns = defaultShrinkRuns
 	}
-	o.MaxRuns = max(o.MaxRuns, 2)
+	o.MaxRuns = max(o.MaxRuns, 1)
 	r := &Shrunk{From: from}
 	spent := func() bool { return r.Runs >= o.MaxRuns }
 	fails := func(c Reproduction, fresh int) bool {
@@ -120,7 +121,10 @@ func ShrinkFailure(from Reproduction, why string, o ShrinkOptions, run ShrinkRun
 	}
 
 	// 1. The schedule, on the current run's own decisions.
-	sched := faults(from.Schedule, nil, int(float64(o.MaxRuns)*scheduleShare)-2, o.Fresh)
+	sched := faults(from.Schedule, nil, min(int(float64(o.MaxRuns)*scheduleShare), o.MaxRuns-1), o.Fresh)
+	if o.SmallSchedule > 0 && len(sched.Events) > o.SmallSchedule {
+		sched = faults(sched, nil, o.MaxRuns-r.Runs-1, 8*o.Fresh)
+	}
 	rec, err := record(Reproduction{Schedule: sched})
 	if err != nil {
 		return nil, err
