@@ -3,6 +3,7 @@ package nemesis
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/internal/shrink"
@@ -37,37 +38,53 @@ func Summary(from, to Schedule) string {
 	return fmt.Sprintf("nemesis: shrunk the schedule from %d faults to %d:\n%s", len(from.Events), len(to.Events), to)
 }
 
-// Failing reports whether a simulation of cfg running root fails: root
-// returns an error, or the run panics (a task's panic, a stall, a
-// timeout). It is the fails of Shrink for a schedule-driven root: call it
-// with a root that runs the candidate schedule.
-func Failing(cfg deterministic.Config, root func(ctx *deterministic.Context) error) (failed bool) {
+// Failing runs a simulation of cfg with root and says why it failed: the
+// first line of root's error, or "panic: " and the first line of what the
+// run panicked with (a task's panic, a stall, a timeout); "" when it
+// passed. It is the run of ShrinkRun for a schedule-driven root: call it
+// with a root that runs the candidate schedule, and keep a candidate when
+// it fails for the same reason, not for any reason.
+func Failing(cfg deterministic.Config, root func(ctx *deterministic.Context) error) (why string) {
 	defer func() {
-		if recover() != nil {
-			failed = true
+		if r := recover(); r != nil {
+			why = "panic: " + firstLine(fmt.Sprint(r))
 		}
 	}()
 	var err error
 	deterministic.New(cfg).Start(func(ctx *deterministic.Context) { err = root(ctx) })
-	return err != nil
+	if err == nil {
+		return ""
+	}
+	if why = firstLine(err.Error()); why == "" {
+		why = "an error with no text"
+	}
+	return why
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // ShrinkRun shrinks s for a simulation: each candidate runs as a fresh
-// simulation of cfg (the same seed) with root given the candidate, and
-// fails as Failing says. It returns the shrunk schedule and the number of
-// simulations run, at most maxRuns (no limit when maxRuns <= 0). If s
+// simulation of cfg (the same seed) with root given the candidate, and is
+// kept when it fails for the same reason as s (Failing's answer). It
+// returns the shrunk schedule, the number of simulations run, at most
+// maxRuns (no limit when maxRuns <= 0), and why the runs failed. If s
 // itself does not fail, ShrinkRun returns an error. It panics if root is
 // nil.
-func ShrinkRun(cfg deterministic.Config, s Schedule, maxRuns int, root func(ctx *deterministic.Context, s Schedule) error) (Schedule, int, error) {
+func ShrinkRun(cfg deterministic.Config, s Schedule, maxRuns int, root func(ctx *deterministic.Context, s Schedule) error) (Schedule, int, string, error) {
 	mustFails(root == nil, "ShrinkRun")
-	fails := func(s Schedule) bool {
+	why := func(s Schedule) string {
 		return Failing(cfg, func(ctx *deterministic.Context) error { return root(ctx, s) })
 	}
-	if !fails(s) {
-		return s, 1, fmt.Errorf("nemesis: seed %d does not fail with the schedule to shrink (%d faults)", cfg.Seed, len(s.Events))
+	want := why(s)
+	if want == "" {
+		return s, 1, "", fmt.Errorf("nemesis: seed %d does not fail with the schedule to shrink (%d faults)", cfg.Seed, len(s.Events))
 	}
-	small, runs := ShrinkWithin(s, fails, maxRuns-1)
-	return small, runs + 1, nil
+	small, runs := ShrinkWithin(s, func(c Schedule) bool { return why(c) == want }, maxRuns-1)
+	return small, runs + 1, want, nil
 }
 
 // mustFails panics, naming fn, if the function fn was given is nil.

@@ -110,21 +110,49 @@ func TestShrinkRunOnFake(t *testing.T) {
 			t.Fatal("no failing seed")
 		}
 		s, _ = Draw(SeedRand(seed), five, cfg)
-		if Failing(dcfg, func(ctx *deterministic.Context) error { return root(ctx, s) }) {
+		if Failing(dcfg, func(ctx *deterministic.Context) error { return root(ctx, s) }) != "" {
 			break
 		}
 	}
-	small, runs, err := ShrinkRun(dcfg, s, 0, root)
+	small, runs, why, err := ShrinkRun(dcfg, s, 0, root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if why != "planted" {
+		t.Errorf("ShrinkRun says the runs failed with %q, want planted", why)
 	}
 	if len(small.Events) > 3 || runs < 2 {
 		t.Fatalf("%d runs: %s", runs, Summary(s, small))
 	}
-	if _, _, err := ShrinkRun(dcfg, Schedule{Heal: time.Second}, 0, root); err == nil || !strings.Contains(err.Error(), "does not fail") {
+	if _, _, _, err := ShrinkRun(dcfg, Schedule{Heal: time.Second}, 0, root); err == nil || !strings.Contains(err.Error(), "does not fail") {
 		t.Fatalf("ShrinkRun of a passing schedule: %v", err)
 	}
-	if !Failing(dcfg, func(ctx *deterministic.Context) error { panic("boom") }) {
-		t.Fatal("a panicking run does not count as failing")
+	if why := Failing(dcfg, func(ctx *deterministic.Context) error { panic("boom\nat line 2") }); why != "panic: boom" {
+		t.Fatalf("a panicking run fails with %q, want panic: boom", why)
+	}
+}
+
+// TestShrinkRunKeepsTheSameFailure: a candidate that fails for another
+// reason is not kept. The root fails "planted" with all of its faults,
+// and "other" with any fewer: the shrink must keep every fault (before,
+// with a bool Failing, it shrank to nothing, since any failure counted).
+func TestShrinkRunKeepsTheSameFailure(t *testing.T) {
+	s, err := Draw(SeedRand(1), five, Config{NoSwarm: true, Heal: 60 * time.Second, Faults: []Fault{{Kind: Partition}, {Kind: Kill}}})
+	if err != nil || len(s.Events) < 2 {
+		t.Fatalf("draw: %v, %d events", err, len(s.Events))
+	}
+	n := len(s.Events)
+	root := func(_ *deterministic.Context, c Schedule) error {
+		if len(c.Events) == n {
+			return errors.New("planted")
+		}
+		return errors.New("other")
+	}
+	small, _, why, err := ShrinkRun(deterministic.Config{Seed: 1}, s, 0, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why != "planted" || len(small.Events) != n {
+		t.Fatalf("shrank to %d of %d faults (%q): a different failure was kept", len(small.Events), n, why)
 	}
 }

@@ -197,7 +197,7 @@ func Branch(t *testing.T, cfg deterministic.Config, root Func, opts BranchOption
 	rep := BranchSearch(cfg, opts, func(c deterministic.Config) bool {
 		n++
 		return !t.Run(fmt.Sprintf("run=%d", n), func(t *testing.T) {
-			if f := simulate(t, name, "see the branching explorer's report in the parent test", c, root, nil); f != nil {
+			if f := simulate(t, name, "see the branching explorer's report in the parent test", false, c, root, nil); f != nil {
 				f.events = lastEvents(f.events, st.events)
 				t.Errorf("%s", f.report(name))
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
@@ -44,11 +45,11 @@ func schedulePath() string {
 // same run). If the test fails, the schedule and what each event did are
 // logged, the schedule is written to a file, and the command that replays
 // the seed with that file is printed: edit or shrink the file and rerun.
-// With -simrt.shrinkschedule (SIMRT_SHRINKSCHEDULE) it also shrinks the
-// schedule (nemesis.Shrink, rerunning the seed in a fresh process of the
-// test binary per candidate; a candidate is kept when the test still
-// fails), prints "from 47 faults to 2" with the events left, and writes
-// the result to a file with its replay command.
+// With -simrt.shrink the failure is shrunk, this schedule first
+// (ShrinkFailure: the faults, the decision stream, the faults again, each
+// candidate rerun in a fresh process of the test binary and kept when it
+// fails the same way), and -simrt.inevitable's continuations run this
+// schedule.
 // Bad configuration or a bad file fails the test with t.Fatal. Call it from
 // the root task.
 func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *nemesis.Nemesis {
@@ -70,7 +71,9 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 		t.Fatalf("simtest.Nemesis: %v", err)
 	}
 	seed, name := ctx.Seed(), t.Name()
+	noteSchedule(t, s)
 	t.Cleanup(func() {
+		ranSchedules.Delete(t)
 		if !t.Failed() {
 			return
 		}
@@ -85,11 +88,40 @@ func Nemesis(t *testing.T, ctx *deterministic.Context, cfg nemesis.Config) *neme
 			msg += fmt.Sprintf("schedule written to %s; replay it: %s -simrt.schedule=%s", path, replayCommand(name, seed), path)
 		}
 		t.Log(msg)
-		if shrinkScheduleOn() && len(s.Events) > 0 {
-			t.Log(shrinkSchedule(name, seed, s))
-		}
 	})
 	return m
+}
+
+// ranSchedules holds, for each test (or seed's subtest) running now, the
+// schedule its Nemesis ran, for -simrt.shrink and -simrt.inevitable,
+// which start after the simulation has ended and before the test's
+// cleanups run. It is the harness's, keyed by test, never read by a
+// simulation.
+var ranSchedules sync.Map // *testing.T -> *ranSchedule
+
+// ranSchedule is the schedule a test's Nemesis ran, and how many times
+// Nemesis was called (one schedule per call: the epochs of RunEpochs each
+// start one).
+type ranSchedule struct {
+	s     nemesis.Schedule
+	calls int
+}
+
+func noteSchedule(t *testing.T, s nemesis.Schedule) {
+	v, _ := ranSchedules.LoadOrStore(t, &ranSchedule{})
+	r := v.(*ranSchedule)
+	r.s, r.calls = s, r.calls+1
+}
+
+// scheduleRan returns the schedule t's Nemesis ran, or nil when it ran
+// none or several.
+func scheduleRan(t *testing.T) *nemesis.Schedule {
+	v, ok := ranSchedules.Load(t)
+	if !ok || v.(*ranSchedule).calls != 1 {
+		return nil
+	}
+	s := v.(*ranSchedule).s
+	return &s
 }
 
 // scheduleFile returns where a failing seed's schedule is written (unless

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -239,31 +238,61 @@ func TestHelperShrinkSchedule(t *testing.T) {
 	simtest.Explore(t, deterministic.Config{}, lonelyCluster)
 }
 
-var reScheduleShrunk = regexp.MustCompile(`shrunk the schedule from (\d+) faults to (\d+):`)
-var reScheduleMinFile = regexp.MustCompile(`shrunk schedule written to (\S+); replay it: (.*) -simrt.schedule=`)
+// TestShrinkNemesisFailure: -simrt.shrink on a failure the nemesis
+// causes (n2 killed while cut off) shrinks the fault schedule, not only
+// the decision stream. Before, it shrank the stream alone: seed 10 went
+// "from 3256 decisions (3256 non-default) to 3319 (0 non-default)", a
+// longer stream and all 12 faults. The result replays with the one
+// command printed, and every failure report ends with the shrink
+// command.
+func TestShrinkNemesisFailure(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "lonely.stream")
+	log := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed=10", "-simrt.shrink", "-simrt.shrinkout="+out)
+	if !strings.Contains(log, "shrink: go test -run '^TestHelperShrinkSchedule$' ./simtest -simrt.seed=10 -simrt.shrink\n") {
+		t.Errorf("the failure report does not end with the shrink command:\n%s", log)
+	}
+	r := parseShrunk(t, log)
+	if r.class != `the test failed (t.Error) inside the simulation in task "watch"` {
+		t.Errorf("failure class %q", r.class)
+	}
+	if r.toFaults > 2 || r.toFaults >= r.fromFaults {
+		t.Errorf("shrank from %d faults to %d, want 2 or fewer (the cut and the kill):\n%s", r.fromFaults, r.toFaults, log)
+	}
+	if r.toK >= r.fromK {
+		t.Errorf("%d decisions not the default left of %d", r.toK, r.fromK)
+	}
+	// A stream step that reports a shrink reports a smaller stream.
+	for _, m := range regexp.MustCompile(`stream: ([\d,]+) decisions \(([\d,]+) not the default\) -> ([\d,]+) \(([\d,]+)\)`).FindAllStringSubmatch(log, -1) {
+		n := func(s string) int { return atoi(strings.ReplaceAll(s, ",", "")) }
+		if n(m[3]) > n(m[1]) || n(m[3]) == n(m[1]) && n(m[4]) >= n(m[2]) {
+			t.Errorf("a stream reported shrunk is not smaller: %s", m[0])
+		}
+	}
+	if r.schedule == "" {
+		t.Fatalf("no schedule saved:\n%s", log)
+	}
+	want := fmt.Sprintf("go test -run '^TestHelperShrinkSchedule$' ./simtest -simrt.seed=10 -simrt.replay=%s -simrt.schedule=%s", out, r.schedule)
+	if r.replayLine != want {
+		t.Errorf("replay command\n %s\nwant\n %s", r.replayLine, want)
+	}
+	replay := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed=10", "-simrt.replay="+out, "-simrt.schedule="+r.schedule)
+	if !strings.Contains(replay, "planted: n2 restarted lonely") || !strings.Contains(replay, fmt.Sprintf("nemesis schedule (%d faults", r.toFaults)) {
+		t.Fatalf("the shrunk run replayed:\n%s", replay)
+	}
+	// The old flag is the same shrink.
+	if old := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed=10", "-simrt.shrinkschedule", "-simrt.shrinkout="+out); parseShrunk(t, old).toFaults != r.toFaults {
+		t.Errorf("-simrt.shrinkschedule shrinks otherwise:\n%s", old)
+	}
+}
 
-func TestShrinkScheduleThroughGoTest(t *testing.T) {
-	out := runHelper(t, "TestHelperShrinkSchedule", "-simrt.shrinkschedule", "-simrt.seeds=0..99", "-simrt.parallel=1")
-	m := reScheduleShrunk.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no shrink in:\n%s", out)
-	}
-	from, _ := strconv.Atoi(m[1])
-	to, _ := strconv.Atoi(m[2])
-	if to > 3 || to >= from {
-		t.Fatalf("shrunk from %d faults to %d:\n%s", from, to, out)
-	}
-	f := reScheduleMinFile.FindStringSubmatch(out)
-	if f == nil {
-		t.Fatalf("no shrunk file in:\n%s", out)
-	}
-	defer os.Remove(f[1])
-	seed := regexp.MustCompile(`-simrt.seed=(\d+)`).FindStringSubmatch(f[2])
-	if seed == nil {
-		t.Fatalf("no seed in %q", f[2])
-	}
-	replay := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed="+seed[1], "-simrt.schedule="+f[1])
-	if !strings.Contains(replay, "planted: n2 restarted lonely") || !strings.Contains(replay, fmt.Sprintf("nemesis schedule (%d faults", to)) {
-		t.Fatalf("the shrunk schedule replayed:\n%s", replay)
+// TestInevitableKeepsTheSchedule: the continuations of -simrt.inevitable
+// run the failing run's fault schedule. Before, each drew a schedule of
+// its own from its fresh seed, and seed 10 "became inevitable at decision
+// #3255 of 3256" with "1 of 20 runs" failing; its faults alone decide it.
+func TestInevitableKeepsTheSchedule(t *testing.T) {
+	log := runHelper(t, "TestHelperShrinkSchedule", "-simrt.seed=10", "-simrt.inevitable", "-simrt.continuations=10")
+	want := "simrt: seed 10 (the test failed (t.Error) inside the simulation in task \"watch\") fails whatever its decisions: 10 of 10 fresh seeds fail the same way (threshold 95%); the failure is decided by its fault schedule (12 faults"
+	if !strings.Contains(log, want) {
+		t.Fatalf("want %q in:\n%s", want, log)
 	}
 }

@@ -45,7 +45,7 @@ func checkDeterminism(t *testing.T, cfg deterministic.Config, root Func, crypto 
 			cryptotest.SetGlobalRandom(t, cfg.Seed)
 		}
 		var aud *deterministic.Auditor
-		if f := simulate(t, t.Name(), "", cfg, root, func(a *deterministic.Auditor) { aud = a }); f != nil {
+		if f := simulate(t, t.Name(), "", false, cfg, root, func(a *deterministic.Auditor) { aud = a }); f != nil {
 			if i == 0 {
 				f.events = lastEvents(f.events, reportEvents)
 				f.mark(t, t.Name())

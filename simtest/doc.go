@@ -128,32 +128,38 @@
 //
 // # Minimal reproductions
 //
-// Every run is a stream of decisions (decision.Stream). With
-// -simrt.shrink (SIMRT_SHRINK) a failing seed is shrunk: its stream is cut
-// to the shortest prefix that still fails and its decisions are set to
-// their kinds' defaults (no yield, first choice, no fault) by delta
-// debugging, each candidate run in a fresh process of the test binary and
-// kept only if it fails the same way (the report's first line with numbers
-// blanked out, and for t.Error the task). That process gets the package's
-// own flags (those after -args, or unknown to go test) as this one did,
-// and -test.short; every other -test flag is its own. The result is saved, by default
-// as testdata/simrt/TEST-seedN.stream in the package, and its replay
-// command printed:
+// Every run is a stream of decisions (decision.Stream) and, under Nemesis,
+// a fault schedule. With -simrt.shrink (SIMRT_SHRINK) a failing seed is
+// shrunk, whatever caused it (ShrinkFailure): the fault schedule first
+// (fewer, simpler faults: nemesis.ShrinkDeep), then the decision stream
+// (the shortest prefix that still fails, decisions set to their kinds'
+// defaults, no yield, first choice, no fault, by delta debugging), then the
+// schedule again with that stream. Each candidate runs in a fresh process
+// of the test binary and is kept only if it fails the same way (the
+// report's first line with numbers blanked out, and for t.Error the task);
+// a stream candidate also only if its run is no longer than the one it
+// replaces. Those processes get the package's own flags (those after
+// -args, or unknown to go test) as this one did, and -test.short; every
+// other -test flag is their own. The result is saved, by default as testdata/simrt/TEST-seedN.stream
+// (and .schedule) in the package, and its one replay command printed.
+// Every failure report of Run and Explore ends with the command that
+// shrinks it:
 //
-//	simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
-//	replay: go test -run '^TestX$' ./raft -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
+//	simrt: shrank seed 10 (...) from 12 faults and 3,256 decisions (3,256 not the default) to 2 and 5,860 (0) in 71 runs; ...
+//	replay: go test -run '^TestX$' ./raft -simrt.seed=10 -simrt.replay=testdata/simrt/TestX-seed10.stream -simrt.schedule=testdata/simrt/TestX-seed10.schedule
 //
 // With -simrt.inevitable (SIMRT_INEVITABLE) a failing seed's prefixes are
-// replayed with -simrt.continuations fresh seeds each (default 20), and
-// the shortest prefix after which -simrt.inevitablerate of them (default
-// 0.95) fail the same way is reported, with the decisions and the events
-// around its last decision. The flags:
+// replayed with -simrt.continuations fresh seeds each (default 20), under
+// the failing run's fault schedule, and the shortest prefix after which
+// -simrt.inevitablerate of them (default 0.95) fail the same way is
+// reported, with the decisions and the events around its last decision;
+// when no prefix reaches it, the report says so with the best share. The flags:
 //
 //	-simrt.replay=F       replay the decision stream file F, the seed past its end (SIMRT_REPLAY)
 //	-simrt.replaydefaults with -simrt.replay: defaults, not the seed, past its end;
 //	                      alone: every decision its default, the plainest run
 //	-simrt.record=F       write the run's decision stream to F (one seed) (SIMRT_RECORD)
-//	-simrt.shrink         shrink a failing seed (SIMRT_SHRINK)
+//	-simrt.shrink         shrink a failing seed: its faults and its decisions (SIMRT_SHRINK)
 //	-simrt.shrinkout=F    save the shrunk stream to F (default testdata/simrt/TEST-seedN.stream)
 //	                      (SIMRT_SHRINKOUT)
 //	-simrt.shrinkruns=N   at most N candidate runs while shrinking, besides the failing
@@ -168,9 +174,7 @@
 //
 //	-simrt.schedule=F     run the fault schedule file F instead of drawing one from the seed
 //	                      (SIMRT_SCHEDULE)
-//	-simrt.shrinkschedule when a seed fails, shrink its fault schedule to the fewest faults
-//	                      that still fail it, and write it with its replay command
-//	                      (SIMRT_SHRINKSCHEDULE)
+//	-simrt.shrinkschedule the old name of -simrt.shrink (SIMRT_SHRINKSCHEDULE)
 //
 // A stream file names the test (and package) that recorded it. A replay
 // by another test logs a warning naming both before the run (the decisions

@@ -117,5 +117,5 @@ func simulateEpochs(t *testing.T, name string, cfg deterministic.Config, epochs 
 		}
 	}
 	label := func(what string) string { return fmt.Sprintf("epoch %d of %d: %s", epoch, epochs, what) }
-	return harness(t, name, "", cfg, drive, label, nil)
+	return harness(t, name, "", false, cfg, drive, label, nil)
 }

@@ -83,7 +83,7 @@ var (
 	flagReplayDefaults = &setting{name: "replaydefaults", isBool: true,
 		usage: "where the -simrt.replay stream has no decision (past its end, another kind), decide the default (no yield, first choice, no fault) instead of the seed; without -simrt.replay, every decision"}
 	flagShrink = &setting{name: "shrink", isBool: true,
-		usage: "when a seed fails, shrink its decision stream toward fewer and more default decisions, save it and print the command that replays it"}
+		usage: "when a seed fails, shrink whatever caused it: the fault schedule of simtest.Nemesis (fewer, simpler faults), then the decision stream (shorter, more defaults), then the schedule again, keeping a candidate only if it fails the same way; save it and print the command that replays it"}
 	flagShrinkOut = &setting{name: "shrinkout",
 		usage: "save the shrunk stream to `file` (default testdata/simrt/TEST-seedN.stream in the package directory)"}
 	flagShrinkRuns = &setting{name: "shrinkruns",
@@ -246,7 +246,7 @@ func resolve(lookup func(*setting) (string, bool)) (settings, error) {
 	st.record, _ = get(flagRecord)
 	st.shrinkOut, _ = get(flagShrinkOut)
 	st.replayDefaults = boolean(flagReplayDefaults)
-	st.shrink = boolean(flagShrink)
+	st.shrink = boolean(flagShrink) || shrinkScheduleOn() // the old name of the one shrink
 	st.inevitable = boolean(flagInevitable)
 	st.shrinkRuns = number(flagShrinkRuns, st.shrinkRuns, 1)
 	st.continuations = number(flagContinuations, st.continuations, 1)

@@ -76,7 +76,7 @@ func Fuzz(f *testing.F, cfg deterministic.Config, root Func) {
 		if !known && seed >= 0 {
 			seed = unknownSeed
 		}
-		if fl := simulate(t, name, fuzzReplay(name, fuzzing, seed, len(data)), c, root, nil); fl != nil {
+		if fl := simulate(t, name, fuzzReplay(name, fuzzing, seed, len(data)), false, c, root, nil); fl != nil {
 			fl.events = lastEvents(fl.events, st.events)
 			t.Errorf("%s", fl.report(name))
 			if fl.fatal {

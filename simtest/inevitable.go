@@ -5,11 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/nemesis"
 )
 
 // decisionsAround is how many decisions either side of the inevitable one
@@ -19,12 +21,15 @@ const decisionsAround = 4
 // findInevitable looks for the moment a failed seed's failure became
 // inevitable: the shortest prefix of its decision stream such that runs
 // replaying that prefix and continuing with fresh seeds nearly all fail
-// the same way. It logs the decision that ends the prefix, the decisions
-// and the events around it.
-func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *decision.Stream) {
+// the same way. Every continuation runs the failing run's fault schedule
+// (sched, when its Nemesis ran one): only the decisions after the prefix
+// are fresh. It logs the decision that ends the prefix, the decisions and
+// the events around it; when no prefix meets the threshold, not even the
+// whole stream, it says so, with the best share it measured.
+func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *decision.Stream, sched *nemesis.Schedule) {
 	t.Helper()
 	p := newProber(t, name, 0, st)
-	class, out, err := p.run(probe{stream: orig, seed: seed, mark: -1})
+	class, out, err := p.run(probe{stream: orig, schedule: sched, seed: seed, mark: -1})
 	switch {
 	case err != nil:
 		t.Errorf("simrt: inevitable: %v", err)
@@ -42,7 +47,7 @@ func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *d
 			if f, ok := seen[[2]int{prefix, i}]; ok {
 				return f
 			}
-			got, _, err := p.run(probe{stream: s, seed: continuationSeed(seed, i), mark: -1})
+			got, _, err := p.run(probe{stream: s, schedule: sched, seed: continuationSeed(seed, i), mark: -1})
 			if err != nil && runErr == nil {
 				runErr = err
 			}
@@ -60,9 +65,34 @@ func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *d
 	}
 	var b strings.Builder
 	at, _ := rate(res, 0)
+	if runErr != nil {
+		t.Errorf("simrt: inevitable: %v", runErr)
+		return
+	}
+	if !reaches(at, st.continuations, st.inevitableRate) {
+		// The search takes the whole stream to hold; measured, it does
+		// not: no point made the failure inevitable.
+		best, bestAt := at, res
+		for _, k := range measured(seen, st.continuations) {
+			if f, _ := rate(k, 0); f > best || f == best && k < bestAt {
+				best, bestAt = f, k
+			}
+		}
+		fmt.Fprintf(&b, "simrt: seed %d (%s) became inevitable at no point of its %d decisions: no prefix made %.0f%% of %d continuations fail the same way, "+
+			"not even the whole stream (%d of %d); the best share measured was %d of %d, after %s\n",
+			seed, class, len(orig.Decisions), 100*st.inevitableRate, st.continuations, at, st.continuations, best, st.continuations, prefixName(bestAt))
+		b.WriteString("  the failure depends on decisions to its very end (a race the last decisions settle), or on something the continuations change\n")
+		fmt.Fprintf(&b, "(%d runs)", p.runs)
+		t.Logf("%s", b.String())
+		return
+	}
 	if res == 0 {
-		fmt.Fprintf(&b, "simrt: seed %d (%s) fails whatever its decisions: %d of %d fresh seeds fail the same way (threshold %.0f%%); "+
-			"the failure is in the test's setup, not in its schedule\n", seed, class, at, st.continuations, 100*st.inevitableRate)
+		cause := "the failure is in the test's setup, not in its schedule"
+		if sched != nil {
+			cause = fmt.Sprintf("the failure is decided by its fault schedule (%d faults, kept in every continuation) or the test's setup, not by its decisions; -simrt.shrink finds the faults that matter", len(sched.Events))
+		}
+		fmt.Fprintf(&b, "simrt: seed %d (%s) fails whatever its decisions: %d of %d fresh seeds fail the same way (threshold %.0f%%); %s\n",
+			seed, class, at, st.continuations, 100*st.inevitableRate, cause)
 		t.Logf("%s", b.String())
 		return
 	}
@@ -96,6 +126,31 @@ func findInevitable(t *testing.T, name string, seed uint64, st settings, orig *d
 	}
 	fmt.Fprintf(&b, "(%d runs)", p.runs)
 	t.Logf("%s", b.String())
+}
+
+// measured returns the prefix lengths of seen for which all n
+// continuations ran, ascending.
+func measured(seen map[[2]int]bool, n int) []int {
+	count := map[int]int{}
+	for k := range seen {
+		count[k[0]]++
+	}
+	var ks []int
+	for k, c := range count {
+		if c == n {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// prefixName names a prefix of k decisions.
+func prefixName(k int) string {
+	if k == 0 {
+		return "none of its decisions"
+	}
+	return fmt.Sprintf("decisions #0..#%d", k-1)
 }
 
 // searchInevitable returns the smallest prefix length in [0, n] for which

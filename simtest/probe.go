@@ -14,6 +14,7 @@ import (
 
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/deterministic/decision"
+	"github.com/simrt/simrt/nemesis"
 )
 
 // A prober runs one seed of the test again in a fresh process of the test
@@ -60,7 +61,8 @@ func (p *prober) spent() bool { return p.limit > 0 && p.runs >= p.limit }
 
 // probe is one try.
 type probe struct {
-	stream   *decision.Stream
+	stream   *decision.Stream  // nil: none, the seed's own decisions
+	schedule *nemesis.Schedule // the nemesis's schedule (-simrt.schedule), or nil: drawn from the seed
 	seed     uint64
 	defaults bool   // -simrt.replaydefaults
 	record   string // -simrt.record file, or ""
@@ -73,14 +75,24 @@ type probe struct {
 func (p *prober) run(pr probe) (string, string, error) {
 	p.runs++
 	p.files++
-	path := filepath.Join(p.dir, fmt.Sprintf("c%d.stream", p.files))
-	if err := pr.stream.WriteFile(path); err != nil {
-		return "", "", err
+	path, sched := "", ""
+	if pr.stream != nil {
+		path = filepath.Join(p.dir, fmt.Sprintf("c%d.stream", p.files))
+		if err := pr.stream.WriteFile(path); err != nil {
+			return "", "", err
+		}
+		defer os.Remove(path)
 	}
-	defer os.Remove(path)
+	if pr.schedule != nil {
+		sched = filepath.Join(p.dir, fmt.Sprintf("c%d.schedule", p.files))
+		if err := pr.schedule.WriteFile(sched); err != nil {
+			return "", "", err
+		}
+		defer os.Remove(sched)
+	}
 	args := []string{"-test.run=" + p.pattern, "-test.count=1", "-test.timeout=" + p.timeout.String(),
 		"-simrt.seed=" + strconv.FormatUint(pr.seed, 10), "-simrt.replay=" + path,
-		"-simrt.shrink=false", "-simrt.inevitable=false", "-simrt.checkdeterminism=false",
+		"-simrt.schedule=" + sched, "-simrt.shrinkschedule=false", "-simrt.shrink=false", "-simrt.inevitable=false", "-simrt.checkdeterminism=false",
 		"-simrt.trace=", "-simrt.coverfile=", "-simrt.record=" + pr.record,
 		"-simrt.replaydefaults=" + strconv.FormatBool(pr.defaults), "-simrt.cryptorand=" + strconv.FormatBool(p.crypto)}
 	if testing.Short() {

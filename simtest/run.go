@@ -122,7 +122,7 @@ func runSeed(t *testing.T, name string, cfg deterministic.Config, st settings, t
 	// the simulation leaves runSeed by runtime.Goexit.
 	ss := setupStreams(t, name, &cfg, st, &aud)
 	defer func() { ss.after(t, name, cfg, st, aud) }()
-	f := simulate(t, name, replayCommand(name, cfg.Seed)+streamFlags(st), cfg, root, func(a *deterministic.Auditor) { aud = a })
+	f := simulate(t, name, replayCommand(name, cfg.Seed)+streamFlags(st), true, cfg, root, func(a *deterministic.Auditor) { aud = a })
 	if f != nil {
 		f.events = lastEvents(f.events, st.events)
 		f.mark(t, name)
@@ -158,15 +158,19 @@ type failure struct {
 	// replay is the report's replay line; "" means replayCommand of the
 	// test and seed.
 	replay string
+	// shrink says the report ends with the command that shrinks the
+	// failure: the replay line with -simrt.shrink.
+	shrink bool
 }
 
 // simulate runs one simulation and returns its failure, or nil. replay is
-// the replay line of its report ("": replayCommand of name and the seed),
+// the replay line of its report ("": replayCommand of name and the seed);
+// with shrink set the report ends with the command that shrinks it,
 // also in the report of a t.FailNow, which simulate makes itself. The
 // auditor is handed to onStart as soon as the root runs. A runtime.Goexit
 // from a task (t.FailNow) is reported here and then continues: the caller's
 // deferred calls run and the test goroutine ends, as t.FailNow intends.
-func simulate(t *testing.T, name, replay string, cfg deterministic.Config, root Func, onStart func(*deterministic.Auditor)) (f *failure) {
+func simulate(t *testing.T, name, replay string, shrink bool, cfg deterministic.Config, root Func, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
 	once := func(cfg deterministic.Config, enter func(*deterministic.Context)) {
 		deterministic.New(cfg).Start(func(ctx *deterministic.Context) {
@@ -174,7 +178,7 @@ func simulate(t *testing.T, name, replay string, cfg deterministic.Config, root 
 			root(t, ctx)
 		})
 	}
-	return harness(t, name, replay, cfg, once, nil, onStart)
+	return harness(t, name, replay, shrink, cfg, once, nil, onStart)
 }
 
 // harness runs the simulations of drive under simtest's hooks and returns
@@ -182,12 +186,14 @@ func simulate(t *testing.T, name, replay string, cfg deterministic.Config, root 
 // log hooks set) and calls enter with each root context before its root
 // runs; it may run several (the epochs of one seed), and should stop once
 // the test has failed. label, if set, rewrites what every failure says;
-// replay, if set, is every failure's replay line.
-func harness(t *testing.T, name, replay string, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
+// replay, if set, is every failure's replay line, and shrink ends every
+// report with the command that shrinks the failure (runSeed's, which
+// -simrt.shrink serves).
+func harness(t *testing.T, name, replay string, shrink bool, cfg deterministic.Config, drive func(deterministic.Config, func(*deterministic.Context)), label func(string) string, onStart func(*deterministic.Auditor)) (f *failure) {
 	t.Helper()
 	defer trapLogFatal()() // logfatal.go
 	h := newWatch(t, cfg, label)
-	h.replay = replay
+	h.replay, h.shrink = replay, shrink
 	finished := false
 	defer func() {
 		if !finished {
@@ -218,6 +224,7 @@ type watch struct {
 	cfg          deterministic.Config // the caller's, with the hooks set
 	label        func(string) string
 	replay       string                 // the replay line of a failure; "": the default
+	shrink       bool                   // reports end with the shrink command
 	failedBefore bool                   // t had failed before the simulations ran
 	ctx0         *deterministic.Context // the running simulation's root context
 	aud          *deterministic.Auditor // its auditor
@@ -301,7 +308,7 @@ func (h *watch) build(base *failure, what string, fatal, atFirst bool) *failure 
 	if f == nil {
 		f = &failure{what: what}
 	}
-	f.seed, f.fatal, f.replay = h.cfg.Seed, fatal, h.replay
+	f.seed, f.fatal, f.replay, f.shrink = h.cfg.Seed, fatal, h.replay, h.shrink
 	if h.label != nil {
 		f.what = h.label(f.what)
 	}
@@ -396,6 +403,10 @@ func (f *failure) report(testName string) string {
 		replay = replayCommand(testName, f.seed)
 	}
 	fmt.Fprintf(&b, "replay: %s", replay)
+	if f.shrink {
+		// Whatever caused it, the faults or the decisions.
+		fmt.Fprintf(&b, "\nshrink: %s -simrt.shrink", replay)
+	}
 	return b.String()
 }
 

@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/simrt/simrt/deterministic"
 	"github.com/simrt/simrt/deterministic/decision"
 	"github.com/simrt/simrt/internal/shrink"
+	"github.com/simrt/simrt/nemesis"
 )
 
 // Defaults of the shrinking and inevitability settings.
@@ -82,21 +84,37 @@ func (ss *streams) after(t *testing.T, name string, cfg deterministic.Config, st
 	if !t.Failed() || ss.failedBefore || ss.record == nil {
 		return
 	}
+	sched := scheduleRan(t)
 	if st.shrink {
-		shrinkFailure(t, name, cfg.Seed, st, ss.record)
+		shrinkFailure(t, name, cfg.Seed, st, ss.record, sched)
 	}
 	if st.inevitable {
-		findInevitable(t, name, cfg.Seed, st, ss.record)
+		findInevitable(t, name, cfg.Seed, st, ss.record, sched)
 	}
 }
 
-// shrinkFailure shrinks the decision stream of a failed seed: it reruns
-// candidate streams in fresh processes, keeps those that fail the same
-// way, saves the smallest and logs the command that replays it.
-func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *decision.Stream) {
+// shrinkFailure shrinks a failed seed, whatever caused its failure: the
+// fault schedule its Nemesis ran (sched, nil when it ran none), then its
+// decision stream, then the schedule again (ShrinkFailure). Every
+// candidate runs in a fresh process and is kept when it fails the same way
+// (failureClass: the report's first line, numbers blanked). It saves the
+// result, one schedule and one stream, and logs the command that replays
+// it.
+func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *decision.Stream, sched *nemesis.Schedule) {
 	t.Helper()
-	p := newProber(t, name, st.shrinkRuns, st)
-	class, out, err := p.run(probe{stream: orig, seed: seed, mark: -1})
+	p := newProber(t, name, 0, st)
+	// The current run's own decisions: the seed's, or the stream it
+	// replayed (-simrt.replay, with -simrt.replaydefaults as given).
+	var own *decision.Stream
+	if st.replay != "" {
+		s, err := decision.ReadStreamFile(st.replay)
+		if err != nil {
+			t.Errorf("simrt: shrink: %v", err)
+			return
+		}
+		own = s
+	}
+	class, out, err := p.run(probe{stream: orig, schedule: sched, seed: seed, mark: -1})
 	switch {
 	case err != nil:
 		t.Errorf("simrt: shrink: %v", err)
@@ -106,14 +124,49 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 			"the failure depends on something outside the simulation (state left by another test, the environment)\n%s", seed, out)
 		return
 	}
-	fails := func(c *decision.Stream) bool {
-		if p.spent() {
-			return false
+	var probeErr error
+	recordFile := filepath.Join(p.dir, "record.stream")
+	run := func(r Reproduction, _ int, record bool) (string, *decision.Stream) {
+		pr := probe{stream: own, defaults: st.replayDefaults, seed: seed, mark: -1}
+		if r.Stream != nil {
+			pr.stream, pr.defaults = r.Stream, true
 		}
-		got, _, err := p.run(probe{stream: c, seed: seed, defaults: true, mark: -1})
-		return err == nil && got == class
+		if sched != nil {
+			s := r.Schedule
+			pr.schedule = &s
+		}
+		if record {
+			pr.record = recordFile
+		}
+		got, _, err := p.run(pr)
+		if err != nil {
+			probeErr = cmp.Or(probeErr, err)
+			return "", nil
+		}
+		if !record || got != class {
+			return got, nil
+		}
+		rec, err := decision.ReadStreamFile(recordFile)
+		if err != nil {
+			probeErr = cmp.Or(probeErr, err)
+			return "", nil
+		}
+		return got, rec
 	}
-	cand := ShrinkStream(orig, 0, fails)
+	from := Reproduction{Stream: orig}
+	if sched != nil {
+		from.Schedule = *sched
+	}
+	res, err := ShrinkFailure(from, class, ShrinkOptions{MaxRuns: st.shrinkRuns}, run)
+	if err = cmp.Or(probeErr, err); err != nil {
+		t.Errorf("simrt: shrink: %v", err)
+		return
+	}
+	if len(res.To.Schedule.Events) == len(res.From.Schedule.Events) && !isSmaller(res.To.Stream, res.From.Stream) {
+		t.Logf("simrt: could not shrink seed %d (%s): no run with fewer faults, a shorter stream or fewer decisions not the default fails the same way (%s, %d runs)\n  %s",
+			seed, class, res.Summary(), p.runs, strings.Join(res.Steps, "\n  "))
+		return
+	}
 
 	path := st.shrinkOut
 	if path == "" {
@@ -123,28 +176,51 @@ func shrinkFailure(t *testing.T, name string, seed uint64, st settings, orig *de
 		t.Errorf("simrt: shrink: %v", err)
 		return
 	}
-	// The saved file is the record of the shrunk run, every decision it
-	// made, so that a plain -simrt.replay (the seed past its end) is that
-	// run exactly; the run is checked once more from the file.
-	final, _, err := p.run(probe{stream: cand, seed: seed, defaults: true, record: path, mark: -1})
-	if err == nil && final == class {
-		var saved *decision.Stream
-		if saved, err = decision.ReadStreamFile(path); err == nil {
-			final, _, err = p.run(probe{stream: saved, seed: seed, mark: -1})
-			cand = saved
-		}
+	if err := recorded(res.To.Stream, name).WriteFile(path); err != nil {
+		t.Errorf("simrt: shrink: %v", err)
+		return
 	}
+	replay := streamReplayCommand(name, seed, path)
+	schedPath := ""
+	if sched != nil {
+		schedPath = strings.TrimSuffix(path, ".stream") + ".schedule"
+		if err := res.To.Schedule.WriteFile(schedPath); err != nil {
+			t.Errorf("simrt: shrink: %v", err)
+			return
+		}
+		replay += " -simrt.schedule=" + quoteArg(filepath.ToSlash(schedPath))
+	}
+	// The saved files replay the shrunk run exactly: checked once more.
+	pr := probe{stream: res.To.Stream, seed: seed, mark: -1}
+	if sched != nil {
+		pr.schedule = &res.To.Schedule
+	}
+	final, _, err := p.run(pr)
 	switch {
 	case err != nil:
 		t.Errorf("simrt: shrink: %v", err)
 		return
 	case final != class:
-		t.Errorf("simrt: shrink: the shrunk stream of seed %d did not fail again the same way from its file (%q, want %q): the run is not deterministic", seed, final, class)
+		t.Errorf("simrt: shrink: the shrunk run of seed %d did not fail again the same way from its files (%q, want %q): the run is not deterministic", seed, final, class)
 		return
 	}
-	t.Logf("simrt: shrank seed %d (%s) from %d decisions (%d non-default) to %d (%d non-default) in %d runs; saved to %s\nreplay: %s\n%s",
-		seed, class, len(orig.Decisions), orig.NonDefault(), len(cand.Decisions), cand.NonDefault(), p.runs, path,
-		streamReplayCommand(name, seed, path), nonDefaultList(cand))
+	var b strings.Builder
+	fmt.Fprintf(&b, "simrt: shrank seed %d (%s) %s in %d runs; saved to %s", seed, class, res.Summary(), p.runs, path)
+	if schedPath != "" {
+		fmt.Fprintf(&b, " and %s", schedPath)
+	}
+	fmt.Fprintf(&b, "\nreplay: %s\n", replay)
+	for _, s := range res.Steps {
+		fmt.Fprintf(&b, "  %s\n", s)
+	}
+	if n, m := len(res.To.Stream.Decisions), len(res.From.Stream.Decisions); n > m {
+		fmt.Fprintf(&b, "  (the run with fewer faults makes more decisions, %s against %s: it has more to do)\n", commas(n), commas(m))
+	}
+	if sched != nil {
+		fmt.Fprintf(&b, "%s", nemesis.Summary(res.From.Schedule, res.To.Schedule))
+	}
+	b.WriteString(nonDefaultList(res.To.Stream))
+	t.Logf("%s", b.String())
 }
 
 // shownDecisions is how many non-default decisions a shrink result lists.

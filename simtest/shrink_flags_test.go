@@ -2,7 +2,6 @@ package simtest_test
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -41,21 +40,19 @@ func TestHelperShrinkScheduleNeedsFlag(t *testing.T) {
 // (here -planted, in both its forms). They got only simtest's and go
 // test's, so a failure that needs the package's flag passed there: "passed:
 // the failure depends on something outside the simulation", and a
-// schedule that never shrank.
+// schedule that never shrank (-simrt.shrink shrinks the schedule first).
 func TestShrinkKeepsPackageFlags(t *testing.T) {
 	out := runHelper(t, "TestHelperShrinkNeedsFlag", "-simrt.shrink", "-simrt.shrinkout="+filepath.Join(t.TempDir(), "s.stream"), "-planted", "draws")
 	if m := reShrunk.FindStringSubmatch(out); m == nil || m[2] != "panic: planted: draw # at step #" {
 		t.Errorf("no shrink of the planted panic in:\n%s", out)
 	}
-	out = runHelper(t, "TestHelperShrinkScheduleNeedsFlag", "-simrt.shrinkschedule", "-simrt.seeds=0..99", "-simrt.parallel=1", "-planted=lonely")
-	m := reScheduleShrunk.FindStringSubmatch(out)
+	out = runHelper(t, "TestHelperShrinkScheduleNeedsFlag", "-simrt.shrink", "-simrt.seeds=0..99", "-simrt.parallel=1",
+		"-simrt.shrinkout="+filepath.Join(t.TempDir(), "c.stream"), "-planted=lonely")
+	m := reShrunk.FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("no schedule shrink in:\n%s", out)
+		t.Fatalf("no shrink in:\n%s", out)
 	}
-	if from, to := atoi(m[1]), atoi(m[2]); to >= from {
+	if from, to := atoi(m[3]), atoi(m[6]); to >= from {
 		t.Errorf("the schedule did not shrink (from %d faults to %d):\n%s", from, to, out)
-	}
-	if f := reScheduleMinFile.FindStringSubmatch(out); f != nil {
-		os.Remove(f[1])
 	}
 }

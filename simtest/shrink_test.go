@@ -48,7 +48,27 @@ func TestHelperShrinkPlanted(t *testing.T) {
 	simtest.Run(t, shrinkConfig, plantedDraws)
 }
 
-var reShrunk = regexp.MustCompile(`simrt: shrank seed (\d+) \((.*)\) from (\d+) decisions \((\d+) non-default\) to (\d+) \((\d+) non-default\) in \d+ runs; saved to (\S+)\n\s*replay: (.*)`)
+var reShrunk = regexp.MustCompile(`simrt: shrank seed (\d+) \((.*)\) from (\d+) faults and ([\d,]+) decisions \(([\d,]+) not the default\) to (\d+) and ([\d,]+) \(([\d,]+)\)[^\n]* in \d+ runs; saved to (\S+?)(?: and (\S+))?\n\s*replay: (.*)`)
+
+// shrinkResult is what a shrink's log says.
+type shrinkResult struct {
+	seed, class                  string
+	fromFaults, fromN, fromK     int
+	toFaults, toN, toK           int
+	stream, schedule, replayLine string
+}
+
+// parseShrunk finds the shrink result in log, or fails the test.
+func parseShrunk(t *testing.T, log string) shrinkResult {
+	t.Helper()
+	m := reShrunk.FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no shrink result in:\n%s", log)
+	}
+	n := func(s string) int { return atoi(strings.ReplaceAll(s, ",", "")) }
+	return shrinkResult{seed: m[1], class: m[2], fromFaults: n(m[3]), fromN: n(m[4]), fromK: n(m[5]),
+		toFaults: n(m[6]), toN: n(m[7]), toK: n(m[8]), stream: m[9], schedule: m[10], replayLine: m[11]}
+}
 
 // TestShrinkPlantedFailure shrinks the planted failure: the result must
 // be shorter and all defaults but the one draw the panic needs, and the
@@ -57,13 +77,13 @@ var reShrunk = regexp.MustCompile(`simrt: shrank seed (\d+) \((.*)\) from (\d+) 
 func TestShrinkPlantedFailure(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "shrunk.stream")
 	log := runHelper(t, "TestHelperShrinkPlanted", "-simrt.shrink", "-simrt.shrinkout="+out)
-	m := reShrunk.FindStringSubmatch(log)
-	if m == nil {
-		t.Fatalf("no shrink result in:\n%s", log)
+	r := parseShrunk(t, log)
+	n, k, shortN, j := r.fromN, r.fromK, r.toN, r.toK
+	if r.class != "panic: planted: draw # at step #" {
+		t.Errorf("failure class %q", r.class)
 	}
-	n, k, shortN, j := atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6])
-	if m[2] != "panic: planted: draw # at step #" {
-		t.Errorf("failure class %q", m[2])
+	if r.fromFaults != 0 || r.toFaults != 0 || r.schedule != "" {
+		t.Errorf("faults in a test without a nemesis: %+v", r)
 	}
 	if shortN >= n || j >= k {
 		t.Errorf("did not shrink: from %d (%d non-default) to %d (%d non-default)", n, k, shortN, j)
@@ -74,12 +94,12 @@ func TestShrinkPlantedFailure(t *testing.T) {
 	if !regexp.MustCompile(`the decisions that are not the default:\n\s+#\d+ rand 0x[0-9a-f]{16}\n`).MatchString(log) {
 		t.Errorf("the report does not list the one non-default decision:\n%s", log)
 	}
-	if m[7] != out {
-		t.Errorf("saved to %s, want %s", m[7], out)
+	if r.stream != out {
+		t.Errorf("saved to %s, want %s", r.stream, out)
 	}
 	want := fmt.Sprintf("go test -run '^TestHelperShrinkPlanted$' ./simtest -simrt.seed=1 -simrt.replay=%s", out)
-	if m[8] != want {
-		t.Errorf("replay command\n %s\nwant\n %s", m[8], want)
+	if r.replayLine != want {
+		t.Errorf("replay command\n %s\nwant\n %s", r.replayLine, want)
 	}
 
 	// The command, run by the test binary go test would build.
@@ -214,22 +234,54 @@ func TestReplayDefaultsAlone(t *testing.T) {
 func TestShrinkUnderExplore(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "explore.stream")
 	log := runHelper(t, "TestHelperPanic", "-simrt.seeds=0..199", "-simrt.shrink", "-simrt.shrinkout="+out)
-	m := reShrunk.FindStringSubmatch(log)
-	if m == nil {
-		t.Fatalf("no shrink result in:\n%s", log)
-	}
-	if m[2] != "panic: b became leader before a" {
-		t.Errorf("failure class %q", m[2])
+	r := parseShrunk(t, log)
+	if r.class != "panic: b became leader before a" {
+		t.Errorf("failure class %q", r.class)
 	}
 	if strings.Count(log, "simrt: shrank seed") != 1 {
 		t.Errorf("more than one seed shrunk:\n%s", log)
 	}
-	want := fmt.Sprintf("go test -run '^TestHelperPanic$' ./simtest -simrt.seed=%s -simrt.replay=%s", m[1], out)
-	if m[8] != want {
-		t.Errorf("replay command\n %s\nwant\n %s", m[8], want)
+	want := fmt.Sprintf("go test -run '^TestHelperPanic$' ./simtest -simrt.seed=%s -simrt.replay=%s", r.seed, out)
+	if r.replayLine != want {
+		t.Errorf("replay command\n %s\nwant\n %s", r.replayLine, want)
 	}
-	replay := runHelper(t, "TestHelperPanic", "-simrt.seed="+m[1], "-simrt.replay="+out)
+	replay := runHelper(t, "TestHelperPanic", "-simrt.seed="+r.seed, "-simrt.replay="+out)
 	if !strings.Contains(replay, "panic: b became leader before a") {
 		t.Errorf("the shrunk stream does not replay the failure:\n%s", replay)
+	}
+}
+
+// TestHelperSeedDecides fails on the seeds that are multiples of 3,
+// whatever its decisions: a continuation's fresh seed decides it, as a
+// schedule drawn from the seed did before continuations kept it.
+func TestHelperSeedDecides(t *testing.T) {
+	if !helper(t) {
+		return
+	}
+	simtest.Run(t, deterministic.Config{Seed: 3}, func(t *testing.T, ctx *deterministic.Context) {
+		for range 8 {
+			ctx.Rand().Uint64()
+		}
+		if ctx.Seed()%3 == 0 {
+			t.Errorf("planted: the seed is a multiple of 3")
+		}
+	})
+}
+
+// TestInevitableAtNoPoint: when no prefix makes the failure inevitable,
+// not even the whole stream, the search says so with the best share it
+// measured. Before, it named the last decision ("became inevitable at
+// decision #7 of 8") above a share far below the threshold.
+func TestInevitableAtNoPoint(t *testing.T) {
+	log := runHelper(t, "TestHelperSeedDecides", "-simrt.inevitable", "-simrt.continuations=10")
+	if strings.Contains(log, "became inevitable at decision") {
+		t.Errorf("names a decision:\n%s", log)
+	}
+	m := regexp.MustCompile(`simrt: seed 3 \(.*\) became inevitable at no point of its 8 decisions: no prefix made 95% of 10 continuations fail the same way, not even the whole stream \((\d+) of 10\); the best share measured was (\d+) of 10, after `).FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no answer in:\n%s", log)
+	}
+	if whole, best := atoi(m[1]), atoi(m[2]); whole >= 10 || best < whole {
+		t.Errorf("whole stream %d of 10, best %d", whole, best)
 	}
 }

@@ -16,14 +16,16 @@ import (
 
 const shrinkUsage = `usage: simrt shrink ./pkg -run TestX -seed N [-o file] [-runs n] [-- test flags]
 
-Shrink replays a failing seed of a simtest test and shrinks its decision
-stream: it cuts the stream short and sets decisions to their defaults (no
-yield, first choice, no fault) while the test still fails the same way,
-saves the result (by default in the package's testdata/simrt/) and prints
-the go test command that replays it:
+Shrink replays a failing seed of a simtest test and shrinks whatever
+caused the failure (-simrt.shrink): the fault schedule of simtest.Nemesis
+(fewer, simpler faults), then the decision stream (a shorter prefix, more
+defaults: no yield, first choice, no fault), then the schedule again,
+keeping a candidate only when the test fails the same way. It saves the
+result (by default in the package's testdata/simrt/: a .stream and, with
+a nemesis, a .schedule) and prints the go test command that replays it:
 
-  simrt: shrank seed 417 (panic: ...) from 41 decisions (41 non-default) to 16 (1 non-default) in 18 runs; ...
-  replay: go test -run '^TestX$' ./pkg -simrt.seed=417 -simrt.replay=testdata/simrt/TestX-seed417.stream
+  simrt: shrank seed 10 (...) from 12 faults and 3,256 decisions (3,256 not the default) to 2 and 5,860 (0) in 70 runs; ...
+  replay: go test -run '^TestX$' ./pkg -simrt.seed=10 -simrt.replay=testdata/simrt/TestX-seed10.stream -simrt.schedule=testdata/simrt/TestX-seed10.schedule
 
 Every candidate runs in its own process of the test binary. It exits 0
 when the seed shrank, 1 when the seed failed but could not be shrunk (the
@@ -34,11 +36,12 @@ const inevitableUsage = `usage: simrt inevitable ./pkg -run TestX -seed N [-n 20
 
 Inevitable replays a failing seed of a simtest test and finds when its
 failure became inevitable: the shortest prefix of its decision stream
-after which nearly all runs (-rate of -n, continuing with fresh seeds)
-fail the same way. It prints that decision, the decisions and the events
+after which nearly all runs (-rate of -n, continuing with fresh seeds
+and the failing run's fault schedule) fail the same way, or says that no
+prefix did. It prints that decision, the decisions and the events
 of the run around it: where a bug report should start. It binary-searches
 the prefix length, assuming that a longer prefix fails at least as often.
-It exits 0 when it found that decision, 1 when the seed failed but the
+It exits 0 when it answered, 1 when the seed failed but the
 search did not finish (the test's output says why), 2 on bad input or a
 seed that passes.
 `
@@ -83,7 +86,7 @@ func runInevitable(args []string, stdout, stderr io.Writer) int {
 // the seed still fails (so go test exits 1), yet the tool succeeded.
 var (
 	shrunkMark     = regexp.MustCompile(`: simrt: shrank seed \d+ `)
-	inevitableMark = regexp.MustCompile(`: simrt: seed \d+ \(.*\) became inevitable at decision #`)
+	inevitableMark = regexp.MustCompile(`: simrt: seed \d+ \(.*\) (became inevitable at (decision #|no point)|fails whatever its decisions)`)
 )
 
 // notDone says, per tool, what went wrong when the work did not finish.

@@ -23,11 +23,11 @@ func TestShrinkCommand(t *testing.T) {
 	}
 	text := stdout.String()
 	m := regexp.MustCompile(`simrt: shrank seed 13 \(the test failed \(t.FailNow, t.Fatal\) inside the simulation in task "<root>"\) ` +
-		`from (\d+) decisions \((\d+) non-default\) to (\d+) \((\d+) non-default\)[^\n]*\n\s*replay: (.*)`).FindStringSubmatch(text)
+		`from 0 faults and ([\d,]+) decisions \(([\d,]+) not the default\) to 0 and ([\d,]+) \(([\d,]+)\)[^\n]*\n\s*replay: (.*)`).FindStringSubmatch(text)
 	if m == nil {
 		t.Fatalf("no shrink result in:\n%s", text)
 	}
-	if k, j := atoi(t, m[2]), atoi(t, m[4]); j >= k {
+	if k, j := atoi(t, strings.ReplaceAll(m[2], ",", "")), atoi(t, strings.ReplaceAll(m[4], ",", "")); j >= k {
 		t.Errorf("non-default decisions did not go down: %s to %s", m[2], m[4])
 	}
 	want := "go test -run '^TestLeader$' ./testdata/sample -simrt.seed=13 -simrt.replay=" + out

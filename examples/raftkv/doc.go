@@ -112,7 +112,8 @@
 //
 // # Shrinking and replaying a failure
 //
-// -shrink makes a failing seed a small reproduction (nemesis.ShrinkDeep):
+// -shrink makes a failing seed a small reproduction (simtest.ShrinkFailure,
+// the steps of simtest's -simrt.shrink, over nemesis.ShrinkDeep):
 // delta debugging over its faults (the nemesis events and the
 // whole-cluster crashes, written as power-loss events of every node) drops
 // every fault without which the run still fails the same way; the faults
@@ -122,7 +123,8 @@
 // fresh seeds (a failure that needs some interleaving and fewer faults is
 // the same failure). The schedule gets most of -shrinkruns; once at most
 // three faults are left the decision stream goes toward a shorter prefix
-// and default choices. While the result has more than three faults,
+// and default choices (a candidate counts only if its run is no longer),
+// then the faults once more. While the result has more than three faults,
 // -shrinkseeds more failing seeds are shrunk and the smallest kept. It
 // prints "from N faults to M" with the faults left, saves the schedule and
 // the stream to -out, and prints the one command that replays them

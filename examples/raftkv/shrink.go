@@ -16,19 +16,13 @@ import (
 // defaultShrinkRuns is the default budget of simulations for -shrink.
 const defaultShrinkRuns = 400
 
-// Shares of a shrink's budget. The schedule phase goes first with most of
-// it; the stream phase runs only while the schedule is small (a plainer
-// stream helps a small schedule shrink further; with many faults left the
-// runs are better spent on them), and the faults get a last pass with the
-// plainer stream.
+// Settings of a shrink (simtest.ShrinkFailure does the steps).
 const (
-	scheduleShare   = 0.7 // of the budget, for the schedule phase
-	streamShare     = 0.8 // of what is left, for the stream phase
-	smallSchedule   = 3   // faults: the stream phase runs only at or below it
-	freshVariants   = 6   // fresh seeds to try before a fault is kept
+	smallSchedule   = 3 // faults: the stream step runs only at or below it
+	freshVariants   = 6 // fresh seeds to try before a fault is kept
 	freshSeedStride = 1_000_000_000
-	finishRuns      = 3 // runs after the schedule phase: its record, the final run and its check
-	minShrinkRuns   = 1 + finishRuns
+	finishRuns      = 2 // runs after simtest.ShrinkFailure: the final run and its check
+	minShrinkRuns   = 2 + finishRuns
 )
 
 // shrunk is the result of shrinking one failing seed: its schedule, then
@@ -43,8 +37,8 @@ type shrunk struct {
 	// the nemesis events and a power-loss event for each whole-cluster
 	// crash (plan.schedule).
 	from, to nemesis.Schedule
-	// streamFrom is the recorded stream of the run with the shrunk
-	// schedule; stream that of the final run, every decision it made.
+	// streamFrom is the recorded stream of the failing run; stream that
+	// of the final run, every decision it made.
 	streamFrom, stream *decision.Stream
 	runs               int
 	steps              []string // what each phase did, for the report
@@ -80,64 +74,52 @@ func freshSeed(seed uint64, fresh int) uint64 {
 	return seed + uint64(fresh)*freshSeedStride
 }
 
-// shrinker is the state of one shrinkSeed: the budget, and the current
-// run the candidates are tried on (the seed and the decisions fed to it).
+// shrinker is the state of one shrinkSeed: the current run the candidates
+// are tried on (the seed and the decisions fed to it).
 type shrinker struct {
 	cfg    simConfig
-	r      *shrunk
-	max    int
+	class  string
 	seed   uint64
 	replay decision.Decider
 }
 
-// fails runs c and reports whether it fails the same way, within budget.
-func (k *shrinker) fails(c simConfig) bool {
-	if k.r.runs >= k.max {
-		return false
+// run is the simtest.ShrinkRunFunc of a raftkv seed: the candidate's
+// schedule on the current run (its seed and decisions), or on the
+// candidate's stream, or on a fresh seed, which becomes the current run
+// when it fails the same way.
+func (k *shrinker) run(r simtest.Reproduction, fresh int, record bool) (string, *decision.Stream) {
+	c := k.cfg
+	s := r.Schedule
+	c.Schedule, c.Seed, c.Replay = &s, k.seed, k.replay
+	if r.Stream != nil {
+		c.Replay = decision.DefaultAfter{Stream: r.Stream}
 	}
-	k.r.runs++
-	return failureClass(runSeed(c).Failure) == k.r.class
-}
-
-// faults shrinks s within budget runs on the current run, with fresh
-// variants (fresh seeds, the schedule forced) when fresh > 0; a fresh
-// variant that fails becomes the current run.
-func (k *shrinker) faults(s nemesis.Schedule, budget, fresh int) nemesis.Schedule {
-	if budget <= 0 {
-		return s
+	if fresh > 0 {
+		c.Seed, c.Replay = freshSeed(k.cfg.Seed, fresh), nil
 	}
-	small, _ := nemesis.ShrinkDeep(s, func(s nemesis.Schedule, f int) bool {
-		c := k.cfg
-		c.Schedule, c.Seed, c.Replay = &s, k.seed, k.replay
-		if f > 0 {
-			c.Seed, c.Replay = freshSeed(k.cfg.Seed, f), nil
-		}
-		if !k.fails(c) {
-			return false
-		}
-		if f > 0 {
-			k.seed, k.replay = c.Seed, nil
-		}
-		return true
-	}, nemesis.DeepOptions{MaxRuns: budget, Fresh: fresh})
-	return small
+	var rec *decision.Stream
+	if record {
+		rec = &decision.Stream{}
+		c.Record = rec
+	}
+	why := failureClass(runSeed(c).Failure)
+	if fresh > 0 && why == k.class {
+		k.seed, k.replay = c.Seed, nil
+	}
+	return why, rec
 }
 
-// step records what a phase did.
-func (k *shrinker) step(format string, args ...any) {
-	k.r.steps = append(k.r.steps, fmt.Sprintf(format, args...))
-}
-
-// shrinkSeed shrinks cfg's failing seed within maxRuns simulations:
-// first its faults (nemesis.ShrinkDeep over the events of plan.schedule:
-// drop faults while the run still fails the same way, make the rest
-// simpler, and try fresh seeds with the schedule forced before a fault is
-// kept), then, while the schedule is small, its decision stream toward a
-// shorter prefix and more default choices, then the faults once more with
-// that stream, since a plainer run may need fewer of them. A candidate
-// counts as failing when the run fails with the same class of failure.
+// shrinkSeed shrinks cfg's failing seed within maxRuns simulations, with
+// simtest.ShrinkFailure: first its faults (nemesis.ShrinkDeep over the
+// events of plan.schedule: drop faults while the run still fails the
+// same way, make the rest simpler, and try fresh seeds with the schedule
+// forced before a fault is kept), then, while the schedule is small, its
+// decision stream toward a shorter prefix and more default choices, then
+// the faults once more with that stream, since a plainer run may need
+// fewer of them. A candidate counts as failing when the run fails with
+// the same class of failure, and a stream only when its run is no longer.
 // It makes at most maxRuns runs, and at least minShrinkRuns (the failing
-// run, the record, the final run and its check).
+// run, the record of the shrunk run, the final run and its check).
 func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 	if maxRuns <= 0 {
 		maxRuns = defaultShrinkRuns
@@ -148,6 +130,8 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 	var p plan
 	c := cfg
 	c.drawn = &p
+	orig := &decision.Stream{}
+	c.Record = orig
 	o := runSeed(c)
 	r.runs++
 	if o.Failure == "" {
@@ -158,80 +142,28 @@ func shrinkSeed(cfg simConfig, maxRuns int) (*shrunk, error) {
 	if cfg.Schedule != nil {
 		r.from = *cfg.Schedule
 	}
-	k := &shrinker{cfg: cfg, r: r, max: maxRuns, seed: cfg.Seed, replay: cfg.Replay}
-	sched := k.schedulePhase(r.from)
-	var err error
-	if r.streamFrom, err = k.record(sched); err != nil {
-		return nil, err
+	k := &shrinker{cfg: cfg, class: r.class, seed: cfg.Seed, replay: cfg.Replay}
+	res, err := simtest.ShrinkFailure(simtest.Reproduction{Schedule: r.from, Stream: orig}, r.class,
+		simtest.ShrinkOptions{MaxRuns: maxRuns - r.runs - finishRuns, Fresh: freshVariants, SmallSchedule: smallSchedule}, k.run)
+	if err != nil {
+		return nil, fmt.Errorf("seed %d: %v", k.seed, err)
 	}
-	if len(sched.Events) <= smallSchedule {
-		r.to = k.streamPhase(sched)
-	} else {
-		r.to = sched
-		k.step("stream: not shrunk (more than %d faults left)", smallSchedule)
+	r.runs += res.Runs
+	r.steps = res.Steps
+	if k.seed != cfg.Seed {
+		r.steps = append(r.steps, fmt.Sprintf("the run with the fewer faults is a fresh seed, %d (seed %d's schedule forced)", k.seed, cfg.Seed))
 	}
-	r.run = k.seed
-	return r, r.finish(cfg, k.replay)
+	r.streamFrom, r.to, r.run = orig, res.To.Schedule, k.seed
+	return r, r.finish(cfg, res.To.Stream)
 }
 
-// schedulePhase shrinks the faults of from on scheduleShare of the
-// budget; when more than smallSchedule are left, on the rest of it too
-// (but for finishRuns), with more fresh seeds.
-func (k *shrinker) schedulePhase(from nemesis.Schedule) nemesis.Schedule {
-	r := k.r
-	at := r.runs
-	sched := k.faults(from, min(int(float64(k.max)*scheduleShare), k.max-finishRuns)-r.runs, freshVariants)
-	k.step("faults: %d -> %d (%d runs)", len(from.Events), len(sched.Events), r.runs-at)
-	if len(sched.Events) > smallSchedule {
-		at = r.runs
-		more := k.faults(sched, k.max-r.runs-finishRuns, 8*freshVariants)
-		k.step("faults, the rest of the budget: %d -> %d (%d runs)", len(sched.Events), len(more.Events), r.runs-at)
-		sched = more
-	}
-	if k.seed != k.cfg.Seed {
-		k.step("the run with the fewer faults is a fresh seed, %d (seed %d's schedule forced)", k.seed, k.cfg.Seed)
-	}
-	return sched
-}
-
-// record returns the decision stream of the current run with sched.
-func (k *shrinker) record(sched nemesis.Schedule) (*decision.Stream, error) {
-	s := &decision.Stream{}
-	c := k.cfg
-	c.Seed, c.Schedule, c.Replay, c.Record = k.seed, &sched, k.replay, s
-	k.r.runs++
-	if failureClass(runSeed(c).Failure) != k.r.class {
-		return nil, fmt.Errorf("seed %d with its shrunk schedule no longer fails: the run is not deterministic", k.seed)
-	}
-	return s, nil
-}
-
-// streamPhase shrinks the recorded stream of the run with sched toward a
-// shorter prefix and default choices, on streamShare of what is left of
-// the budget, then sched once more with that stream, which becomes the
-// current run. It returns the schedule.
-func (k *shrinker) streamPhase(sched nemesis.Schedule) nemesis.Schedule {
-	r := k.r
-	at := r.runs
-	cand := shrinkStream(r.streamFrom, int(float64(k.max-r.runs-finishRuns+1)*streamShare), func(s *decision.Stream) bool {
-		c := k.cfg
-		c.Seed, c.Schedule, c.Replay = k.seed, &sched, decision.DefaultAfter{Stream: s}
-		return k.fails(c)
-	})
-	k.step("stream: %s -> %s non-default decisions (%d runs)", commas(r.streamFrom.NonDefault()), commas(cand.NonDefault()), r.runs-at)
-	k.replay = decision.DefaultAfter{Stream: cand}
-	at = r.runs
-	to := k.faults(sched, k.max-r.runs-finishRuns+1, 0)
-	k.step("faults with that stream: %d -> %d (%d runs)", len(sched.Events), len(to.Events), r.runs-at)
-	return to
-}
-
-// finish makes the final run, recorded whole so that a plain replay of
-// the file is that run, and checks it once more from the record.
-func (r *shrunk) finish(cfg simConfig, replay decision.Decider) error {
+// finish makes the final run from the shrunk run's record, recorded again
+// so that a plain replay of the file is that run, and checks it once more
+// from the new record.
+func (r *shrunk) finish(cfg simConfig, rec *decision.Stream) error {
 	r.stream = &decision.Stream{}
 	c := cfg
-	c.Seed, c.Schedule, c.Replay, c.Record = r.run, &r.to, replay, r.stream
+	c.Seed, c.Schedule, c.Replay, c.Record = r.run, &r.to, rec, r.stream
 	o := runSeed(c)
 	c = cfg
 	c.Seed, c.Schedule, c.Replay = r.run, &r.to, r.stream
@@ -242,15 +174,6 @@ func (r *shrunk) finish(cfg simConfig, replay decision.Decider) error {
 	}
 	r.final = o.Failure
 	return nil
-}
-
-// shrinkStream shrinks a recorded stream for fails within budget runs
-// (simtest.ShrinkStream); with no budget left it returns orig.
-func shrinkStream(orig *decision.Stream, budget int, fails func(*decision.Stream) bool) *decision.Stream {
-	if budget <= 0 {
-		return orig
-	}
-	return simtest.ShrinkStream(orig, budget, fails)
 }
 
 // save writes the shrunk schedule and stream next to each other in dir and
