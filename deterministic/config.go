@@ -79,7 +79,7 @@ type Config struct {
 	// spawns or take-overs) or whose clock is stuck at the end of simulated
 	// time can reach it; Timeout never fires there (simulated time does not
 	// pass), nor does the watchdog (every resume returns). Zero means
-	// DefaultLivelockSteps; negative disables the guard.
+	// 1,000,000; negative disables the guard.
 	LivelockSteps int
 	// Replay, when set, supplies the run's decisions ahead of the seeded
 	// generator: a decision.Stream recorded earlier replays that run (see
@@ -262,7 +262,7 @@ func (c Config) validate() Config {
 		c.Hooks.Watchdog = defaultWatchdog
 	}
 	if c.LivelockSteps == 0 {
-		c.LivelockSteps = DefaultLivelockSteps
+		c.LivelockSteps = defaultLivelockSteps
 	}
 	c.Buggify = c.Buggify.validate()
 	return c

@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// DefaultLivelockSteps is the LivelockSteps of a zero Config: far above
+// defaultLivelockSteps is the LivelockSteps of a zero Config: far above
 // the most resumes any test, example or benchmark of this repository makes
 // at one simulated instant with no task ending (about 20,000, an iteration
 // of 10,000 tasks; see docs/SCHEDULER.md), and a fraction of a second of
 // executor time.
-const DefaultLivelockSteps = 1_000_000
+const defaultLivelockSteps = 1_000_000
 
 // livelockWindow is how many resumes before a livelock verdict the guard
 // counts by task, to name the tasks that kept running.

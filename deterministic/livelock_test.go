@@ -159,7 +159,7 @@ func TestLivelockGuardQuietWithProgress(t *testing.T) {
 }
 
 // TestLivelockGuardOff: a negative LivelockSteps turns the guard off; the
-// run goes past DefaultLivelockSteps (stopped here by the test's hook).
+// run goes past defaultLivelockSteps (stopped here by the test's hook).
 func TestLivelockGuardOff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a million resumes")
@@ -167,26 +167,26 @@ func TestLivelockGuardOff(t *testing.T) {
 	type stop struct{}
 	resumes := 0
 	cfg := Config{StartTime: endOfTime, LivelockSteps: -1, Hooks: Hooks{AfterResume: func(string, time.Time) {
-		if resumes++; resumes > DefaultLivelockSteps+10 {
+		if resumes++; resumes > defaultLivelockSteps+10 {
 			panic(stop{})
 		}
 	}}}
 	defer func() {
 		if r := recover(); r != (stop{}) {
-			t.Fatalf("panic %v; want the test's stop after %d resumes", r, DefaultLivelockSteps+10)
+			t.Fatalf("panic %v; want the test's stop after %d resumes", r, defaultLivelockSteps+10)
 		}
 	}()
 	New(cfg).Start(pingPongAtTheEnd)
 }
 
-// TestLivelockDefault: a zero LivelockSteps means DefaultLivelockSteps.
+// TestLivelockDefault: a zero LivelockSteps means defaultLivelockSteps.
 func TestLivelockDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a million resumes")
 	}
 	v := livelockVerdict(t, Config{StartTime: endOfTime}, pingPongAtTheEnd)
-	if v.Steps != DefaultLivelockSteps || v.Window != livelockWindow {
-		t.Errorf("verdict after %d steps, window %d; want %d, %d", v.Steps, v.Window, DefaultLivelockSteps, livelockWindow)
+	if v.Steps != defaultLivelockSteps || v.Window != livelockWindow {
+		t.Errorf("verdict after %d steps, window %d; want %d, %d", v.Steps, v.Window, defaultLivelockSteps, livelockWindow)
 	}
 	if len(v.Spinning) != 2 || v.Spinning[0].Resumes+v.Spinning[1].Resumes != livelockWindow {
 		t.Errorf("spinning tasks %+v; want two, %d resumes between them", v.Spinning, livelockWindow)
