@@ -86,16 +86,18 @@ func TestGoroutineOfALibraryIsNamed(t *testing.T) {
 		// depends on their timing: nearly always through the check (a
 		// task unwound, or a blocking call, by net/rpc's goroutine), but
 		// now and then as a stall (about 1 run in 30 under -race), where
-		// nothing tells the goroutine apart. Three tries.
+		// nothing tells the goroutine apart, or (under -race, seen once in
+		// CI) otherwise, the run being corrupted by the foreign goroutine.
+		// Up to five tries; one must name the goroutine.
 		var out []byte
-		for range 3 {
+		for range 5 {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRPCInSimulator$", "-test.count=1")
 			cmd.Env = append(os.Environ(), "NETCONN_HELPER=TestHelperRPCInSimulator")
 			var err error
 			if out, err = cmd.CombinedOutput(); err == nil {
 				t.Fatalf("net/rpc over netconn in the simulator passed:\n%s", out)
 			}
-			if !strings.Contains(string(out), "runtime stalled") {
+			if strings.Contains(string(out), " by a goroutine that simrt did not start (net/rpc.") {
 				break
 			}
 		}
@@ -107,7 +109,7 @@ func TestGoroutineOfALibraryIsNamed(t *testing.T) {
 			`docs/PORTING.md, "What does not port"`,
 		} {
 			if !strings.Contains(string(out), want) {
-				t.Errorf("output lacks %q:\n%.3000s", want, out)
+				t.Errorf("output lacks %q; its last 3,000 bytes:\n%s", want, out[max(0, len(out)-3000):])
 			}
 		}
 	})
