@@ -23,6 +23,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/simrt/simrt/cmd/simrt/internal/plainrewrite"
+	"github.com/simrt/simrt/plaingo/stdgen"
 )
 
 // simrtModule is the core module, whose package plaingo runs rewritten code
@@ -72,7 +73,7 @@ func buildPlain(dir string, patterns []string, log io.Writer) (*plainSetup, erro
 	if err != nil {
 		return nil, err
 	}
-	static, err := staticOverlay(mi.root, goroot, version)
+	static, err := staticOverlay(mi.root, goroot, version, cache)
 	if err != nil {
 		return nil, err
 	}
@@ -265,35 +266,43 @@ func goCmd(dir string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// staticOverlay maps each file of plaingo/_goroot/all/src and
-// plaingo/_goroot/<go1.N>/src to its place under goroot/src.
-func staticOverlay(root, goroot, version string) (map[string]string, error) {
-	release := version
-	if i := strings.Index(release, "."); i >= 0 {
-		if j := strings.Index(release[i+1:], "."); j >= 0 {
-			release = release[:i+1+j]
-		}
-	}
+// staticOverlay maps each file of plaingo/_goroot/all/src to its place
+// under goroot/src, and the standard-library files stdgen makes from
+// goroot's sources for version, written under cache (content-addressed, so
+// an unchanged Go writes nothing and the build cache stays warm).
+func staticOverlay(root, goroot, version, cache string) (map[string]string, error) {
 	m := map[string]string{}
-	for _, sub := range []string{"all", release} {
-		src := filepath.Join(root, "plaingo", "_goroot", sub, "src")
-		err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == src && sub != "all" {
-					return fs.SkipAll // no files for this release
-				}
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".s") {
-				return nil
-			}
-			rel, _ := filepath.Rel(src, path)
-			m[filepath.Join(goroot, "src", rel)] = path
-			return nil
-		})
+	src := filepath.Join(root, "plaingo", "_goroot", "all", "src")
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil, fmt.Errorf("simrt: overlaid standard library for %s: %v", version, err)
+			return err
 		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".s") {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, path)
+		m[filepath.Join(goroot, "src", rel)] = path
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("simrt: overlaid standard library for %s: %v", version, err)
+	}
+	files, err := stdgen.Generate(goroot, version)
+	if err != nil {
+		return nil, fmt.Errorf("simrt: %v", err)
+	}
+	for rel, text := range files {
+		sum := sha256.Sum256(text)
+		dst := filepath.Join(cache, "std", hex.EncodeToString(sum[:8]), filepath.FromSlash(rel))
+		if _, err := os.Stat(dst); err != nil {
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return nil, err
+			}
+			if err := writeFileAtomic(dst, text); err != nil {
+				return nil, err
+			}
+		}
+		m[filepath.Join(goroot, "src", filepath.FromSlash(rel))] = dst
 	}
 	return m, nil
 }
@@ -313,6 +322,12 @@ func writeOverlay(path string, replace map[string]string) error {
 	if err != nil {
 		return err
 	}
+	return writeFileAtomic(path, data)
+}
+
+// writeFileAtomic writes data to path through a temporary file and a
+// rename, so that a concurrent simrt test never reads half a file.
+func writeFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err

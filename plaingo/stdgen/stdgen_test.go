@@ -2,70 +2,22 @@ package stdgen
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the committed overlay files from the running Go")
-
-// overlayDir is where the generated files of a release are committed.
-func overlayDir(release string) string {
-	return filepath.Join("..", "..", "_goroot", release, "src")
-}
-
-// TestOverlayIsGenerated: the committed overlay files of the running Go's
-// release are exactly what Generate makes from its sources, and no other
-// file is committed beside them. It fails, naming the release and the
-// hook, when the running Go moved one of the pinned hooks (Go releases,
-// issue 31 item 11).
-func TestOverlayIsGenerated(t *testing.T) {
-	release := Release(runtime.Version())
+// TestGenerateCurrentRelease: the running Go's release is pinned and every
+// hook of it generates: what simrt test does at each build.
+func TestGenerateCurrentRelease(t *testing.T) {
 	files, err := Generate(runtime.GOROOT(), runtime.Version())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := overlayDir(release)
-	if *update {
-		os.RemoveAll(dir)
-		for path, text := range files {
-			name := filepath.Join(dir, filepath.FromSlash(path))
-			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(name, text, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	var committed []string
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, path)
-			committed = append(committed, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	var want []string
-	for path, text := range files {
-		want = append(want, path)
-		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
-		if err != nil {
-			t.Errorf("%s: %v (run go test ./plaingo/internal/stdgen -update)", path, err)
-			continue
-		}
-		if !bytes.Equal(got, text) {
-			t.Errorf("%s differs from what Generate makes from %s (run go test ./plaingo/internal/stdgen -update and review)", path, runtime.Version())
-		}
-	}
-	slices.Sort(want)
-	slices.Sort(committed)
-	if !slices.Equal(want, committed) {
-		t.Errorf("committed files %v, generated %v", committed, want)
+	if len(files) == 0 {
+		t.Fatalf("Generate(%s) made no files", runtime.Version())
 	}
 }
 
